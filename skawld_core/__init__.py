@@ -1,0 +1,176 @@
+"""skawld_core: an agent SDK — Agent, Session, the run loop and its events.
+
+`import skawld_core` is cheap: provider SDKs, MCP and Textual are imported only
+where they are first used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    AbortError,
+    AuthError,
+    ConfigError,
+    ContextLengthError,
+    HookError,
+    PermissionDeniedError,
+    ProviderError,
+    RateLimitError,
+    SessionStoreError,
+    SkawldError,
+    SkillError,
+    ToolExecutionError,
+    ToolInputError,
+    TurnLimitError,
+)
+from .events import (
+    EVENT_ADAPTER,
+    AssistantEvent,
+    CompactionEvent,
+    ErrorEvent,
+    ErrorInfo,
+    Event,
+    HookErrorEvent,
+    PartialAssistantEvent,
+    PartialText,
+    PartialThinking,
+    PartialToolInput,
+    PermissionRequestEvent,
+    PermissionRequestItem,
+    ResultEvent,
+    SkillCompletedEvent,
+    SkillInvokedEvent,
+    SkillsLoadedEvent,
+    SkillSummary,
+    SubagentEvent,
+    SystemEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+    UserEvent,
+    from_json,
+    is_assistant_event,
+    is_compaction_event,
+    is_error_event,
+    is_hook_error_event,
+    is_partial_assistant_event,
+    is_permission_request_event,
+    is_result_event,
+    is_skill_completed_event,
+    is_skill_invoked_event,
+    is_skills_loaded_event,
+    is_subagent_event,
+    is_system_event,
+    is_tool_call_end_event,
+    is_tool_call_start_event,
+    is_usage_event,
+    is_user_event,
+    to_json,
+)
+from .messages import (
+    ContentBlock,
+    ImageBlock,
+    InvokedSkillRecord,
+    Message,
+    PermissionMode,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    add_usage,
+)
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .session import Run, Session
+
+__version__ = "0.1.0"
+
+_LAZY = {"Agent": ".agent", "Session": ".session", "Run": ".session"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "EVENT_ADAPTER",
+    "AbortError",
+    "Agent",
+    "AssistantEvent",
+    "AuthError",
+    "CompactionEvent",
+    "ConfigError",
+    "ContentBlock",
+    "ContextLengthError",
+    "ErrorEvent",
+    "ErrorInfo",
+    "Event",
+    "HookError",
+    "HookErrorEvent",
+    "ImageBlock",
+    "InvokedSkillRecord",
+    "Message",
+    "PartialAssistantEvent",
+    "PartialText",
+    "PartialThinking",
+    "PartialToolInput",
+    "PermissionDeniedError",
+    "PermissionMode",
+    "PermissionRequestEvent",
+    "PermissionRequestItem",
+    "ProviderError",
+    "RateLimitError",
+    "ResultEvent",
+    "Run",
+    "Session",
+    "SessionStoreError",
+    "SkawldError",
+    "SkillCompletedEvent",
+    "SkillError",
+    "SkillInvokedEvent",
+    "SkillSummary",
+    "SkillsLoadedEvent",
+    "StopReason",
+    "SubagentEvent",
+    "SystemEvent",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallEndEvent",
+    "ToolCallStartEvent",
+    "ToolExecutionError",
+    "ToolInputError",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "TurnLimitError",
+    "Usage",
+    "UsageEvent",
+    "UserEvent",
+    "__version__",
+    "add_usage",
+    "from_json",
+    "is_assistant_event",
+    "is_compaction_event",
+    "is_error_event",
+    "is_hook_error_event",
+    "is_partial_assistant_event",
+    "is_permission_request_event",
+    "is_result_event",
+    "is_skill_completed_event",
+    "is_skill_invoked_event",
+    "is_skills_loaded_event",
+    "is_subagent_event",
+    "is_system_event",
+    "is_tool_call_end_event",
+    "is_tool_call_start_event",
+    "is_usage_event",
+    "is_user_event",
+    "to_json",
+]

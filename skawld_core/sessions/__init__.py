@@ -1,0 +1,15 @@
+"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory."""
+
+from __future__ import annotations
+
+from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
+
+__all__ = [
+    "CreateTaskInput",
+    "SessionRecord",
+    "SessionStore",
+    "StoredMessage",
+    "Task",
+    "TaskPatch",
+    "TaskStatus",
+]

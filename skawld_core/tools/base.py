@@ -1,0 +1,128 @@
+"""The `Tool` contract: a named, schema-validated, scoped async callable."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import ToolInputError
+from ..messages import ImageBlock, TextBlock
+from .file_tracker import FileReadTracker
+
+if TYPE_CHECKING:
+    from ..events import Event
+    from ..sessions.store import SessionStore
+
+ToolScope = Literal["read", "write", "exec"]
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What a tool returns. `content` becomes the `tool_result` block's content."""
+
+    content: str | list[TextBlock | ImageBlock]
+    summary: str = ""
+    is_error: bool = False
+
+
+def _allow_every_path(_: Path) -> bool:
+    return True
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolContext:
+    """Per-call context. Cancellation is asyncio's: an aborted call is cancelled.
+
+    `can_read` answers whether a resolved real path may be read under the
+    permission rules; Glob and Grep use it to leave out files a Read deny rule
+    covers. `emit` streams interim events between `tool_call_start` and
+    `tool_call_end`.
+    """
+
+    cwd: Path
+    session_id: str
+    run_id: str
+    tool_use_id: str
+    file_read_tracker: FileReadTracker = field(default_factory=FileReadTracker)
+    session_store: SessionStore | None = None
+    emit: Callable[[Event], None] | None = None
+    can_read: Callable[[Path], bool] = _allow_every_path
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(ABC, Generic[InputT]):
+    """Base class of every tool.
+
+    Subclasses set `name`, `description`, `scope`, `parallel_safe` and
+    `input_model`, and implement `execute`. `validate` turns raw model input into
+    the input model (raising `ToolInputError`); `summarize` gives a one-line text
+    for UIs and permission prompts.
+    """
+
+    name: str
+    description: str
+    scope: ToolScope = "read"
+    parallel_safe: bool = False
+    input_model: type[InputT]
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """JSON schema of the input, without pydantic's titles."""
+        return clean_schema(self.input_model.model_json_schema())
+
+    def validate(self, raw: dict[str, Any]) -> InputT:
+        """Validate raw input; raises `ToolInputError` with a readable message."""
+        try:
+            return self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            raise ToolInputError(format_validation_error(exc), tool_name=self.name) from None
+
+    def dump_input(self, value: InputT) -> dict[str, Any]:
+        """The canonical dict form of a validated input (reported in events)."""
+        return value.model_dump(exclude_none=True, by_alias=True)
+
+    def summarize(self, value: InputT) -> str:
+        """One line describing the call, e.g. `Read src/app.py`."""
+        import json
+
+        return f"{self.name} {json.dumps(self.dump_input(value), ensure_ascii=False)}"
+
+    @abstractmethod
+    async def execute(self, value: InputT, ctx: ToolContext) -> ToolResult:
+        """Run the tool. Errors the model should see are `ToolResult(is_error=True)`."""
+
+
+AnyTool = Tool[Any]
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """`field: message; other: message` from a pydantic error."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "input"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's `title` keys (noise for models) recursively."""
+
+    def walk(node: Any, in_properties: bool = False) -> Any:
+        if isinstance(node, dict):
+            return {
+                k: walk(v, k == "properties")
+                for k, v in node.items()
+                if not (k == "title" and not in_properties and isinstance(v, str))
+            }
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    result: dict[str, Any] = walk(schema)
+    return result
