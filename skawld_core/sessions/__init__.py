@@ -1,11 +1,14 @@
-"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory."""
+"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory.
+"""
 
 from __future__ import annotations
 
+from .memory import InMemorySessionStore
 from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
 
 __all__ = [
     "CreateTaskInput",
+    "InMemorySessionStore",
     "SessionRecord",
     "SessionStore",
     "StoredMessage",
@@ -13,3 +16,4 @@ __all__ = [
     "TaskPatch",
     "TaskStatus",
 ]
+
