@@ -1,5 +1,4 @@
-"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory.
-"""
+"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory."""
 
 from __future__ import annotations
 
@@ -16,4 +15,3 @@ __all__ = [
     "TaskPatch",
     "TaskStatus",
 ]
-
