@@ -1,0 +1,348 @@
+"""Anthropic Messages API provider (official ``anthropic`` SDK, streaming).
+
+- The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
+  `AuthError` from `stream()` (not from the constructor, so an app can be built first).
+- The SDK client is created on the first stream with ``max_retries=0``; skawld's
+  `retrying_stream` owns retries.
+- Prompt caching: one breakpoint on the last cacheable system block and, when
+  ``cache_prompt`` is on, one on the last eligible block of the last message if it is a
+  user message (two at most); ``cache_ttl="1h"`` adds ``ttl`` to both.
+- ``redacted_thinking`` blocks are returned in ``provider_metadata["anthropic"]`` and
+  re-inserted at the front of that assistant message on replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any
+
+from ..errors import ProviderError
+from ..messages import (
+    Base64Source,
+    ImageBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from .base import (
+    BaseProvider,
+    Effort,
+    MessageEnd,
+    MessageStart,
+    ProviderRequest,
+    ProviderStreamEvent,
+    TextDelta,
+    ThinkingConfig,
+    ThinkingDelta,
+    ToolUseEnd,
+    ToolUseInputDelta,
+    ToolUseStart,
+)
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, metadata, resolve_api_key
+from .errors_map import map_error
+from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+
+ENV_VAR = "ANTHROPIC_API_KEY"
+DEFAULT_MAX_TOKENS = 32768
+CONTEXT_WINDOWS: dict[str, int] = {
+    "claude-opus-4-6": 200_000,
+    "claude-sonnet-4-6": 200_000,
+    "claude-haiku-4-5": 200_000,
+}
+DEFAULT_ANTHROPIC_CONTEXT_WINDOW = 200_000
+_STOP_REASONS: frozenset[str] = frozenset({"end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"})
+_NO_CACHE_BLOCKS = frozenset({"thinking", "redacted_thinking", "tool_use"})
+
+ThinkingOption = ThinkingConfig | Mapping[str, Any]
+
+
+def map_stop_reason(value: str | None) -> StopReason:
+    """The five known Anthropic stop reasons pass through; anything else is ``error``."""
+    if value in _STOP_REASONS:
+        return value  # type: ignore[return-value]
+    return "error"
+
+
+def _cache_marker(ttl: str | None) -> dict[str, str]:
+    return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
+
+
+def thinking_param(option: ThinkingOption) -> dict[str, Any]:
+    """The wire ``thinking`` object: raw mappings pass verbatim; `ThinkingConfig` becomes
+    ``enabled{budget_tokens}``, ``adaptive`` (enabled, no budget) or ``disabled``."""
+    if isinstance(option, ThinkingConfig):
+        if not option.enabled:
+            return {"type": "disabled"}
+        if option.budget_tokens is not None:
+            return {"type": "enabled", "budget_tokens": option.budget_tokens}
+        return {"type": "adaptive"}
+    return dict(option)
+
+
+def _image(block: ImageBlock) -> dict[str, Any]:
+    src = block.source
+    if isinstance(src, Base64Source):
+        return {"type": "image", "source": {"type": "base64", "media_type": src.media_type, "data": src.data}}
+    return {"type": "image", "source": {"type": "url", "url": src.url}}
+
+
+def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
+    content: Any
+    if isinstance(block.content, str):
+        content = block.content
+    else:
+        content = [
+            {"type": "text", "text": part.text} if isinstance(part, TextBlock) else _image(part)
+            for part in block.content
+        ]
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": content}
+    if block.is_error is not None:
+        out["is_error"] = block.is_error
+    return out
+
+
+def translate_message(message: Message) -> dict[str, Any] | None:
+    """One skawld message as an Anthropic ``MessageParam`` (None when nothing is left).
+
+    Empty text blocks and unsigned thinking blocks (which the API would reject) are dropped.
+    """
+    content: list[dict[str, Any]] = []
+    if message.role == "assistant":
+        for red in metadata(message, "anthropic").get("redacted_thinking") or []:
+            if isinstance(red, Mapping) and red.get("data"):
+                content.append({"type": "redacted_thinking", "data": red["data"]})
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if block.text:
+                content.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):
+            content.append(_image(block))
+        elif isinstance(block, ToolUseBlock):
+            content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+        elif isinstance(block, ToolResultBlock):
+            content.append(_tool_result(block))
+        elif isinstance(block, ThinkingBlock) and block.signature:
+            content.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+    if not content:
+        return None
+    return {"role": message.role, "content": content}
+
+
+class AnthropicProvider(BaseProvider):
+    """Streams turns from the Anthropic Messages API.
+
+    Args:
+        api_key: explicit key; otherwise ``$ANTHROPIC_API_KEY`` (checked in `stream`).
+        base_url: API root without ``/v1`` (the SDK appends ``/v1/messages``).
+        timeout: read/write timeout in seconds (per read, so stalls are bounded).
+        connect_timeout: TCP connect timeout in seconds.
+        default_headers: extra headers on every request.
+        thinking: default extended-thinking setting; a request's value wins.
+        effort: default ``output_config.effort``; a request's value wins.
+        retry_policy: backoff parameters (inject ``sleep`` in tests).
+    """
+
+    id = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        default_headers: Mapping[str, str] | None = None,
+        thinking: ThinkingOption | None = None,
+        effort: Effort | str | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.default_headers = dict(default_headers or {})
+        self.thinking = thinking
+        self.effort = effort
+        self.retry_policy = retry_policy or DEFAULT_POLICY
+        self._client: Any = None
+        self._client_key: str | None = None
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(base_url={self.base_url!r})"
+
+    def context_window(self, model: str) -> int:
+        """200k for every current Claude model, and by default."""
+        return CONTEXT_WINDOWS.get(model, DEFAULT_ANTHROPIC_CONTEXT_WINDOW)
+
+    # ------------------------------------------------------------------ request
+
+    def build_params(self, request: ProviderRequest) -> dict[str, Any]:
+        """The keyword arguments for ``messages.create`` (without ``stream``)."""
+        marker = _cache_marker(request.cache_ttl)
+        system: list[dict[str, Any]] = [{"type": "text", "text": b.text} for b in request.system]
+        cacheable = [i for i, b in enumerate(request.system) if b.cacheable]
+        if cacheable:
+            system[cacheable[-1]]["cache_control"] = dict(marker)
+        messages = [m for m in (translate_message(msg) for msg in request.messages) if m is not None]
+        if request.cache_prompt and messages and messages[-1]["role"] == "user":
+            for block in reversed(messages[-1]["content"]):
+                if block.get("type") not in _NO_CACHE_BLOCKS:
+                    block["cache_control"] = dict(marker)
+                    break
+        params: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+            "messages": messages,
+        }
+        if system:
+            params["system"] = system
+        if request.tools:
+            params["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
+            ]
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        thinking = request.thinking if request.thinking is not None else self.thinking
+        if thinking is not None:
+            params["thinking"] = thinking_param(thinking)
+        effort = request.effort if request.effort is not None else self.effort
+        if effort is not None:
+            params["output_config"] = {"effort": effort}
+        return params
+
+    # ------------------------------------------------------------------ streaming
+
+    def _get_client(self, key: str) -> Any:
+        if self._client is None or self._client_key != key:
+            import anthropic
+            import httpx2
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+                default_headers=self.default_headers or None,
+            )
+            self._client_key = key
+        return self._client
+
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries (see module docstring)."""
+        key = resolve_api_key(self._api_key, ENV_VAR)
+        client = self._get_client(key)
+        params = self.build_params(request)
+        gen = retrying_stream(lambda: self._attempt(client, params, key), request.max_retries, self.retry_policy)
+        try:
+            async for event in gen:
+                yield event
+        finally:
+            await gen.aclose()
+
+    async def _attempt(self, client: Any, params: dict[str, Any], key: str) -> AsyncIterator[ProviderStreamEvent]:
+        yield MessageStart()
+        try:
+            sdk_stream = await client.messages.create(**params, stream=True)
+        except Exception as exc:
+            mapped = map_error(exc, vendor="Anthropic", secrets=(key,))
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        try:
+            async for event in _map_stream(sdk_stream):
+                yield event
+        except Exception as exc:
+            mapped = map_error(exc, vendor="Anthropic", secrets=(key,))
+            if mapped is exc:
+                raise
+            raise mapped from exc
+        finally:
+            await sdk_stream.close()
+
+    async def aclose(self) -> None:
+        """Close the SDK client (its connection pool)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+
+async def _map_stream(sdk_stream: Any) -> AsyncIterator[ProviderStreamEvent]:
+    """Normalize raw Anthropic stream events (after the leading `MessageStart`)."""
+    tool_ids: dict[int, str] = {}
+    redacted: list[dict[str, Any]] = []
+    wire_input = 0
+    cache_read: int | None = None
+    cache_creation: int | None = None
+    output = 0
+    stop_reason: str | None = None
+    saw_stop = False
+    async for ev in sdk_stream:
+        kind = ev.type
+        if kind == "content_block_delta":
+            d = ev.delta
+            dt = d.type
+            if dt == "text_delta":
+                yield TextDelta(text=d.text)
+            elif dt == "input_json_delta":
+                if d.partial_json:
+                    tid = tool_ids.get(ev.index)
+                    if tid is not None:
+                        yield ToolUseInputDelta(id=tid, json_delta=d.partial_json)
+            elif dt == "thinking_delta":
+                yield ThinkingDelta(text=d.thinking)
+            elif dt == "signature_delta":
+                yield ThinkingDelta(text="", signature=d.signature)
+        elif kind == "content_block_start":
+            block = ev.content_block
+            bt = block.type
+            if bt == "tool_use":
+                tool_ids[ev.index] = block.id
+                yield ToolUseStart(id=block.id, name=block.name)
+            elif bt == "text":
+                if block.text:
+                    yield TextDelta(text=block.text)
+            elif bt == "thinking":
+                if block.thinking or block.signature:
+                    yield ThinkingDelta(text=block.thinking or "", signature=block.signature or None)
+            elif bt == "redacted_thinking":
+                redacted.append({"type": "redacted_thinking", "data": block.data})
+        elif kind == "content_block_stop":
+            tid = tool_ids.pop(ev.index, None)
+            if tid is not None:
+                yield ToolUseEnd(id=tid)
+        elif kind == "message_start":
+            u = ev.message.usage
+            wire_input = u.input_tokens or 0
+            cache_read = getattr(u, "cache_read_input_tokens", None)
+            cache_creation = getattr(u, "cache_creation_input_tokens", None)
+            output = u.output_tokens or 0
+        elif kind == "message_delta":
+            if ev.delta.stop_reason is not None:
+                stop_reason = ev.delta.stop_reason
+            u = ev.usage
+            if u is not None:
+                if u.output_tokens is not None:
+                    output = u.output_tokens
+                if getattr(u, "input_tokens", None) is not None:
+                    wire_input = u.input_tokens
+                if getattr(u, "cache_read_input_tokens", None) is not None:
+                    cache_read = u.cache_read_input_tokens
+                if getattr(u, "cache_creation_input_tokens", None) is not None:
+                    cache_creation = u.cache_creation_input_tokens
+        elif kind == "message_stop":
+            saw_stop = True
+            break
+    if not saw_stop and stop_reason is None:
+        raise ProviderError("Anthropic stream ended before message_stop", retryable=True)
+    usage = Usage(
+        input_tokens=wire_input + (cache_read or 0) + (cache_creation or 0),
+        output_tokens=output,
+        cache_read_tokens=cache_read,
+        cache_creation_tokens=cache_creation,
+    )
+    meta = {"anthropic": {"redacted_thinking": redacted}} if redacted else None
+    yield MessageEnd(stop_reason=map_stop_reason(stop_reason), usage=usage, provider_metadata=meta)
