@@ -1,0 +1,312 @@
+"""Shell-command analysis for bash rules: segment splitting, tokens, risky constructs.
+
+`split_bash_segments` follows the reference: a command is split on unquoted
+`&&`, `||`, `;`, `|`, `&`, newline and CR, respecting single quotes, double
+quotes and backslash escapes. Going past the reference:
+
+- `&` splits only when it is a standalone control operator (`2>&1`, `>&2`,
+  `&>file` stay in one segment);
+- `$'…'` (ANSI-C quoting, where `\\'` does not close the quote) and `#`
+  comments are lexed as bash does, so a quote inside a comment cannot hide a
+  following line;
+- `$(…)`, backticks and `<(…)`/`>(…)` do not split their enclosing segment;
+  their inner commands are available through `nested_commands` so deny rules
+  still see them.
+
+`risky_construct` reports why a segment must never be allowed by a prefix or
+regex rule alone: command substitution, process substitution, or a redirection
+that writes a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "nested_commands",
+    "risky_construct",
+    "shell_tokens",
+    "split_bash_segments",
+]
+
+_SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_WORD_BREAK = frozenset(" \t\n\r;&|()<>")
+
+SpanKind = Literal["ch", "esc", "sq", "ansi", "dq", "sub", "proc", "comment"]
+
+
+@dataclass(frozen=True)
+class _Span:
+    kind: SpanKind
+    start: int
+    end: int
+    body: str = ""  # inner command of `sub` / `proc` spans
+
+
+def _lex(s: str, i: int = 0, *, in_sub: bool = False) -> tuple[list[_Span], int]:
+    """Lex `s` from `i` into spans. With `in_sub`, stop after the closing `)`."""
+    spans: list[_Span] = []
+    n = len(s)
+    depth = 0
+    while i < n:
+        c = s[i]
+        at_word_start = not spans or (spans[-1].kind == "ch" and s[spans[-1].start] in _WORD_BREAK)
+        if c == "\\":
+            spans.append(_Span("esc", i, min(i + 2, n)))
+            i += 2
+        elif c == "'":
+            j = s.find("'", i + 1)
+            j = n if j < 0 else j + 1
+            spans.append(_Span("sq", i, j))
+            i = j
+        elif c == "$" and i + 1 < n and s[i + 1] == "'":
+            j = i + 2
+            while j < n and s[j] != "'":
+                j += 2 if s[j] == "\\" else 1
+            j = min(j + 1, n)
+            spans.append(_Span("ansi", i, j))
+            i = j
+        elif c == '"' or (c == "$" and i + 1 < n and s[i + 1] == '"'):
+            i = _lex_double(s, i + (2 if c == "$" else 1), i, spans)
+        elif c == "$" and i + 1 < n and s[i + 1] == "(":
+            i = _lex_sub(s, i, 2, "sub", spans)
+        elif c in "<>" and i + 1 < n and s[i + 1] == "(":
+            i = _lex_sub(s, i, 2, "proc", spans)
+        elif c == "`":
+            i = _lex_backtick(s, i, spans)
+        elif c == "#" and at_word_start:
+            j = i
+            while j < n and s[j] not in "\n\r":
+                j += 1
+            spans.append(_Span("comment", i, j))
+            i = j
+        else:
+            if in_sub:
+                if c == "(":
+                    depth += 1
+                elif c == ")":
+                    if depth == 0:
+                        return spans, i + 1
+                    depth -= 1
+            spans.append(_Span("ch", i, i + 1))
+            i += 1
+    return spans, n
+
+
+def _lex_double(s: str, i: int, start: int, spans: list[_Span]) -> int:
+    """Lex a double-quoted string whose content starts at `i`; substitutions stay visible."""
+    n = len(s)
+    seg_start = start
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            i += 1
+            break
+        elif c == "$" and i + 1 < n and s[i + 1] == "(":
+            spans.append(_Span("dq", seg_start, i))
+            i = _lex_sub(s, i, 2, "sub", spans)
+            seg_start = i
+        elif c == "`":
+            spans.append(_Span("dq", seg_start, i))
+            i = _lex_backtick(s, i, spans)
+            seg_start = i
+        else:
+            i += 1
+    i = min(i, n)
+    spans.append(_Span("dq", seg_start, i))
+    return i
+
+
+def _lex_sub(s: str, i: int, skip: int, kind: SpanKind, spans: list[_Span]) -> int:
+    _, j = _lex(s, i + skip, in_sub=True)
+    body_end = j - 1 if j <= len(s) and s[j - 1 : j] == ")" and j - 1 >= i + skip else j
+    spans.append(_Span(kind, i, j, s[i + skip : body_end]))
+    return j
+
+
+def _lex_backtick(s: str, i: int, spans: list[_Span]) -> int:
+    n = len(s)
+    j = i + 1
+    while j < n and s[j] != "`":
+        j += 2 if s[j] == "\\" else 1
+    body = s[i + 1 : min(j, n)]
+    j = min(j + 1, n)
+    spans.append(_Span("sub", i, j, body))
+    return j
+
+
+def split_bash_segments(command: str) -> list[str]:
+    """Split a shell command into simple-command segments.
+
+    Separators (outside quotes, escapes, comments and substitutions): `&&`,
+    `||`, `;`, `|`, a standalone `&`, newline and CR. Segments keep their
+    surrounding whitespace (`"a && b"` → `["a ", " b"]`); blank segments are
+    dropped.
+    """
+    spans, _ = _lex(command)
+    plain = {sp.start: command[sp.start] for sp in spans if sp.kind == "ch"}
+    segments: list[str] = []
+    seg_start = 0
+    k = 0
+    while k < len(spans):
+        sp = spans[k]
+        width = 0
+        if sp.kind == "ch":
+            c = command[sp.start]
+            nxt = plain.get(sp.start + 1, "")
+            prev = plain.get(sp.start - 1, "")
+            if c in "\n\r;":
+                width = 1
+            elif c == "|":
+                width = 2 if nxt in ("|", "&") else 1
+            elif c == "&":
+                if nxt == "&":
+                    width = 2
+                elif prev not in ("<", ">") and nxt != ">":
+                    width = 1
+        if width:
+            seg = command[seg_start : sp.start]
+            if seg.strip():
+                segments.append(seg)
+            seg_start = sp.start + width
+            k += width  # each `ch` span is one character
+        else:
+            k += 1
+    tail = command[seg_start:]
+    if tail.strip():
+        segments.append(tail)
+    return segments
+
+
+def shell_tokens(segment: str) -> list[str]:
+    """Whitespace-separated words of a segment with quotes and escapes removed.
+
+    A `#` comment ends the token list.
+    """
+    tokens: list[str] = []
+    cur: list[str] = []
+    in_word = False
+    spans, _ = _lex(segment)
+    for sp in spans:
+        text = segment[sp.start : sp.end]
+        if sp.kind == "comment":
+            break
+        if sp.kind == "ch" and text.isspace():
+            if in_word:
+                tokens.append("".join(cur))
+                cur.clear()
+                in_word = False
+            continue
+        in_word = True
+        if sp.kind == "esc":
+            cur.append(text[1:] if text[1:] != "\n" else "")
+        elif sp.kind == "sq":
+            cur.append(text[1:-1] if text.endswith("'") and len(text) > 1 else text[1:])
+        elif sp.kind == "ansi":
+            cur.append(text[2:-1])
+        elif sp.kind == "dq":
+            cur.append(_unquote_double(text))
+        else:
+            cur.append(text)
+    if in_word:
+        tokens.append("".join(cur))
+    return tokens
+
+
+def _unquote_double(text: str) -> str:
+    if text.startswith('$"'):
+        text = text[1:]
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            continue
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in '"\\$`\n':
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def nested_commands(segment: str) -> list[str]:
+    """Segments of every command/process substitution inside `segment`, recursively."""
+    out: list[str] = []
+    spans, _ = _lex(segment)
+    for sp in spans:
+        if sp.kind in ("sub", "proc"):
+            for inner in split_bash_segments(sp.body):
+                out.append(inner)
+                out.extend(nested_commands(inner))
+    return out
+
+
+def risky_construct(segment: str) -> str | None:
+    """Why `segment` can never be allowed by a rule alone, or None if it can.
+
+    Reports command substitution (`$(…)`, backticks; also inside double quotes),
+    process substitution (`<(…)`, `>(…)`) and output redirections that write a
+    file (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&file`). Descriptor duplication
+    (`2>&1`, `>&2`, `>&-`) and writes to `/dev/null`, `/dev/stdout`,
+    `/dev/stderr` are fine.
+    """
+    spans, _ = _lex(segment)
+    for sp in spans:
+        if sp.kind == "sub":
+            return "command substitution"
+        if sp.kind == "proc":
+            return "process substitution"
+    for k, sp in enumerate(spans):
+        if sp.kind != "ch":
+            continue
+        c = segment[sp.start]
+        if c == "<" and k + 1 < len(spans) and _ch(segment, spans[k + 1]) == ">":
+            return "file redirection"
+        if c != ">" or (k > 0 and _ch(segment, spans[k - 1]) in (">", "<")):
+            continue  # the second char of `>>`, `<>` is handled with the first
+        j = k + 1
+        if _ch(segment, spans[j] if j < len(spans) else None) in (">", "|"):
+            j += 1
+        if _ch(segment, spans[j] if j < len(spans) else None) == "&" and _ch(segment, spans[j - 1]) == ">":
+            # `>&N`, `>&-` duplicate a descriptor; `>&file` writes a file.
+            target = _word(segment, spans, j + 1)
+            if target is not None and (
+                target.isdigit() or target == "-" or (target[:-1].isdigit() and target[-1] == "-")
+            ):
+                continue
+            return "file redirection"
+        target = _word(segment, spans, j)
+        if target is None or target not in _SAFE_WRITE_TARGETS:
+            return "file redirection"
+    return None
+
+
+def _ch(s: str, sp: _Span | None) -> str:
+    return s[sp.start] if sp is not None and sp.kind == "ch" else ""
+
+
+def _word(s: str, spans: list[_Span], k: int) -> str | None:
+    """The (unquoted) word starting at span `k`, skipping blanks; None if not plain text."""
+    while k < len(spans) and spans[k].kind == "ch" and s[spans[k].start] in " \t":
+        k += 1
+    parts: list[str] = []
+    while k < len(spans):
+        sp = spans[k]
+        if sp.kind == "ch":
+            c = s[sp.start]
+            if c in _WORD_BREAK:
+                break
+            if c == "$":
+                return None  # a variable target is never known to be safe
+        elif sp.kind in ("sub", "proc", "comment"):
+            return None
+        parts.append(s[sp.start : sp.end])
+        k += 1
+    toks = shell_tokens("".join(parts))
+    return toks[0] if toks else None

@@ -1,0 +1,85 @@
+"""Public value types of the permission engine: callback contract and decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..messages import PermissionMode
+from ..tools.base import ToolScope
+
+Decision = Literal["allow", "deny", "ask"]
+
+
+class PermissionAllow(BaseModel):
+    """`can_use_tool` answer: run the tool, optionally with a replaced input.
+
+    A non-`None` `updated_input` is re-validated through the tool's schema; if
+    that fails the call is denied with "updated input is invalid".
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    behavior: Literal["allow"] = "allow"
+    updated_input: dict[str, Any] | None = None
+
+
+class PermissionDeny(BaseModel):
+    """`can_use_tool` answer: do not run the tool; `message` is shown to the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    behavior: Literal["deny"] = "deny"
+    message: str
+
+
+PermissionResult = PermissionAllow | PermissionDeny
+
+
+@dataclass(frozen=True, kw_only=True)
+class CanUseToolRequest:
+    """What `can_use_tool` receives for one call that needs approval."""
+
+    tool_name: str
+    tool_use_id: str
+    input: dict[str, Any]
+    summary: str
+    mode: PermissionMode
+
+
+CanUseTool = Callable[[CanUseToolRequest], Awaitable[PermissionResult | Any]]
+"""The approval callback. Garbage return values are denied (fail closed)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingToolCall:
+    """A resolved and validated tool call awaiting a permission decision.
+
+    `input` is the tool's canonical (validated) input; `cwd` is the call's
+    working directory, used to resolve relative paths.
+    """
+
+    tool_name: str
+    tool_use_id: str
+    input: dict[str, Any]
+    summary: str
+    scope: ToolScope
+    cwd: Path
+
+
+@dataclass(frozen=True)
+class PermissionDecision:
+    """Outcome of `PermissionEngine.evaluate`/`resolve`.
+
+    `reason` explains a deny (it becomes "Tool call denied: <reason>").
+    `updated_input` is set when the callback replaced the input (already
+    validated and canonicalized).
+    """
+
+    behavior: Decision
+    reason: str | None = None
+    updated_input: dict[str, Any] | None = None
