@@ -1,0 +1,245 @@
+"""`Agent`: the long-lived handle that owns the provider, tools, permissions,
+hooks, store and system prompt, and creates or resumes sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from .compaction import CompactionStrategy, default_compaction
+from .errors import ConfigError
+from .events import SkillSummary
+from .messages import PermissionMode
+from .providers.base import BaseProvider, CacheTtl, SystemBlock
+from .scheduler import default_tool_concurrency
+from .system_prompt import build_system_blocks
+from .tools.base import AnyTool
+from .tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from .hooks import HookRunner
+    from .permissions import CanUseTool, PermissionEngine, PermissionRule
+    from .session import Session
+    from .sessions.store import SessionStore
+
+_MODES = ("default", "acceptEdits", "yolo")
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name} must be an integer >= {minimum} (got {value!r})")
+
+
+class Agent:
+    """Configuration shared by every session: provider, model, tools,
+    permissions, hooks, store, system prompt. Configured in code only.
+
+    The session store defaults to `SqliteSessionStore` at
+    `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
+    Agent that never starts a session never touches disk.
+    """
+
+    def __init__(
+        self,
+        *,
+        provider: BaseProvider,
+        model: str,
+        tools: Iterable[AnyTool] | ToolRegistry | None = None,
+        permission_mode: PermissionMode = "default",
+        permission_rules: Sequence[PermissionRule | Mapping[str, Any]] = (),
+        can_use_tool: CanUseTool | None = None,
+        session_store: SessionStore | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        system_prompt: str | None = None,
+        compaction: CompactionStrategy | None = None,
+        max_retries: int = 5,
+        max_output_tokens: int | None = None,
+        include_partial_messages: bool = False,
+        max_turns: int | None = None,
+        cache_ttl: CacheTtl | None = None,
+        config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
+        hooks: Any = None,
+        ask_user: Any = None,
+    ) -> None:
+        if provider is None:
+            raise ConfigError("Agent requires a provider")
+        if not isinstance(model, str) or not model:
+            raise ConfigError("Agent requires a model")
+        _check_int("max_retries", max_retries, 0)
+        _check_int("max_turns", max_turns, 1)
+        _check_int("max_output_tokens", max_output_tokens, 1)
+        if permission_mode not in _MODES:
+            raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {permission_mode!r})")
+        if cache_ttl not in (None, "5m", "1h"):
+            raise ConfigError(f"cache_ttl must be '5m' or '1h' (got {cache_ttl!r})")
+
+        self.provider = provider
+        self.model = model
+        self.cwd = Path(cwd).resolve() if cwd is not None else Path.cwd()
+        self.permission_mode: PermissionMode = permission_mode
+        self.system_prompt = system_prompt
+        self.compaction: CompactionStrategy = compaction or default_compaction()
+        self.max_retries = max_retries
+        self.max_output_tokens = max_output_tokens
+        self.include_partial_messages = include_partial_messages
+        self.max_turns = max_turns
+        self.cache_ttl: CacheTtl | None = cache_ttl
+        self.tool_concurrency = default_tool_concurrency()
+        self.config_dirs = self._resolve_config_dirs(config_dir)
+        self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
+
+        if isinstance(tools, ToolRegistry):
+            self.tools = tools
+        elif tools is None:
+            from .tools import default_tools
+
+            self.tools = ToolRegistry(default_tools())
+        else:
+            self.tools = ToolRegistry(tools)
+        self.ask_user = ask_user
+        if ask_user is not None:
+            from .tools.ask_user import AskUserTool
+
+            self.tools.register(AskUserTool(ask_user))
+
+        from .permissions import PermissionEngine
+
+        self.permissions: PermissionEngine = PermissionEngine(
+            mode=permission_mode, rules=permission_rules, can_use_tool=can_use_tool, project_root=self.cwd
+        )
+        self.hooks: HookRunner | None = None
+        if hooks is not None:
+            from .hooks import HookRunner
+
+            self.hooks = HookRunner(hooks)
+
+        self._store = session_store
+        self._store_created = session_store is not None
+        self._system: list[SystemBlock] | None = None
+        self._connect_task: asyncio.Future[None] | None = None
+        self._connected = False
+        self._skills: list[SkillSummary] = []
+        self._skill_listing: str | None = None
+        self.extensions: dict[str, Any] = {}
+        self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        self._closed = False
+
+    def _resolve_config_dirs(
+        self, config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+    ) -> list[Path]:
+        if config_dir is None:
+            return [self.cwd / ".skawld"]
+        dirs = [config_dir] if isinstance(config_dir, str | os.PathLike) else list(config_dir)
+        if not dirs:
+            return [self.cwd / ".skawld"]
+        return [(self.cwd / Path(d).expanduser()).resolve() for d in dirs]
+
+    @property
+    def config_dir(self) -> Path:
+        """The first (highest-priority) config directory."""
+        return self.config_dirs[0]
+
+    # -- lazily created parts ---------------------------------------------
+
+    @property
+    def store(self) -> SessionStore:
+        """The session store (the default SQLite store is created on first use)."""
+        if self._store is None:
+            from .sessions.sqlite import SqliteSessionStore
+
+            self._store = SqliteSessionStore(cwd=self.cwd)
+            self._store_created = True
+        return self._store
+
+    def system_blocks(self) -> list[SystemBlock]:
+        """The cache-stable system prompt (rebuilt when tools register)."""
+        if self._system is None:
+            self._system = build_system_blocks(
+                cwd=str(self.cwd),
+                permission_mode=self.permission_mode,
+                tool_names=self.tools.names(),
+                user_instructions=self.system_prompt,
+            )
+        return self._system
+
+    def invalidate_system_prompt(self) -> None:
+        self._system = None
+
+    def skill_summaries(self) -> list[SkillSummary]:
+        return list(self._skills)
+
+    def skill_listing(self) -> str | None:
+        return self._skill_listing
+
+    def set_skills(self, summaries: Sequence[SkillSummary], listing: str | None) -> None:
+        """Install loaded skills (called by the skills connector)."""
+        self._skills = sorted(summaries, key=lambda s: s.name)
+        self._skill_listing = listing
+
+    async def _connect(self) -> None:
+        """Connect MCP servers, load skills and subagents: once, memoized. A
+        failure clears the memo so a later `session()` can retry."""
+        if self._connected:
+            return
+        if self._connect_task is None:
+            self._connect_task = asyncio.ensure_future(self._do_connect())
+        try:
+            await asyncio.shield(self._connect_task)
+        except BaseException:
+            if self._connect_task is not None and self._connect_task.done():
+                self._connect_task = None
+            raise
+        self._connected = True
+
+    async def _do_connect(self) -> None:
+        from .extensions import connect_extensions
+
+        await connect_extensions(self)
+        self.invalidate_system_prompt()
+
+    # -- sessions ---------------------------------------------------------
+
+    async def session(self, id: str | None = None, meta: Mapping[str, Any] | None = None) -> Session:
+        """Create a session, or resume the one with `id` (an unknown id starts a
+        new session with that id)."""
+        if self._closed:
+            raise ConfigError("Agent is closed")
+        await self._connect()
+        from .session import Session
+
+        record = await self.store.create(id=id, meta=meta)
+        history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
+        session = Session(self, record, history)
+        self._sessions[session.id] = session
+        return session
+
+    def get_session(self, id: str) -> Session | None:
+        """A live session object of this agent, by id."""
+        return self._sessions.get(id)
+
+    async def close(self) -> None:
+        """Disconnect MCP servers and close the store (only if it was created)."""
+        if self._closed:
+            return
+        self._closed = True
+        from .extensions import close_extensions
+
+        await close_extensions(self)
+        if self._store_created and self._store is not None:
+            await self._store.close()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()

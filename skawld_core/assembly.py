@@ -1,0 +1,123 @@
+"""Assembling one provider stream into an assistant `Message` (spec §2.6)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .events import PartialAssistantEvent, PartialDelta, PartialText, PartialThinking, PartialToolInput
+from .messages import ContentBlock, Message, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from .providers.base import (
+    MessageEnd,
+    ProviderStreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseEnd,
+    ToolUseInputDelta,
+    ToolUseStart,
+)
+
+INVALID_JSON_KEY = "__invalidJson"
+
+
+def parse_tool_input(raw: str) -> dict[str, Any]:
+    """Empty or blank → `{}`; unparseable or non-object → the invalid-JSON marker."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {INVALID_JSON_KEY: True, "raw": raw}
+    if not isinstance(value, dict):
+        return {INVALID_JSON_KEY: True, "raw": raw}
+    return value
+
+
+class StreamAssembler:
+    """Feeds on normalized stream events; `partial()` gives the render delta for
+    an event (or None), `message()` the assembled assistant message."""
+
+    def __init__(self) -> None:
+        self.blocks: list[ContentBlock] = []
+        self._text: list[str] | None = None
+        self._thinking: list[str] | None = None
+        self._signature: str | None = None
+        self._tools: dict[str, tuple[str, list[str]]] = {}
+        self._tool_order: list[str] = []
+        self.stop_reason: StopReason = "end_turn"
+        self.usage = Usage()
+        self.provider_metadata: dict[str, Any] | None = None
+        self.ended = False
+        self.produced_output = False
+
+    def _flush(self) -> None:
+        if self._text is not None:
+            self.blocks.append(TextBlock(text="".join(self._text)))
+            self._text = None
+        if self._thinking is not None:
+            self.blocks.append(ThinkingBlock(thinking="".join(self._thinking), signature=self._signature))
+            self._thinking = None
+            self._signature = None
+
+    def feed(self, event: ProviderStreamEvent) -> PartialDelta | None:
+        """Apply one event; returns the partial delta to render, if any."""
+        if isinstance(event, TextDelta):
+            self.produced_output = True
+            if self._text is None:
+                self._flush()
+                self._text = []
+            self._text.append(event.text)
+            return PartialText(text=event.text)
+        if isinstance(event, ThinkingDelta):
+            self.produced_output = True
+            if self._thinking is None:
+                self._flush()
+                self._thinking = []
+            self._thinking.append(event.text)
+            if event.signature:
+                self._signature = event.signature
+            return PartialThinking(text=event.text) if event.text else None
+        if isinstance(event, ToolUseStart):
+            self.produced_output = True
+            self._flush()
+            self._tools[event.id] = (event.name, [])
+            self._tool_order.append(event.id)
+            self.blocks.append(ToolUseBlock(id=event.id, name=event.name, input={}))
+            return None
+        if isinstance(event, ToolUseInputDelta):
+            entry = self._tools.get(event.id)
+            if entry is not None:
+                entry[1].append(event.json_delta)
+            return PartialToolInput(tool_use_id=event.id, json_delta=event.json_delta)
+        if isinstance(event, ToolUseEnd):
+            self._finish_tool(event.id)
+            return None
+        if isinstance(event, MessageEnd):
+            self._flush()
+            self.stop_reason = event.stop_reason
+            self.usage = event.usage
+            self.provider_metadata = event.provider_metadata
+            self.ended = True
+        return None
+
+    def _finish_tool(self, tool_id: str) -> None:
+        entry = self._tools.pop(tool_id, None)
+        if entry is None:
+            return
+        name, parts = entry
+        block = ToolUseBlock(id=tool_id, name=name, input=parse_tool_input("".join(parts)))
+        for i, existing in enumerate(self.blocks):
+            if isinstance(existing, ToolUseBlock) and existing.id == tool_id:
+                self.blocks[i] = block
+                break
+
+    def message(self) -> Message:
+        """The assembled message (open buffers flushed, unfinished tools closed)."""
+        self._flush()
+        for tool_id in list(self._tools):
+            self._finish_tool(tool_id)
+        return Message(role="assistant", content=list(self.blocks), provider_metadata=self.provider_metadata)
+
+
+def partial_event(delta: PartialDelta) -> PartialAssistantEvent:
+    return PartialAssistantEvent(delta=delta)

@@ -1,0 +1,131 @@
+"""Compaction: the 80% trigger and the default keep-recent-10 strategy (§2.11).
+
+Compaction only rewrites the session's provider view; the full history and the
+store are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from .messages import Message, TextBlock, Usage, add_usage
+from .providers.base import BaseProvider, MessageEnd, ProviderRequest, SystemBlock, TextDelta
+
+THRESHOLD = 0.8
+DEFAULT_OUTPUT_RESERVE = 32768
+SUMMARY_PREFIX = "<summary of earlier conversation>"
+SUMMARY_INSTRUCTIONS = (
+    "You are summarizing the earlier part of a coding session so that the work can continue "
+    "without it. Capture: the decisions made and why; every file that was read, written or "
+    "edited, with its path; the tool calls that mattered and their outcomes; open questions; "
+    "the state of any tasks. Be dense and factual. No greetings, no preamble."
+)
+
+
+@dataclass
+class UsageReport:
+    """Filled in by a strategy with the usage of its summary call."""
+
+    usage: Usage | None = None
+
+
+@runtime_checkable
+class CompactionStrategy(Protocol):
+    """Turns a copy of the provider view into a shorter one."""
+
+    id: str
+
+    async def compact(
+        self, messages: list[Message], *, provider: BaseProvider, model: str, usage_report: UsageReport
+    ) -> list[Message]: ...
+
+
+def should_compact(last_usage: Usage | None, max_output_tokens: int | None, context_window: int) -> bool:
+    """True when the last prompt plus the output reserve reaches 80% of the window."""
+    if last_usage is None:
+        return False
+    projected = last_usage.input_tokens + (max_output_tokens or DEFAULT_OUTPUT_RESERVE)
+    return projected >= THRESHOLD * context_window
+
+
+def last_n_turn_boundaries(messages: list[Message], n: int = 10) -> list[Message]:
+    """The slice starting at the n-th-from-last assistant message; the same list
+    when there are fewer than n assistant messages."""
+    seen = 0
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            seen += 1
+            if seen == n:
+                return messages[i:]
+    return messages
+
+
+def strip_response_chaining(messages: Sequence[Message]) -> list[Message]:
+    """Copies without the Responses `response_id` (other metadata kept, empty
+    metadata dropped). The inputs are never mutated."""
+    out: list[Message] = []
+    for m in messages:
+        meta = m.provider_metadata
+        if not meta or "openai_responses" not in meta:
+            out.append(m)
+            continue
+        new_meta = dict(meta)
+        responses = {k: v for k, v in dict(meta["openai_responses"]).items() if k != "response_id"}
+        if responses:
+            new_meta["openai_responses"] = responses
+        else:
+            del new_meta["openai_responses"]
+        out.append(m.model_copy(update={"provider_metadata": new_meta or None}))
+    return out
+
+
+async def summarize(provider: BaseProvider, model: str, messages: list[Message], report: UsageReport) -> str:
+    """One provider call that summarizes `messages`."""
+    request = ProviderRequest(
+        model=model,
+        system=[SystemBlock(text=SUMMARY_INSTRUCTIONS, cacheable=False)],
+        tools=[],
+        messages=[*messages, Message(role="user", content=[TextBlock(text="Summarize the conversation so far.")])]
+        if messages and messages[-1].role == "assistant"
+        else messages,
+        max_output_tokens=4096,
+        cache_prompt=False,
+    )
+    parts: list[str] = []
+    usage = Usage()
+    gen = provider.stream(request)
+    try:
+        async for event in gen:
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, MessageEnd):
+                usage = add_usage(usage, event.usage)
+    finally:
+        await gen.aclose()
+    report.usage = usage
+    return "".join(parts).strip()
+
+
+class KeepRecentTurns:
+    """Keep the last `turns` assistant turns; summarize everything older."""
+
+    def __init__(self, turns: int = 10) -> None:
+        self.turns = turns
+        self.id = "default-keep-recent-10" if turns == 10 else f"keep-recent-{turns}"
+
+    async def compact(
+        self, messages: list[Message], *, provider: BaseProvider, model: str, usage_report: UsageReport
+    ) -> list[Message]:
+        recent = last_n_turn_boundaries(messages, self.turns)
+        older = messages[: len(messages) - len(recent)]
+        if recent is messages or not older:
+            return messages
+        summary = await summarize(provider, model, older, usage_report)
+        head = Message(role="user", content=[TextBlock(text=f"{SUMMARY_PREFIX}\n\n{summary}")])
+        return strip_response_chaining([head, *recent])
+
+
+def default_compaction() -> CompactionStrategy:
+    return KeepRecentTurns(10)

@@ -1,0 +1,472 @@
+"""One run of the agent loop: the 12 steps of a turn, in the spec's event order.
+
+`RunLoop.run()` is a coroutine that drives the turns and hands every event to
+`emit`, which returns only when the consumer has asked for the next event, so
+the loop never runs ahead of its consumer. An abort cancels the task running
+the loop; the loop turns that into `result(aborted)` after leaving the
+transcript valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from .assembly import StreamAssembler
+from .compaction import UsageReport, should_compact
+from .errors import AbortError, ContextLengthError, HookError, SkawldError, TurnLimitError
+from .events import (
+    AssistantEvent,
+    CompactionEvent,
+    ErrorEvent,
+    ErrorInfo,
+    Event,
+    PartialAssistantEvent,
+    ResultEvent,
+    ResultSubtype,
+    SkillInvokedEvent,
+    SkillsLoadedEvent,
+    SystemEvent,
+    UsageEvent,
+    UserEvent,
+)
+from .messages import ContentBlock, ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
+from .providers.base import ProviderRequest
+from .scheduler import Scheduler
+from .system_prompt import env_prefix, system_reminder
+from .tools.base import ToolContext
+from .transcript import INTERRUPTED, NOT_RUN_MAX_TOKENS, dangling_tool_uses, synthetic_results
+
+if TYPE_CHECKING:
+    from .hooks import HookContext
+    from .session import RunOptions, Session
+
+Emit = Callable[[Event], Awaitable[None]]
+
+
+class RunLoop:
+    """State of one `session.run()` call."""
+
+    def __init__(
+        self,
+        session: Session,
+        prompt: str,
+        options: RunOptions,
+        run_id: str,
+        emit: Emit,
+        emit_nowait: Callable[[Event], None],
+    ) -> None:
+        self.session = session
+        self.agent = session.agent
+        self.prompt = prompt
+        self.options = options
+        self.run_id = run_id
+        self.emit = emit
+        self.emit_nowait = emit_nowait
+        self.total = Usage()
+        self.started = time.perf_counter()
+        self.aborting = False
+        self._forced_compaction_used = False
+        self._stop_hook_active = False
+        self._inflight: tuple[asyncio.Future[Any], list[Message]] | None = None
+        self._scheduler: Scheduler | None = None
+        self._pending_tool_uses: list[str] = []
+
+    # -- public entry -----------------------------------------------------
+
+    async def run(self) -> None:
+        """Run to a terminal `result` event (or propagate a consumer cancel)."""
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            if not self.aborting:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            await self._finish_aborted()
+        except AbortError:
+            await self._finish_aborted()
+        except Exception as exc:
+            await self._finish_error(exc)
+
+    # -- the turn loop ----------------------------------------------------
+
+    async def _run(self) -> None:
+        session = self.session
+        agent = self.agent
+        await self.emit(
+            SystemEvent(
+                session_id=session.id,
+                run_id=self.run_id,
+                model=agent.model,
+                tools=session.tools.names(),
+                permission_mode=agent.permission_mode,
+                cwd=str(agent.cwd),
+            )
+        )
+        skills = agent.skill_summaries()
+        if skills and not session.skills_announced:
+            session.skills_announced = True
+            await self.emit(SkillsLoadedEvent(skills=skills))
+        if session.replay_invoked_skills:
+            session.replay_invoked_skills = False
+            for rec in session.invoked_skills:
+                await self.emit(SkillInvokedEvent(name=rec.name, args=rec.args))
+        self._check_abort()
+
+        reminders: list[str] = []
+        if not session.is_child and self._hooks_have("user_prompt_submit"):
+            from .hooks import UserPromptSubmitInput
+
+            outcome = await agent.hooks.user_prompt_submit(
+                UserPromptSubmitInput(prompt=self.prompt, source="run"), self._hook_context()
+            )
+            for err in outcome.errors:
+                await self.emit(err)
+            if outcome.block_reason is not None:
+                raise HookError(outcome.block_reason)
+            reminders = list(outcome.additional_context)
+
+        await self._repair_transcript()
+        prompt_message = self._prompt_message(reminders)
+        await self._persist([prompt_message])
+        await self.emit(UserEvent(message=prompt_message, subtype="prompt"))
+
+        turns = 0
+        while True:
+            self._check_abort()
+            if session.interrupt_requested:
+                session.reject_steers()
+                await self._finish("interrupted", "error")
+                return
+            if self.agent.max_turns is not None and turns >= self.agent.max_turns:
+                raise TurnLimitError("max turns exceeded")
+            await self._drain_steers()
+            self._forced_compaction_used = False
+            await self._maybe_compact("threshold")
+            model_override, overlay_tools = session.take_overlay()
+            try:
+                assembler = await self._stream_with_recovery(model_override or agent.model)
+                turns += 1
+                message = assembler.message()
+                await self._persist([message])
+                stop_reason: StopReason = assembler.stop_reason
+                await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
+                self.total = add_usage(self.total, assembler.usage)
+                session.last_usage = assembler.usage
+                await self.emit(UsageEvent(usage=assembler.usage, cumulative=self.total))
+                tool_uses = message.tool_uses()
+                if stop_reason == "tool_use" and tool_uses:
+                    await self._run_tools(message, overlay_tools)
+                    continue
+            finally:
+                session.clear_overlay_tools()
+            if tool_uses:
+                # A cut-off turn (max_tokens) cannot run its calls; answer them.
+                unanswered = synthetic_results([b.id for b in tool_uses], NOT_RUN_MAX_TOKENS)
+                await self._persist([unanswered])
+                await self.emit(UserEvent(message=unanswered, subtype="tool_result"))
+            if session.has_steers():
+                continue
+            if session.interrupt_requested:
+                await self._finish("success", stop_reason, final_text=_first_text(message))
+                return
+            if await self._stop_hook_blocks(stop_reason, message):
+                continue
+            await self._finish("success", stop_reason, final_text=_first_text(message))
+            return
+
+    # -- steps ------------------------------------------------------------
+
+    def _check_abort(self) -> None:
+        if self.aborting:
+            raise AbortError("aborted")
+
+    def _hooks_have(self, name: str) -> bool:
+        hooks = self.agent.hooks
+        return hooks is not None and hooks.has(name)
+
+    def _hook_context(self) -> HookContext:
+        from .hooks import HookContext
+
+        return HookContext(session_id=self.session.id, run_id=self.run_id, cwd=str(self.agent.cwd))
+
+    def _prompt_message(self, reminders: list[str]) -> Message:
+        blocks: list[ContentBlock] = []
+        listing = self.agent.skill_listing()
+        if listing and not self.session.provider_view and not self.session.is_child:
+            blocks.append(TextBlock(text=system_reminder(listing)))
+        blocks.append(TextBlock(text=env_prefix()))
+        blocks.append(TextBlock(text=self.prompt))
+        blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
+        blocks.extend(self.options.image_blocks())
+        return Message(role="user", content=blocks)
+
+    async def _persist(self, messages: list[Message]) -> None:
+        """Append to the store, then to the in-memory views. Shielded, so an
+        abort never leaves us unsure whether a write landed."""
+        task = asyncio.ensure_future(self.session.store.append_messages(self.session.id, messages))
+        self._inflight = (task, messages)
+        await asyncio.shield(task)
+        self._inflight = None
+        self.session.extend_history(messages)
+
+    async def _settle_inflight(self) -> None:
+        if self._inflight is None:
+            return
+        task, messages = self._inflight
+        self._inflight = None
+        try:
+            await task
+        except Exception:
+            return
+        self.session.extend_history(messages)
+
+    async def _repair_transcript(self) -> None:
+        dangling = dangling_tool_uses(self.session.provider_view)
+        if dangling:
+            await self._persist([synthetic_results(dangling)])
+
+    async def _drain_steers(self) -> None:
+        session = self.session
+        while True:
+            entry = session.pop_steer()
+            if entry is None:
+                return
+            prompt, images, future = entry
+            reminders: list[str] = []
+            if self._hooks_have("user_prompt_submit"):
+                from .hooks import UserPromptSubmitInput
+
+                outcome = await self.agent.hooks.user_prompt_submit(
+                    UserPromptSubmitInput(prompt=prompt, source="steer"), self._hook_context()
+                )
+                for err in outcome.errors:
+                    await self.emit(err)
+                if outcome.block_reason is not None:
+                    if not future.done():
+                        future.set_exception(HookError(outcome.block_reason))
+                    continue
+                reminders = list(outcome.additional_context)
+            blocks: list[ContentBlock] = [TextBlock(text=prompt)]
+            blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
+            blocks.extend(images)
+            message = Message(role="user", content=blocks)
+            await self._persist([message])
+            await self.emit(UserEvent(message=message, subtype="steering"))
+            if not future.done():
+                future.set_result(None)
+
+    async def _maybe_compact(self, trigger: str) -> bool:
+        session = self.session
+        agent = self.agent
+        provider = agent.provider
+        if trigger == "threshold" and not should_compact(
+            session.last_usage, agent.max_output_tokens, provider.context_window(agent.model)
+        ):
+            return False
+        view = session.provider_view
+        tokens_before = session.last_usage.input_tokens if session.last_usage else 0
+        if self._hooks_have("pre_compact"):
+            from .hooks import PreCompactInput
+
+            errors = await agent.hooks.pre_compact(
+                PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
+                self._hook_context(),
+            )
+            for err in errors:
+                await self.emit(err)
+        report = UsageReport()
+        compacted = await agent.compaction.compact(
+            list(view), provider=provider, model=agent.model, usage_report=report
+        )
+        if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
+            return False
+        before = len(view)
+        view[:] = compacted
+        await self.emit(
+            CompactionEvent(
+                messages_before=before,
+                messages_after=len(compacted),
+                tokens_before=tokens_before,
+                tokens_after=0,
+                strategy=agent.compaction.id,
+                summary_usage=report.usage,
+            )
+        )
+        view.extend(self._skill_context_messages())
+        return True
+
+    def _skill_context_messages(self) -> list[Message]:
+        out: list[Message] = []
+        listing = self.agent.skill_listing()
+        if listing:
+            out.append(Message(role="user", content=[TextBlock(text=system_reminder(listing))]))
+        for rec in self.session.invoked_skills:
+            if rec.body:
+                out.append(Message(role="user", content=[TextBlock(text=system_reminder(rec.body))]))
+        return out
+
+    async def _stream_with_recovery(self, model: str) -> StreamAssembler:
+        try:
+            return await self._stream_turn(model)
+        except ContextLengthError:
+            if self._forced_compaction_used:
+                raise
+            self._forced_compaction_used = True
+            if not await self._maybe_compact("forced"):
+                raise
+            return await self._stream_turn(self.agent.model)
+
+    def _request(self, model: str) -> ProviderRequest:
+        session = self.session
+        agent = self.agent
+        opts = self.options
+        return ProviderRequest(
+            model=model,
+            system=session.system_blocks(),
+            tools=session.tools.schemas(),
+            messages=session.provider_view,
+            max_output_tokens=opts.max_output_tokens or agent.max_output_tokens,
+            temperature=opts.temperature,
+            cache_prompt=True,
+            cache_ttl=agent.cache_ttl,
+            thinking=opts.thinking,
+            effort=opts.effort,
+            max_retries=agent.max_retries,
+        )
+
+    async def _stream_turn(self, model: str) -> StreamAssembler:
+        await self._repair_transcript()
+        request = self._request(model)
+        assembler = StreamAssembler()
+        partial = self.agent.include_partial_messages
+        stream = self.agent.provider.stream(request)
+        try:
+            async for event in stream:
+                delta = assembler.feed(event)
+                if delta is not None and partial:
+                    await self.emit(PartialAssistantEvent(delta=delta))
+        finally:
+            await stream.aclose()
+        return assembler
+
+    async def _run_tools(self, message: Message, overlay_tools: frozenset[str]) -> None:
+        session = self.session
+        agent = self.agent
+
+        def make_context(tool_use_id: str, emit: Callable[[Event], None]) -> ToolContext:
+            return session.tool_context(self.run_id, tool_use_id, emit)
+
+        self._pending_tool_uses = [b.id for b in message.tool_uses()]
+        scheduler = Scheduler(
+            registry=session.tools,
+            permissions=agent.permissions,
+            hooks=agent.hooks,
+            hook_context=self._hook_context() if agent.hooks is not None else None,
+            make_context=make_context,
+            emit=self.emit,
+            emit_nowait=self.emit_nowait,
+            cwd=agent.cwd,
+            concurrency=agent.tool_concurrency,
+            overlay_tools=overlay_tools,
+        )
+        self._scheduler = scheduler
+        results = await scheduler.run(message.tool_uses())
+        self._scheduler = None
+        self._pending_tool_uses = []
+        reply = Message(role="user", content=list(results))
+        await self._persist([reply])
+        await self.emit(UserEvent(message=reply, subtype="tool_result"))
+
+    async def _stop_hook_blocks(self, stop_reason: StopReason, message: Message) -> bool:
+        if self.session.is_child or not self._hooks_have("stop"):
+            return False
+        from .hooks import StopInput
+
+        outcome = await self.agent.hooks.stop(
+            StopInput(
+                stop_reason=stop_reason, final_text=_first_text(message), stop_hook_active=self._stop_hook_active
+            ),
+            self._hook_context(),
+        )
+        for err in outcome.errors:
+            await self.emit(err)
+        if outcome.block_reason is None:
+            return False
+        note = Message(role="user", content=[TextBlock(text=system_reminder(outcome.block_reason))])
+        await self._persist([note])
+        await self.emit(UserEvent(message=note, subtype="stop_hook"))
+        self._stop_hook_active = True
+        return True
+
+    # -- endings ----------------------------------------------------------
+
+    async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
+        self.session.reject_steers()
+        await self.emit(
+            ResultEvent(
+                subtype=subtype,
+                stop_reason=stop_reason,
+                total_usage=self.total,
+                duration_ms=(time.perf_counter() - self.started) * 1000,
+                final_text=final_text,
+            )
+        )
+
+    async def _finish_aborted(self) -> None:
+        """Leave the transcript valid (real results for calls that finished,
+        synthetic ones for the rest), then end with `result(aborted)`."""
+        await self._settle_inflight()
+        try:
+            dangling = dangling_tool_uses(self.session.provider_view)
+            if dangling:
+                done = self._scheduler.completed if self._scheduler is not None else {}
+                blocks: list[ContentBlock] = [
+                    done.get(tid) or ToolResultBlock(tool_use_id=tid, content=INTERRUPTED, is_error=True)
+                    for tid in dangling
+                ]
+                await self._persist([Message(role="user", content=blocks)])
+        except Exception:
+            pass  # the next run (or resume) repairs the transcript
+        await self._finish("aborted", "error")
+
+    async def _finish_error(self, exc: BaseException) -> None:
+        await self._settle_inflight()
+        retryable = exc.retryable if isinstance(exc, SkawldError) else False
+        name = exc.name if isinstance(exc, SkawldError) else type(exc).__name__
+        cause = exc.__cause__ or exc.__context__
+        await self.emit(
+            ErrorEvent(
+                error=ErrorInfo(
+                    name=name,
+                    message=str(exc) or name,
+                    retryable=retryable,
+                    cause=repr(cause) if cause is not None else None,
+                )
+            )
+        )
+        await self._finish("error", "error")
+
+
+def _first_text(message: Message) -> str | None:
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            return block.text
+    return None
+
+
+def image_block(spec: ImageBlock | dict[str, Any]) -> ImageBlock:
+    """An `ImageBlock` from a block or `{data, media_type}` / `{url}` dict."""
+    if isinstance(spec, ImageBlock):
+        return spec
+    if "url" in spec:
+        return ImageBlock.model_validate({"source": {"type": "url", "url": spec["url"]}})
+    media_type = spec.get("media_type") or spec.get("mediaType")
+    return ImageBlock.model_validate({"source": {"type": "base64", "media_type": media_type, "data": spec["data"]}})
+
+
+__all__ = ["RunLoop", "image_block"]

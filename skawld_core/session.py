@@ -1,0 +1,380 @@
+"""`Session` (one conversation) and `Run` (one `session.run()` call).
+
+A `Run` drives the loop in its own task and hands events to the consumer one at
+a time: the loop waits until the consumer asks for the next event, so
+`steer()` / `interrupt()` / `abort()` called while handling an event take
+effect at the right boundary. Use `async with session.run(...) as run:`; a bare
+`async for` works too, and the session is freed as soon as `result` is yielded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from .errors import AbortError, ConfigError
+from .events import Event, ResultEvent
+from .messages import ImageBlock, InvokedSkillRecord, Message, Usage
+from .providers.base import Effort, SystemBlock, ThinkingConfig
+from .sessions.store import SessionRecord, SessionStore
+from .tools.base import ToolContext
+from .tools.file_tracker import FileReadTracker
+from .tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .agent import Agent
+
+ImageSpec = ImageBlock | dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """Per-run knobs (they win over the Agent's)."""
+
+    images: Sequence[ImageSpec] = ()
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    thinking: ThinkingConfig | None = None
+    effort: Effort | None = None
+
+    def image_blocks(self) -> list[ImageBlock]:
+        from .loop import image_block
+
+        return [image_block(i) for i in self.images]
+
+
+_SteerEntry = tuple[str, list[ImageBlock], "asyncio.Future[None]"]
+
+
+class Session:
+    """One conversation: history, file-read tracker, steering queue, active run."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        record: SessionRecord,
+        history: list[Message],
+        *,
+        tools: ToolRegistry | None = None,
+        system: list[SystemBlock] | None = None,
+        is_child: bool = False,
+    ) -> None:
+        self.agent = agent
+        self._record = record
+        self.provider_view: list[Message] = list(history)
+        self.full_history: list[Message] = list(history)
+        self.file_read_tracker = FileReadTracker()
+        self.last_usage: Usage | None = None
+        self.skills_announced = False
+        self.invoked_skills: list[InvokedSkillRecord] = list(record.invoked_skills)
+        self.replay_invoked_skills = bool(self.invoked_skills)
+        self.is_child = is_child
+        self._tools_override = tools
+        self._system_override = system
+        self._run: Run | None = None
+        self._steers: deque[_SteerEntry] = deque()
+        self.interrupt_requested = False
+        self._overlay_model: str | None = None
+        self._overlay_tools: frozenset[str] = frozenset()
+        self._pending_overlay_tools: frozenset[str] = frozenset()
+
+    # -- identity ---------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._record.id
+
+    @property
+    def created_at(self) -> str:
+        return self._record.created_at
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self._record.meta)
+
+    @property
+    def message_count(self) -> int:
+        """Length of the provider view (which compaction may shorten)."""
+        return len(self.provider_view)
+
+    @property
+    def store(self) -> SessionStore:
+        return self.agent.store
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self._tools_override if self._tools_override is not None else self.agent.tools
+
+    @property
+    def is_running(self) -> bool:
+        return self._run is not None
+
+    def system_blocks(self) -> list[SystemBlock]:
+        return self._system_override if self._system_override is not None else self.agent.system_blocks()
+
+    # -- running ----------------------------------------------------------
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        images: Sequence[ImageSpec] = (),
+        max_output_tokens: int | None = None,
+        temperature: float | None = None,
+        thinking: ThinkingConfig | None = None,
+        effort: Effort | None = None,
+    ) -> Run:
+        """Start a run. Raises `ConfigError` at once if one is already active."""
+        if self._run is not None:
+            raise ConfigError("Session already has an active run")
+        if max_output_tokens is not None and max_output_tokens <= 0:
+            raise ConfigError("max_output_tokens must be a positive integer")
+        options = RunOptions(
+            images=tuple(images),
+            max_output_tokens=max_output_tokens,
+            temperature=temperature,
+            thinking=thinking,
+            effort=effort,
+        )
+        self.interrupt_requested = False
+        self._run = Run(self, prompt, options)
+        return self._run
+
+    def abort(self, reason: str | None = None) -> None:
+        """End the active run with `result(aborted)`. Idempotent; no-op when idle."""
+        if self._run is not None:
+            self._run.abort()
+
+    def interrupt(self) -> None:
+        """Stop at the next turn boundary (`result(interrupted)`). No-op when idle."""
+        if self._run is not None:
+            self.interrupt_requested = True
+
+    def steer(self, prompt: str, *, images: Sequence[ImageSpec] = ()) -> asyncio.Future[None]:
+        """Queue a user message for the next turn boundary of the active run.
+
+        Returns a future that resolves once the message is in the conversation,
+        fails with `HookError` if a UserPromptSubmit hook blocks it, or with
+        `AbortError` if the run ends first. Raises `ConfigError` when idle.
+        """
+        if self._run is None:
+            raise ConfigError("Cannot steer: the session has no active run")
+        from .loop import image_block
+
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_consume_exception)
+        self._steers.append((prompt, [image_block(i) for i in images], future))
+        return future
+
+    async def update_meta(self, patch: dict[str, Any]) -> dict[str, Any]:
+        """Shallow-merge `patch` into the stored meta."""
+        self._record = await self.store.update_meta(self.id, patch)
+        return self.meta
+
+    # -- used by the loop and tools ---------------------------------------
+
+    def has_steers(self) -> bool:
+        return bool(self._steers)
+
+    def pop_steer(self) -> _SteerEntry | None:
+        return self._steers.popleft() if self._steers else None
+
+    def reject_steers(self) -> None:
+        while self._steers:
+            _, _, future = self._steers.popleft()
+            if not future.done():
+                future.set_exception(AbortError("run ended before the steering message was used"))
+
+    def extend_history(self, messages: Sequence[Message]) -> None:
+        self.provider_view.extend(messages)
+        self.full_history.extend(messages)
+
+    def set_overlay(self, *, model: str | None = None, allowed_tools: Sequence[str] = ()) -> None:
+        """Skill overlay for the next turn: a model override and extra allowed tools."""
+        self._overlay_model = model
+        self._pending_overlay_tools = self._pending_overlay_tools | frozenset(allowed_tools)
+
+    def take_overlay(self) -> tuple[str | None, frozenset[str]]:
+        model, self._overlay_model = self._overlay_model, None
+        self._overlay_tools, self._pending_overlay_tools = self._pending_overlay_tools, frozenset()
+        return model, self._overlay_tools
+
+    def clear_overlay_tools(self) -> None:
+        self._overlay_tools = frozenset()
+
+    async def record_invoked_skill(self, record: InvokedSkillRecord) -> None:
+        """Remember (and persist) an invoked skill for resume and compaction."""
+        self.invoked_skills.append(record)
+        await self.store.set_invoked_skills(self.id, self.invoked_skills)
+
+    def tool_context(self, run_id: str, tool_use_id: str, emit: Callable[[Event], None]) -> ToolContext:
+        return ToolContext(
+            cwd=self.agent.cwd,
+            session_id=self.id,
+            run_id=run_id,
+            tool_use_id=tool_use_id,
+            file_read_tracker=self.file_read_tracker,
+            session_store=self.store,
+            emit=emit,
+            can_read=self.agent.permissions.can_read,
+            extras={"session": self},
+        )
+
+    def _release(self, run: Run) -> None:
+        if self._run is run:
+            self._run = None
+            self.interrupt_requested = False
+            self.reject_steers()
+
+
+def _consume_exception(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+@dataclass
+class _Item:
+    event: Event | None
+    ack: asyncio.Future[None] | None = None
+    error: BaseException | None = None
+
+
+@dataclass
+class _Channel:
+    queue: asyncio.Queue[_Item] = field(default_factory=asyncio.Queue)
+
+
+class Run:
+    """One run: an async iterator of events and an async context manager.
+
+    `result` holds the terminal `ResultEvent` once it has been yielded.
+    """
+
+    def __init__(self, session: Session, prompt: str, options: RunOptions) -> None:
+        self.session = session
+        self.run_id = str(uuid.uuid4())
+        self.result: ResultEvent | None = None
+        self._prompt = prompt
+        self._options = options
+        self._queue: asyncio.Queue[_Item] | None = None
+        self._driver: asyncio.Task[None] | None = None
+        self._loop_state: Any = None
+        self._ack: asyncio.Future[None] | None = None
+        self._aborted = False
+        self._closing = False
+        self._finished = False
+
+    # -- producer side ----------------------------------------------------
+
+    def _start(self) -> None:
+        from .loop import RunLoop
+
+        self._queue = asyncio.Queue()
+        state = RunLoop(self.session, self._prompt, self._options, self.run_id, self._emit, self._emit_nowait)
+        state.aborting = self._aborted
+        self._loop_state = state
+        self._driver = asyncio.get_running_loop().create_task(self._drive(state), name=f"skawld-run-{self.run_id}")
+
+    async def _drive(self, state: Any) -> None:
+        try:
+            await state.run()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a bug in the loop itself: surface it to the consumer
+            assert self._queue is not None
+            self._queue.put_nowait(_Item(None, error=exc))
+
+    async def _emit(self, event: Event) -> None:
+        assert self._queue is not None
+        if self._closing or isinstance(event, ResultEvent):
+            self._queue.put_nowait(_Item(event))
+            return
+        ack: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Item(event, ack))
+        await ack
+
+    def _emit_nowait(self, event: Event) -> None:
+        assert self._queue is not None
+        self._queue.put_nowait(_Item(event))
+
+    def abort(self) -> None:
+        if self._aborted or self._finished:
+            return
+        self._aborted = True
+        if self._loop_state is not None:
+            self._loop_state.aborting = True
+        if self._driver is not None and not self._driver.done():
+            self._driver.cancel()
+
+    # -- consumer side ----------------------------------------------------
+
+    def __aiter__(self) -> Run:
+        return self
+
+    async def __anext__(self) -> Event:
+        if self._finished:
+            raise StopAsyncIteration
+        if self._driver is None:
+            self._start()
+        assert self._queue is not None
+        if self._ack is not None and not self._ack.done():
+            self._ack.set_result(None)
+        self._ack = None
+        try:
+            item = await self._queue.get()
+        except asyncio.CancelledError:
+            await self._shutdown()
+            raise
+        if item.error is not None:
+            self._finish()
+            raise item.error
+        assert item.event is not None
+        self._ack = item.ack
+        if isinstance(item.event, ResultEvent):
+            self.result = item.event
+            self._finish()
+        return item.event
+
+    def _finish(self) -> None:
+        self._finished = True
+        self.session._release(self)
+
+    async def _shutdown(self) -> None:
+        """Stop the loop (leaving the transcript valid) and free the session."""
+        if self._finished:
+            return
+        driver = self._driver
+        self._closing = True
+        if self._ack is not None and not self._ack.done():
+            self._ack.set_result(None)
+        if driver is not None and not driver.done():
+            self.abort()
+            try:
+                await asyncio.shield(driver)
+            except BaseException:
+                pass
+        self._finish()
+
+    async def aclose(self) -> None:
+        """Cancel in-flight work and free the session."""
+        await self._shutdown()
+
+    async def __aenter__(self) -> Run:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self._shutdown()
+
+    def __del__(self) -> None:
+        driver = self._driver
+        if driver is not None and not driver.done() and not self._finished:
+            driver.cancel()
