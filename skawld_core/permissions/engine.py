@@ -96,6 +96,12 @@ class PermissionEngine:
         """The (snapshotted) permission mode."""
         return self._mode
 
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Switch the mode for later evaluations (the app's Shift+Tab); raises `ConfigError`."""
+        if mode not in PERMISSION_MODES:
+            raise ConfigError(f"Invalid permission mode {mode!r}; expected one of {', '.join(PERMISSION_MODES)}")
+        self._mode = mode
+
     @property
     def rules(self) -> tuple[Rule, ...]:
         """The rules, in evaluation order."""

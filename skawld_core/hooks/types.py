@@ -1,0 +1,185 @@
+"""Hook inputs, outcomes, entries and the `Hooks` configuration (reference §2.9).
+
+A hook is `async def hook(input, ctx) -> outcome | None`. Returning `None`
+means "no opinion" (continue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "HOOK_EVENT_NAMES",
+    "HookAllow",
+    "HookAsk",
+    "HookBlock",
+    "HookContext",
+    "HookContinue",
+    "HookDeny",
+    "HookEntry",
+    "HookEventName",
+    "HookFunction",
+    "HookMatcher",
+    "Hooks",
+    "PostToolUseInput",
+    "PostToolUseOutcome",
+    "PreCompactInput",
+    "PreToolUseInput",
+    "PreToolUseOutcome",
+    "PromptOutcome",
+    "StopInput",
+    "StopOutcome",
+    "UserPromptSubmitInput",
+]
+
+HookEventName = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact"]
+HOOK_EVENT_NAMES: tuple[HookEventName, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
+
+
+@dataclass(frozen=True)
+class HookContext:
+    """Per-invocation context. Cancellation is asyncio's (no signal).
+
+    `cwd` is normalized to a `Path`.
+    """
+
+    session_id: str
+    run_id: str
+    cwd: Path | str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cwd, Path):
+            object.__setattr__(self, "cwd", Path(self.cwd))
+
+
+# -- inputs ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreToolUseInput:
+    """A validated tool call, before permission evaluation."""
+
+    tool_name: str
+    tool_use_id: str
+    input: dict[str, Any]
+    summary: str
+
+
+@dataclass(frozen=True)
+class PostToolUseInput:
+    """A tool call that executed (tool-level errors included)."""
+
+    tool_name: str
+    tool_use_id: str
+    input: dict[str, Any]
+    content: Any
+    is_error: bool
+    duration_ms: float
+
+
+@dataclass(frozen=True)
+class UserPromptSubmitInput:
+    """A top-level prompt (`run`) or steering message (`steer`)."""
+
+    prompt: str
+    source: Literal["run", "steer"] = "run"
+
+
+@dataclass(frozen=True)
+class StopInput:
+    """The run is about to stop normally."""
+
+    stop_reason: str
+    final_text: str | None = None
+    stop_hook_active: bool = False
+
+
+@dataclass(frozen=True)
+class PreCompactInput:
+    """Compaction is about to run (observational)."""
+
+    trigger: Literal["threshold", "forced"]
+    messages_before: int
+    tokens_before: int
+
+
+# -- outcomes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HookContinue:
+    """No decision. PreToolUse: optionally rewrite the input. UserPromptSubmit: add context."""
+
+    updated_input: dict[str, Any] | None = None
+    additional_context: str | None = None
+
+
+@dataclass(frozen=True)
+class HookAllow:
+    """PreToolUse: allow, bypassing rules, mode and `can_use_tool`."""
+
+    updated_input: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class HookDeny:
+    """PreToolUse: deny the call with `reason`; later hooks do not run."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class HookAsk:
+    """PreToolUse: force the `can_use_tool` callback, even in yolo."""
+
+
+@dataclass(frozen=True)
+class HookBlock:
+    """UserPromptSubmit: reject the prompt. Stop: keep going with `reason` as feedback."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class PostToolUseOutcome:
+    """PostToolUse: extra context appended to the tool result as a system reminder."""
+
+    additional_context: str | None = None
+
+
+PreToolUseOutcome = HookContinue | HookAllow | HookDeny | HookAsk
+PromptOutcome = HookContinue | HookBlock
+StopOutcome = HookBlock | HookContinue
+
+HookFunction = Callable[[Any, HookContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class HookEntry:
+    """One registered hook: the function, an optional tool-name glob, a timeout in ms.
+
+    `matcher` applies only to PreToolUse/PostToolUse: a case-sensitive glob
+    where `*` matches any run of characters. `None` matches every tool.
+    """
+
+    hook: HookFunction
+    matcher: str | None = None
+    timeout_ms: float = 60000
+
+
+HookMatcher = HookEntry
+"""Alias of `HookEntry`."""
+
+
+@dataclass
+class Hooks:
+    """Hooks by event, each a list run in registration order."""
+
+    pre_tool_use: list[HookEntry] = field(default_factory=list)
+    post_tool_use: list[HookEntry] = field(default_factory=list)
+    user_prompt_submit: list[HookEntry] = field(default_factory=list)
+    stop: list[HookEntry] = field(default_factory=list)
+    pre_compact: list[HookEntry] = field(default_factory=list)
