@@ -1,0 +1,308 @@
+"""OpenAI Chat Completions provider (official ``openai`` SDK, streaming).
+
+Also the way to reach OpenAI-compatible servers (vLLM, Ollama, ...) via ``base_url``
+(which must include ``/v1``). The key comes from ``api_key=`` or ``$OPENAI_API_KEY``;
+local servers that ignore it still need a non-empty value (e.g. ``api_key="local"``).
+A missing key raises `AuthError` from `stream()`.
+
+Thinking blocks are never sent (Chat has no field for them); refusals stream as text;
+a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ProviderError
+from ..messages import ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from .base import (
+    BaseProvider,
+    MessageEnd,
+    ProviderRequest,
+    ProviderStreamEvent,
+    TextDelta,
+    ToolUseEnd,
+    ToolUseInputDelta,
+    ToolUseStart,
+)
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url, resolve_api_key
+from .openai_common import ENV_VAR, known_context_window, make_client, sdk_attempt
+from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+
+IMAGE_STUB = "[image returned in following user message]"
+_FINISH: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+ContextWindowOverride = Callable[[str], int | None] | Mapping[str, int]
+
+
+def map_finish_reason(value: str | None) -> StopReason:
+    """stop → end_turn, tool_calls → tool_use, length → max_tokens, content_filter → refusal."""
+    return _FINISH.get(value or "", "error")
+
+
+def _part(block: TextBlock | ImageBlock) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    return {"type": "image_url", "image_url": {"url": image_url(block)}}
+
+
+def _user_messages(message: Message) -> list[dict[str, Any]]:
+    tool_msgs: list[dict[str, Any]] = []
+    tool_images: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            if isinstance(block.content, str):
+                content = block.content
+            else:
+                texts = [p.text for p in block.content if isinstance(p, TextBlock)]
+                images = [p for p in block.content if isinstance(p, ImageBlock)]
+                content = "\n".join(texts) if texts else (IMAGE_STUB if images else "")
+                if images:
+                    tool_images.append({"type": "text", "text": f"Image returned by tool call {block.tool_use_id}:"})
+                    tool_images.extend(_part(img) for img in images)
+            tool_msgs.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        elif isinstance(block, (TextBlock, ImageBlock)):
+            parts.append(_part(block))
+    out = tool_msgs
+    if tool_images:
+        out.append({"role": "user", "content": tool_images})
+    if parts:
+        if len(parts) == 1 and parts[0]["type"] == "text":
+            out.append({"role": "user", "content": parts[0]["text"]})
+        else:
+            out.append({"role": "user", "content": parts})
+    return out
+
+
+def _assistant_message(message: Message) -> dict[str, Any] | None:
+    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    calls = [
+        {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": dump_json(b.input)}}
+        for b in message.content
+        if isinstance(b, ToolUseBlock)
+    ]
+    if not text and not calls:
+        return None
+    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def translate_messages(request: ProviderRequest) -> list[dict[str, Any]]:
+    """System blocks joined by a blank line into one leading system message, then the turns."""
+    out: list[dict[str, Any]] = []
+    system = "\n\n".join(b.text for b in request.system if b.text)
+    if system:
+        out.append({"role": "system", "content": system})
+    for message in request.messages:
+        if message.role == "assistant":
+            am = _assistant_message(message)
+            if am is not None:
+                out.append(am)
+        else:
+            out.extend(_user_messages(message))
+    return out
+
+
+class OpenAIChatProvider(BaseProvider):
+    """Streams turns from an OpenAI Chat Completions endpoint.
+
+    Args:
+        api_key: explicit key; otherwise ``$OPENAI_API_KEY`` (checked in `stream`).
+        base_url: API root including ``/v1`` (for compatible servers).
+        timeout / connect_timeout: seconds (read timeout applies per read).
+        default_headers: extra headers on every request.
+        context_window_override: mapping or callable consulted first by `context_window`.
+        retry_policy: backoff parameters (inject ``sleep`` in tests).
+    """
+
+    id = "openai-chat"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        default_headers: Mapping[str, str] | None = None,
+        context_window_override: ContextWindowOverride | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.default_headers = dict(default_headers or {})
+        self.context_window_override = context_window_override
+        self.retry_policy = retry_policy or DEFAULT_POLICY
+        self._client: Any = None
+        self._client_key: str | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatProvider(base_url={self.base_url!r})"
+
+    def context_window(self, model: str) -> int:
+        """Override first, then the known-model table, then 128k."""
+        override = self.context_window_override
+        if override is not None:
+            value = override.get(model) if isinstance(override, Mapping) else override(model)
+            if value:
+                return int(value)
+        return known_context_window(model)
+
+    def build_params(self, request: ProviderRequest) -> dict[str, Any]:
+        """Keyword arguments for ``chat.completions.create`` (``stream`` included)."""
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": translate_messages(request),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                }
+                for t in request.tools
+            ]
+        if request.max_output_tokens is not None:
+            params["max_completion_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    def _get_client(self, key: str) -> Any:
+        if self._client is None or self._client_key != key:
+            self._client = make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
+            self._client_key = key
+        return self._client
+
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries."""
+        key = resolve_api_key(self._api_key, ENV_VAR)
+        client = self._get_client(key)
+        params = self.build_params(request)
+
+        def attempt() -> AsyncIterator[ProviderStreamEvent]:
+            return sdk_attempt(lambda: client.chat.completions.create(**params), _map_stream, vendor="OpenAI", key=key)
+
+        gen = retrying_stream(attempt, request.max_retries, self.retry_policy)
+        try:
+            async for event in gen:
+                yield event
+        finally:
+            await gen.aclose()
+
+    async def aclose(self) -> None:
+        """Close the SDK client (its connection pool)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+
+@dataclass
+class _Slot:
+    id: str | None = None
+    name: str | None = None
+    started: bool = False
+    buffered: list[str] = field(default_factory=list)
+
+
+async def _map_stream(sdk_stream: Any) -> AsyncIterator[ProviderStreamEvent]:
+    """Normalize Chat Completions chunks (after the leading `MessageStart`)."""
+    slots: dict[int, _Slot] = {}
+    finish: str | None = None
+    usage: Any = None
+    async for chunk in sdk_stream:
+        if chunk.usage is not None:
+            usage = chunk.usage
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta is not None:
+                if delta.content:
+                    yield TextDelta(text=delta.content)
+                refusal = getattr(delta, "refusal", None)
+                if refusal:
+                    yield TextDelta(text=refusal)
+                if delta.tool_calls:
+                    for tc in delta.tool_calls:
+                        for ev in _tool_fragment(slots, tc):
+                            yield ev
+            if choice.finish_reason is not None and finish is None:
+                finish = choice.finish_reason
+                for ev in _close_slots(slots):
+                    yield ev
+    if finish is None:
+        raise ProviderError("OpenAI chat stream ended before a finish_reason", retryable=True)
+    yield MessageEnd(stop_reason=map_finish_reason(finish), usage=_usage(usage))
+
+
+def _tool_fragment(slots: dict[int, _Slot], tc: Any) -> list[ProviderStreamEvent]:
+    slot = slots.get(tc.index)
+    if slot is None:
+        slot = slots[tc.index] = _Slot()
+    out: list[ProviderStreamEvent] = []
+    if tc.id:
+        slot.id = tc.id
+    fn = tc.function
+    args = ""
+    if fn is not None:
+        if fn.name:
+            slot.name = fn.name
+        args = fn.arguments or ""
+    if not slot.started:
+        if args:
+            slot.buffered.append(args)
+        if slot.id and slot.name:
+            out.extend(_start(slot))
+    elif args and slot.id:
+        out.append(ToolUseInputDelta(id=slot.id, json_delta=args))
+    return out
+
+
+def _start(slot: _Slot) -> list[ProviderStreamEvent]:
+    assert slot.id is not None and slot.name is not None
+    slot.started = True
+    out: list[ProviderStreamEvent] = [ToolUseStart(id=slot.id, name=slot.name)]
+    if slot.buffered:
+        out.append(ToolUseInputDelta(id=slot.id, json_delta="".join(slot.buffered)))
+        slot.buffered.clear()
+    return out
+
+
+def _close_slots(slots: dict[int, _Slot]) -> list[ProviderStreamEvent]:
+    """End every tool call in index order; a named call that never got an id gets one."""
+    out: list[ProviderStreamEvent] = []
+    for index in sorted(slots):
+        slot = slots[index]
+        if not slot.started and slot.name:
+            slot.id = slot.id or f"call_{index}"
+            out.extend(_start(slot))
+        if slot.started and slot.id:
+            out.append(ToolUseEnd(id=slot.id))
+    slots.clear()
+    return out
+
+
+def _usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(
+        input_tokens=u.prompt_tokens or 0,
+        output_tokens=u.completion_tokens or 0,
+        cache_read_tokens=cached,
+    )

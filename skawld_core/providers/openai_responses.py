@@ -1,0 +1,361 @@
+"""OpenAI Responses API provider (official ``openai`` SDK, streaming).
+
+Chaining: when the **last assistant message** of the request carries
+``provider_metadata["openai_responses"]["response_id"]`` (and chaining is not disabled),
+that id is sent as ``previous_response_id`` and only the messages after it are sent.
+Compaction strips the id, so a compacted view is always sent in full. With
+``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
+``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
+
+Replayed assistant messages use their raw ``output_items`` when present. Thinking
+blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
+``error`` events and ``response.failed`` raise typed errors; a stream with no
+``response.completed`` / ``incomplete`` / ``failed`` is a retryable `ProviderError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any, Literal
+
+from ..errors import ProviderError
+from ..messages import ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from .base import (
+    BaseProvider,
+    MessageEnd,
+    ProviderRequest,
+    ProviderStreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseEnd,
+    ToolUseInputDelta,
+    ToolUseStart,
+)
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url, metadata, resolve_api_key
+from .errors_map import stream_error
+from .openai_common import ENV_VAR, known_context_window, make_client, sdk_attempt
+from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+
+NAMESPACE = "openai_responses"
+Chaining = Literal["auto", "disabled"]
+_EFFORT_MAP = {"max": "xhigh"}
+
+
+def _content_part(block: TextBlock | ImageBlock) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "input_text", "text": block.text}
+    return {"type": "input_image", "image_url": image_url(block)}
+
+
+def _user_items(message: Message) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            output: Any
+            if isinstance(block.content, str):
+                output = block.content
+            elif any(isinstance(p, ImageBlock) for p in block.content):
+                output = [_content_part(p) for p in block.content]
+            else:
+                output = "\n".join(p.text for p in block.content if isinstance(p, TextBlock))
+            items.append({"type": "function_call_output", "call_id": block.tool_use_id, "output": output})
+        elif isinstance(block, (TextBlock, ImageBlock)):
+            parts.append(_content_part(block))
+    if parts:
+        items.append({"type": "message", "role": "user", "content": parts})
+    return items
+
+
+def _assistant_items(message: Message) -> list[dict[str, Any]]:
+    raw = metadata(message, NAMESPACE).get("output_items")
+    if raw:
+        return [dict(item) for item in raw]
+    items: list[dict[str, Any]] = []
+    texts = [{"type": "output_text", "text": b.text} for b in message.content if isinstance(b, TextBlock) and b.text]
+    if texts:
+        items.append({"type": "message", "role": "assistant", "content": texts})
+    items.extend(
+        {"type": "function_call", "call_id": b.id, "name": b.name, "arguments": dump_json(b.input)}
+        for b in message.content
+        if isinstance(b, ToolUseBlock)
+    )
+    return items
+
+
+def translate_input(messages: list[Message]) -> list[dict[str, Any]]:
+    """Skawld messages as Responses ``input`` items."""
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        items.extend(_assistant_items(message) if message.role == "assistant" else _user_items(message))
+    return items
+
+
+def chain_point(messages: list[Message]) -> tuple[str | None, list[Message]]:
+    """``(previous_response_id, messages to send)``: chain only from the last assistant message."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            rid = metadata(messages[i], NAMESPACE).get("response_id")
+            if isinstance(rid, str) and rid:
+                return rid, messages[i + 1 :]
+            break
+    return None, messages
+
+
+def derive_stop_reason(status: str | None, incomplete_reason: str | None, saw_function_call: bool) -> StopReason:
+    """completed → tool_use / end_turn; incomplete → max_tokens / refusal / error; else error."""
+    if status == "completed":
+        return "tool_use" if saw_function_call else "end_turn"
+    if status == "incomplete":
+        if incomplete_reason == "max_output_tokens":
+            return "max_tokens"
+        if incomplete_reason == "content_filter":
+            return "refusal"
+    return "error"
+
+
+class OpenAIResponsesProvider(BaseProvider):
+    """Streams turns from the OpenAI Responses API.
+
+    Args:
+        api_key: explicit key; otherwise ``$OPENAI_API_KEY`` (checked in `stream`).
+        base_url: API root including ``/v1``.
+        timeout / connect_timeout: seconds (read timeout applies per read).
+        default_headers: extra headers on every request.
+        store: sent as ``store`` when set; ``False`` also makes requests stateless.
+        chaining: ``"auto"`` (default unless ``store=False``) or ``"disabled"``.
+        reasoning: an effort string or ``{"effort", "summary"}``; a request's ``effort`` wins.
+        encrypted_content: in stateless mode, ask for encrypted reasoning (default True).
+        retry_policy: backoff parameters (inject ``sleep`` in tests).
+    """
+
+    id = "openai-responses"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        default_headers: Mapping[str, str] | None = None,
+        store: bool | None = None,
+        chaining: Chaining | None = None,
+        reasoning: str | Mapping[str, Any] | None = None,
+        encrypted_content: bool = True,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.base_url = base_url
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.default_headers = dict(default_headers or {})
+        self.store = store
+        self.chaining: Chaining = chaining or ("disabled" if store is False else "auto")
+        self.reasoning = reasoning
+        self.encrypted_content = encrypted_content
+        self.retry_policy = retry_policy or DEFAULT_POLICY
+        self._client: Any = None
+        self._client_key: str | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
+
+    def context_window(self, model: str) -> int:
+        """The known-model table, else 128k."""
+        return known_context_window(model)
+
+    def _reasoning(self, request: ProviderRequest) -> dict[str, Any] | None:
+        opt = self.reasoning
+        out: dict[str, Any] = {"effort": opt} if isinstance(opt, str) else dict(opt or {})
+        out = {k: v for k, v in out.items() if k in ("effort", "summary") and v is not None}
+        if request.effort is not None:
+            out["effort"] = _EFFORT_MAP.get(request.effort, request.effort)
+        return out or None
+
+    def build_params(self, request: ProviderRequest) -> dict[str, Any]:
+        """Keyword arguments for ``responses.create`` (``stream`` included)."""
+        previous: str | None = None
+        messages = request.messages
+        if self.chaining == "auto":
+            previous, messages = chain_point(messages)
+        params: dict[str, Any] = {"model": request.model, "input": translate_input(messages), "stream": True}
+        instructions = "\n\n".join(b.text for b in request.system if b.text)
+        if instructions:
+            params["instructions"] = instructions
+        if previous:
+            params["previous_response_id"] = previous
+        if request.tools:
+            params["tools"] = [
+                {"type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema}
+                for t in request.tools
+            ]
+        if self.chaining == "disabled" and self.encrypted_content:
+            params["include"] = ["reasoning.encrypted_content"]
+        reasoning = self._reasoning(request)
+        if reasoning:
+            params["reasoning"] = reasoning
+        if request.max_output_tokens is not None:
+            params["max_output_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if self.store is not None:
+            params["store"] = self.store
+        return params
+
+    def _get_client(self, key: str) -> Any:
+        if self._client is None or self._client_key != key:
+            self._client = make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
+            self._client_key = key
+        return self._client
+
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries."""
+        key = resolve_api_key(self._api_key, ENV_VAR)
+        client = self._get_client(key)
+        params = self.build_params(request)
+
+        def attempt() -> AsyncIterator[ProviderStreamEvent]:
+            return sdk_attempt(
+                lambda: client.responses.create(**params),
+                lambda s: _map_stream(s, key),
+                vendor="OpenAI",
+                key=key,
+            )
+
+        gen = retrying_stream(attempt, request.max_retries, self.retry_policy)
+        try:
+            async for event in gen:
+                yield event
+        finally:
+            await gen.aclose()
+
+    async def aclose(self) -> None:
+        """Close the SDK client (its connection pool)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+
+def _dump(item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return dict(item)
+    dumped: dict[str, Any] = item.model_dump(mode="json", exclude_none=True)
+    return dumped
+
+
+class _Summaries:
+    """De-duplicates reasoning summaries: deltas win; ``done`` forms fill the gaps once."""
+
+    def __init__(self) -> None:
+        self.seen: set[tuple[str, int]] = set()
+
+    def emit(self, item_id: str, index: int, text: str, *, delta: bool) -> ThinkingDelta | None:
+        key = (item_id, index)
+        if delta:
+            self.seen.add(key)
+            return ThinkingDelta(text=text) if text else None
+        if key in self.seen or not text:
+            return None
+        self.seen.add(key)
+        return ThinkingDelta(text=text)
+
+    def from_item(self, item: Any) -> list[ThinkingDelta]:
+        out: list[ThinkingDelta] = []
+        for i, part in enumerate(getattr(item, "summary", None) or []):
+            ev = self.emit(str(item.id), i, getattr(part, "text", "") or "", delta=False)
+            if ev is not None:
+                out.append(ev)
+        return out
+
+
+async def _map_stream(sdk_stream: Any, key: str) -> AsyncIterator[ProviderStreamEvent]:
+    """Normalize Responses stream events (after the leading `MessageStart`)."""
+    calls: dict[str, str] = {}  # item id → call id
+    open_calls: set[str] = set()
+    saw_function_call = False
+    summaries = _Summaries()
+    final: Any = None
+    async for ev in sdk_stream:
+        kind = ev.type
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            if ev.delta:
+                yield TextDelta(text=ev.delta)
+        elif kind == "response.function_call_arguments.delta":
+            cid = calls.get(ev.item_id)
+            if cid is not None and ev.delta:
+                yield ToolUseInputDelta(id=cid, json_delta=ev.delta)
+        elif kind == "response.reasoning_summary_text.delta":
+            tev = summaries.emit(ev.item_id, ev.summary_index, ev.delta, delta=True)
+            if tev is not None:
+                yield tev
+        elif kind == "response.reasoning_summary_text.done":
+            tev = summaries.emit(ev.item_id, ev.summary_index, ev.text, delta=False)
+            if tev is not None:
+                yield tev
+        elif kind == "response.reasoning_summary_part.done":
+            tev = summaries.emit(ev.item_id, ev.summary_index, getattr(ev.part, "text", ""), delta=False)
+            if tev is not None:
+                yield tev
+        elif kind == "response.output_item.added":
+            item = ev.item
+            if item.type == "function_call":
+                saw_function_call = True
+                calls[item.id or item.call_id] = item.call_id
+                open_calls.add(item.call_id)
+                yield ToolUseStart(id=item.call_id, name=item.name)
+                if item.arguments:
+                    yield ToolUseInputDelta(id=item.call_id, json_delta=item.arguments)
+        elif kind == "response.output_item.done":
+            item = ev.item
+            if item.type == "function_call":
+                if item.call_id in open_calls:
+                    open_calls.discard(item.call_id)
+                    yield ToolUseEnd(id=item.call_id)
+            elif item.type == "reasoning":
+                for sev in summaries.from_item(item):
+                    yield sev
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            final = ev.response
+            break
+        elif kind == "error":
+            raise stream_error(
+                getattr(ev, "type", None),
+                getattr(ev, "code", None),
+                getattr(ev, "message", None),
+                vendor="OpenAI",
+                secrets=(key,),
+            )
+    if final is None:
+        raise ProviderError("OpenAI responses stream ended before response.completed", retryable=True)
+    if final.status == "failed":
+        err = getattr(final, "error", None)
+        raise stream_error(
+            "response_failed",
+            getattr(err, "code", None) or "server_error",
+            getattr(err, "message", None) or "response failed",
+            vendor="OpenAI",
+            secrets=(key,),
+        )
+    for item in final.output or []:
+        if item.type == "reasoning":
+            for sev in summaries.from_item(item):
+                yield sev
+        elif item.type == "function_call" and item.call_id in open_calls:
+            open_calls.discard(item.call_id)
+            yield ToolUseEnd(id=item.call_id)
+    for cid in sorted(open_calls):
+        yield ToolUseEnd(id=cid)
+    incomplete = getattr(final, "incomplete_details", None)
+    stop = derive_stop_reason(final.status, getattr(incomplete, "reason", None), saw_function_call)
+    u = final.usage
+    usage = Usage()
+    if u is not None:
+        details = getattr(u, "input_tokens_details", None)
+        usage = Usage(
+            input_tokens=u.input_tokens or 0,
+            output_tokens=u.output_tokens or 0,
+            cache_read_tokens=getattr(details, "cached_tokens", None) if details is not None else None,
+        )
+    meta: dict[str, Any] = {"response_id": final.id, "output_items": [_dump(i) for i in final.output or []]}
+    yield MessageEnd(stop_reason=stop, usage=usage, provider_metadata={NAMESPACE: meta})
