@@ -54,6 +54,7 @@ class SqliteSessionStore:
             self.path = candidate if candidate.is_absolute() else base / candidate
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._clock = MonotonicClock()
 
     # ----- sessions -----
@@ -315,7 +316,7 @@ class SqliteSessionStore:
 
     async def close(self) -> None:
         """Close the database handle (waits for the call in progress)."""
-        async with self._lock:
+        async with self._loop_lock():
             await self._close_connection()
 
     async def __aenter__(self) -> SqliteSessionStore:
@@ -332,8 +333,15 @@ class SqliteSessionStore:
         task.add_done_callback(_retrieve_exception)
         return await asyncio.shield(task)
 
+    def _loop_lock(self) -> asyncio.Lock:
+        """The store lock, re-created if the store is used from a new event loop."""
+        loop = asyncio.get_running_loop()
+        if self._lock_loop is not loop:
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        return self._lock
+
     async def _locked(self, op: str, work: Work[T], mode: Mode) -> T:
-        async with self._lock:
+        async with self._loop_lock():
             conn = await self._connection()
             if mode == "query":
                 try:

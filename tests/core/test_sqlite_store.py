@@ -292,3 +292,24 @@ def test_importing_sessions_does_not_import_aiosqlite() -> None:
         "s.SqliteSessionStore; assert 'aiosqlite' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
+
+
+def test_store_can_be_used_from_successive_event_loops(db_path: Path) -> None:
+    store = SqliteSessionStore(db_path)
+
+    async def append(text: str) -> list[int]:
+        stored = await asyncio.gather(*(store.append_messages("s", [user_text(text)]) for _ in range(3)))
+        return [m.seq for batch in stored for m in batch]
+
+    async def first() -> list[int]:
+        await store.create(id="s")
+        return await append("first loop")
+
+    async def second() -> list[int]:
+        try:
+            return await append("second loop")
+        finally:
+            await store.close()
+
+    assert sorted(asyncio.run(first())) == [1, 2, 3]
+    assert sorted(asyncio.run(second())) == [4, 5, 6]
