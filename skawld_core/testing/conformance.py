@@ -162,8 +162,12 @@ async def check_load_returns_isolated_copy(store: SessionStore) -> None:
     assert again is not None
     _expect(again.meta == {"list": [1], "nested": {"x": 1}}, f"mutating inputs or a loaded record leaked: {again.meta}")
     _expect([k.name for k in again.invoked_skills] == ["skill-a"], "mutating a loaded record's skills leaked")
-    await store.append_messages(s.id, [_text("original")])
+    appended = _text("original")
+    [returned] = await store.append_messages(s.id, [appended])
+    appended.content.append(TextBlock(text="mutated input"))
+    returned.message.content.append(TextBlock(text="mutated output"))
     loaded = await store.load_messages(s.id)
+    _expect(loaded[0].message.text() == "original", "mutating an appended or returned message changed the store")
     loaded[0].message.content.append(TextBlock(text="injected"))
     reloaded = await store.load_messages(s.id)
     _expect(len(reloaded[0].message.content) == 1, "mutating a loaded message changed the store")
