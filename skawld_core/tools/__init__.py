@@ -1,18 +1,82 @@
-"""Tools: the `Tool` contract, the registry, and the built-ins."""
+"""Tools: the `Tool` contract, the registry, the `@tool` decorator and the built-ins."""
 
 from __future__ import annotations
 
+from .ask_user import (
+    AskUserAnswer,
+    AskUserAnswers,
+    AskUserDeclined,
+    AskUserHandler,
+    AskUserInput,
+    AskUserOption,
+    AskUserQuestion,
+    AskUserRequest,
+    AskUserResponse,
+    AskUserTool,
+)
 from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
+from .bash import BashTool
+from .decorator import FunctionTool, tool
+from .edit import EditTool
 from .file_tracker import FileReadTracker, canonical_path
+from .glob import GlobTool
+from .grep import GrepTool
+from .read import ReadTool
 from .registry import ToolRegistry
+from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
+from .write import WriteTool
+
+
+def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
+    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
+    (fresh instances, in that order), plus AskUser when a handler is given."""
+    tools: list[AnyTool] = [
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        BashTool(),
+        GlobTool(),
+        GrepTool(),
+        TaskCreateTool(),
+        TaskListTool(),
+        TaskGetTool(),
+        TaskUpdateTool(),
+    ]
+    if ask_user is not None:
+        tools.append(AskUserTool(ask_user))
+    return tools
+
 
 __all__ = [
     "AnyTool",
+    "AskUserAnswer",
+    "AskUserAnswers",
+    "AskUserDeclined",
+    "AskUserHandler",
+    "AskUserInput",
+    "AskUserOption",
+    "AskUserQuestion",
+    "AskUserRequest",
+    "AskUserResponse",
+    "AskUserTool",
+    "BashTool",
+    "EditTool",
     "FileReadTracker",
+    "FunctionTool",
+    "GlobTool",
+    "GrepTool",
+    "ReadTool",
+    "TaskCreateTool",
+    "TaskGetTool",
+    "TaskListTool",
+    "TaskUpdateTool",
     "Tool",
     "ToolContext",
     "ToolRegistry",
     "ToolResult",
     "ToolScope",
+    "WriteTool",
     "canonical_path",
+    "default_tools",
+    "tool",
 ]

@@ -1,0 +1,134 @@
+"""The Edit tool: exact string replacement with a unique-match rule."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .atomic_write import atomic_write_bytes
+from .base import Tool, ToolContext, ToolResult
+from .file_guard import stale_or_unwritable
+from .paths import display_path, resolve_path
+
+MAX_EDIT_BYTES = 100 * 1024 * 1024
+EOL_SNIFF_BYTES = 16 * 1024
+
+
+class EditInput(BaseModel):
+    """Input of the Edit tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(min_length=1, description="Absolute path, or a path relative to the working directory.")
+    old_string: str = Field(description="The exact text to replace (must be unique unless replace_all).")
+    new_string: str = Field(description="The replacement text.")
+    replace_all: bool = Field(default=False, description="Replace every occurrence of old_string.")
+
+    @field_validator("old_string")
+    @classmethod
+    def _not_empty(cls, value: str) -> str:
+        if value == "":
+            raise ValueError("old_string must not be empty; use Write to create a file")
+        return value
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    error: str | None = None
+    delta: int = 0
+
+
+def _to_crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _prefers_crlf(text: str) -> bool:
+    head = text[:EOL_SNIFF_BYTES]
+    crlf = head.count("\r\n")
+    return crlf > head.count("\n") - crlf
+
+
+def _apply(path: Path, old: str, new: str, replace_all: bool) -> _Outcome:
+    """Read, replace literally and write back atomically (runs in a worker thread)."""
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", errors="surrogateescape")
+    if _prefers_crlf(text):
+        new = _to_crlf(new)
+    needle = old
+    count = text.count(needle)
+    if count == 0 and "\n" in old:
+        needle = _to_crlf(old)
+        count = text.count(needle)
+    if count == 0:
+        return _Outcome("Error: old_string not found in file.")
+    if count > 1 and not replace_all:
+        return _Outcome(
+            f"Error: old_string matches {count} occurrences; provide more surrounding context "
+            "for a unique match, or pass replace_all: true."
+        )
+    # str.replace is literal: `$&`, `$$` and backslashes are never expanded.
+    updated = text.replace(needle, new) if replace_all else text.replace(needle, new, 1)
+    try:
+        data = updated.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return _Outcome("Error: new_string is not valid Unicode (lone surrogate).")
+    atomic_write_bytes(path, data)
+    return _Outcome(delta=updated.count("\n") - text.count("\n"))
+
+
+class EditTool(Tool[EditInput]):
+    """Replace an exact string in a file that was Read in this session."""
+
+    name = "Edit"
+    description = (
+        "Replace exact text in a file. The file must be Read in this session first. old_string must match "
+        "exactly once (include surrounding context to make it unique), or pass replace_all to replace every "
+        "occurrence. Replacement is literal; line endings of CRLF files are kept."
+    )
+    scope = "write"
+    parallel_safe = False
+    input_model = EditInput
+
+    def summarize(self, value: EditInput) -> str:
+        """`Edit <path> (replace one|replace all)`."""
+        return f"Edit {value.file_path} ({'replace all' if value.replace_all else 'replace one'})"
+
+    async def execute(self, value: EditInput, ctx: ToolContext) -> ToolResult:
+        """Run the reference's checks in order, then edit atomically and mark the file read."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        rel = display_path(path, ctx.cwd)
+
+        def fail(text: str) -> ToolResult:
+            return ToolResult(content=text, summary="error", is_error=True)
+
+        if not ctx.file_read_tracker.has_read(path):
+            return fail("Error: You must Read this file before editing it.")
+        if value.old_string == value.new_string:
+            return fail("Error: No changes to make: old_string and new_string are exactly the same.")
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return fail("Error: File not found.")
+        except OSError as exc:
+            return fail(f"Error: cannot access {rel}: {exc.strerror or exc}.")
+        if not stat.S_ISREG(st.st_mode):
+            return fail(f"Error: {rel} is not a regular file.")
+        if st.st_size > MAX_EDIT_BYTES:
+            return fail("Error: File too large to edit; use Read + Write.")
+        problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
+        if problem:
+            return fail(problem)
+        try:
+            outcome = await asyncio.to_thread(_apply, path, value.old_string, value.new_string, value.replace_all)
+        except OSError as exc:
+            return fail(f"Error: could not edit {rel}: {exc.strerror or exc}.")
+        if outcome.error:
+            return fail(outcome.error)
+        ctx.file_read_tracker.mark_read(path)
+        delta = f"{outcome.delta:+d}"
+        return ToolResult(content=f"Edited {rel}: {delta} lines in {rel}", summary=self.summarize(value))

@@ -1,0 +1,152 @@
+"""Listing the files a Glob or Grep covers: via `rg --files`, or the Python walker.
+
+Both backends apply the same filters (ignore files, no hidden entries, no symlinks,
+an optional glob and rg file type) and return `/`-separated paths relative to the
+search root, sorted, so their results can be compared for equality.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .base import ToolContext, _allow_every_path
+from .globmatch import PathGlob, compile_glob
+from .ignore import walk_files
+from .ripgrep import run_rg
+
+# ripgrep's definitions (`rg --type-list`) of the types the fallback understands.
+FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "c": ("*.[chH]", "*.[chH].in", "*.cats"),
+    "cpp": (
+        "*.[ChH]",
+        "*.[ChH].in",
+        "*.[ch]pp",
+        "*.[ch]pp.in",
+        "*.[ch]xx",
+        "*.[ch]xx.in",
+        "*.cc",
+        "*.cc.in",
+        "*.hh",
+        "*.hh.in",
+        "*.inl",
+    ),
+    "css": ("*.css", "*.scss"),
+    "go": ("*.go",),
+    "html": ("*.ejs", "*.htm", "*.html"),
+    "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
+    "js": ("*.js", "*.jsx", "*.vue"),
+    "json": ("*.json", "composer.lock"),
+    "kotlin": ("*.kt", "*.kts"),
+    "markdown": ("*.markdown", "*.md", "*.mdown", "*.mkdn"),
+    "md": ("*.markdown", "*.md", "*.mdown", "*.mkdn"),
+    "php": ("*.php", "*.php3", "*.php4", "*.php5", "*.phtml"),
+    "py": ("*.py",),
+    "ruby": ("*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"),
+    "rust": ("*.rs",),
+    "sh": ("*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh"),
+    "swift": ("*.swift",),
+    "toml": ("*.toml", "Cargo.lock"),
+    "ts": ("*.ts", "*.tsx"),
+    "txt": ("*.txt",),
+    "yaml": ("*.yaml", "*.yml"),
+}
+FILE_TYPES["rs"] = FILE_TYPES["rust"]
+FILE_TYPES["rb"] = FILE_TYPES["ruby"]
+FILE_TYPES["kt"] = FILE_TYPES["kotlin"]
+
+TYPE_ALIASES = {"rs": "rust", "rb": "ruby", "kt": "kotlin"}
+GLOB_TYPE = "skawldglob"
+
+
+class SearchError(Exception):
+    """A search could not run (unknown type, bad pattern, rg failure)."""
+
+
+@dataclass(frozen=True)
+class FileQuery:
+    """Which files to search: everything under `root` passing the filters."""
+
+    root: Path
+    glob: PathGlob | None = None
+    file_type: str | None = None
+
+    def rg_filter_args(self) -> list[str]:
+        """rg flags for the filters. A basename glob becomes an rg *type*, which,
+        unlike `--glob`, cannot re-include a gitignored file."""
+        args = ["--glob", "!.*"]
+        if self.file_type:
+            args += ["--type", TYPE_ALIASES.get(self.file_type, self.file_type)]
+        elif self.glob is not None and self.glob.last_segment:
+            args += ["--type-add", f"{GLOB_TYPE}:{self.glob.last_segment}", "--type", GLOB_TYPE]
+        return args
+
+    def type_matcher(self) -> tuple[str, ...] | None:
+        """The fallback's name globs for `file_type`, or raise for an unknown type."""
+        if not self.file_type:
+            return None
+        globs = FILE_TYPES.get(self.file_type)
+        if globs is None:
+            raise SearchError(f"unrecognized file type: {self.file_type}")
+        return globs
+
+    def keep(self, rel: str) -> bool:
+        """The glob filter, applied to every listed path by both backends."""
+        return self.glob is None or self.glob.matches(rel)
+
+
+def strip_root(raw: str, root: str) -> str:
+    """`raw` (as printed by rg for the search root `root`) relative to that root."""
+    if raw.startswith(root):
+        raw = raw[len(root) :]
+    return raw.lstrip("/")
+
+
+async def list_files_rg(query: FileQuery) -> list[str]:
+    """Files via `rg --files`, post-filtered by the glob."""
+    root = str(query.root)
+    out = await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root)
+    rels = (strip_root(p, root) for p in out.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p)
+    return sorted(r for r in rels if query.keep(r))
+
+
+def list_files_py(query: FileQuery) -> list[str]:
+    """Files via the pure-Python walker, with the same filters as rg."""
+    type_globs = query.type_matcher()
+    type_res = [compile_glob(g) for g in type_globs] if type_globs else None
+    picked = []
+    for rel in walk_files(str(query.root)):
+        if type_res is not None:
+            name = rel.rsplit("/", 1)[-1]
+            if not any(r.match(name) for r in type_res):
+                continue
+        if query.keep(rel):
+            picked.append(rel)
+    return sorted(picked)
+
+
+async def list_files(query: FileQuery, use_rg: bool) -> list[str]:
+    """Dispatch to rg or the fallback (the fallback runs in a worker thread)."""
+    if use_rg:
+        return await list_files_rg(query)
+    return await asyncio.to_thread(list_files_py, query)
+
+
+def real_root(root: Path) -> Path:
+    """The symlink-resolved root; listed files are never symlinks, so
+    `real_root / rel` is a file's real path (what `can_read` expects)."""
+    return Path(os.path.realpath(root))
+
+
+def filter_readable(ctx: ToolContext, real: Path, rels: list[str]) -> list[str]:
+    """Drop files a Read deny rule covers (`ctx.can_read` on the real path)."""
+    if ctx.can_read is _allow_every_path:
+        return rels
+    return [r for r in rels if ctx.can_read(real / r)]
+
+
+def printable(text: str) -> str:
+    """Make a filesystem string safe to show (undecodable bytes become U+FFFD)."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")

@@ -1,0 +1,102 @@
+"""The Glob tool: files matching a glob, newest first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .base import Tool, ToolContext, ToolResult
+from .file_search import FileQuery, SearchError, filter_readable, list_files, printable, real_root
+from .globmatch import PathGlob, split_static_prefix
+from .paths import resolve_path
+from .ripgrep import RipgrepError, find_rg
+
+MAX_RESULTS = 1000
+
+
+class GlobInput(BaseModel):
+    """Input of the Glob tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(min_length=1, description='Glob pattern, e.g. "**/*.py" or "src/**/*.ts".')
+    path: str | None = Field(default=None, description="Directory to search in (default: the working directory).")
+
+
+def plan(pattern: str, path: str | None, cwd: Path) -> tuple[Path, Path, PathGlob, str]:
+    """(display root, search root, glob relative to the search root, prefix of results).
+
+    An absolute pattern is split into its static base directory and the rest (its
+    results are then absolute); a relative pattern's static leading directories
+    narrow the search root too (its results stay relative to the root).
+    """
+    root = resolve_path(path or ".", cwd)
+    if pattern.startswith("/"):
+        base, rest = split_static_prefix(pattern)
+        return Path(base), Path(base), PathGlob(rest or "**", anchored=True), base.rstrip("/") + "/"
+    base, rest = split_static_prefix(pattern)
+    if not base:
+        return root, root, PathGlob(pattern), ""
+    return root, root / base, PathGlob(rest or "**", anchored=True), base + "/"
+
+
+def _stat_sort(real: Path, rels: list[str]) -> list[str]:
+    def key(rel: str) -> tuple[int, str]:
+        try:
+            return (-os.stat(real / rel).st_mtime_ns, rel)
+        except OSError:
+            return (0, rel)
+
+    return sorted(rels, key=key)
+
+
+class GlobTool(Tool[GlobInput]):
+    """Find files by glob pattern; results are sorted by modification time, newest first."""
+
+    name = "Glob"
+    description = (
+        "Find files by glob pattern (e.g. '**/*.py', 'src/**/*.ts'); a pattern without '/' matches file names "
+        "at any depth. .gitignore is respected and hidden files are skipped. Returns paths relative to the "
+        f"search directory, newest first, at most {MAX_RESULTS}."
+    )
+    scope = "read"
+    parallel_safe = True
+    input_model = GlobInput
+
+    def __init__(self, *, use_rg: bool | None = None) -> None:
+        """`use_rg=None` uses rg when it is on PATH; False forces the Python fallback."""
+        self.use_rg = use_rg
+
+    def summarize(self, value: GlobInput) -> str:
+        """`Glob <pattern>` (and `in <path>`)."""
+        return f"Glob {value.pattern}" + (f" in {value.path}" if value.path else "")
+
+    async def execute(self, value: GlobInput, ctx: ToolContext) -> ToolResult:
+        """List, filter by `can_read`, sort by mtime and cap."""
+        display_root, search_root, glob, prefix = plan(value.pattern, value.path, ctx.cwd)
+        if not display_root.is_dir():
+            return _error(f"path is not a directory: {display_root}")
+        if not search_root.is_dir():
+            return ToolResult(content="No matches found.", summary="no matches")
+        use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+        try:
+            rels = await list_files(FileQuery(root=search_root, glob=glob), use_rg)
+        except (RipgrepError, SearchError, OSError) as exc:
+            return _error(str(exc))
+        real = real_root(search_root)
+        rels = filter_readable(ctx, real, rels)
+        if not rels:
+            return ToolResult(content="No matches found.", summary="no matches")
+        ordered = await asyncio.to_thread(_stat_sort, real, rels)
+        total = len(ordered)
+        lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]
+        if total > MAX_RESULTS:
+            lines.append(f"… (truncated to {MAX_RESULTS} of {total} results)")
+        return ToolResult(content="\n".join(lines), summary=f"{total} file(s) matched")
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(content=f"Glob error: {message}", summary="error", is_error=True)

@@ -1,0 +1,145 @@
+"""The Grep tool: regex search over files, via ripgrep or a pure-Python fallback."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .base import Tool, ToolContext, ToolResult
+from .file_search import FileQuery, SearchError, filter_readable, printable, real_root
+from .globmatch import PathGlob
+from .grep_search import FileHits, GrepQuery, OutputMode, grep_py, grep_rg
+from .paths import resolve_path
+from .ripgrep import RipgrepError, find_rg
+from .text_format import truncate_text, truncation_marker
+
+DEFAULT_HEAD_LIMIT = 250
+MAX_OUTPUT_CHARS = 30_000
+MAX_LINE_CHARS = 500
+
+
+class GrepInput(BaseModel):
+    """Input of the Grep tool (flags use rg's names: `-i`, `-n`, `-A`, `-B`, `-C`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    pattern: str = Field(min_length=1, description="Regular expression to search for.")
+    path: str | None = Field(default=None, description="File or directory to search (default: working directory).")
+    glob: str | None = Field(default=None, description='Only files matching this glob, e.g. "*.py" or "src/**/*.ts".')
+    type: str | None = Field(default=None, description="Only files of this rg type, e.g. py, ts, js, rust, go, md.")
+    output_mode: OutputMode = Field(
+        default="files_with_matches",
+        description="files_with_matches (paths), content (matching lines) or count (matches per file).",
+    )
+    ignore_case: bool = Field(default=False, alias="-i", description="Case-insensitive search.")
+    line_numbers: bool = Field(default=False, alias="-n", description="Show line numbers (content mode).")
+    after: int | None = Field(default=None, ge=0, alias="-A", description="Lines of context after each match.")
+    before: int | None = Field(default=None, ge=0, alias="-B", description="Lines of context before each match.")
+    context: int | None = Field(default=None, ge=0, alias="-C", description="Lines of context around each match.")
+    multiline: bool = Field(default=False, description="Let patterns span lines ('.' matches newlines).")
+    head_limit: int = Field(
+        default=DEFAULT_HEAD_LIMIT,
+        ge=0,
+        description=f"Maximum output lines (default {DEFAULT_HEAD_LIMIT}; 0 = no limit).",
+    )
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    return text[:MAX_LINE_CHARS] + truncation_marker(len(text) - MAX_LINE_CHARS)
+
+
+def render(hits: list[FileHits], mode: OutputMode, base: Path, numbers: bool, context: bool) -> list[str]:
+    """Output lines in rg's shapes: `path`, `path:count`, `path:N:text` / `path-N-text`,
+    with `--` between separate context groups. Paths are absolute."""
+    out: list[str] = []
+    for fh in hits:
+        path = printable(os.path.join(base, fh.rel))
+        if mode == "files_with_matches":
+            out.append(path)
+            continue
+        if mode == "count":
+            out.append(f"{path}:{fh.count}")
+            continue
+        previous = None
+        for number, is_match, text in fh.lines:
+            if context and out and (previous is None or number != previous + 1):
+                out.append("--")
+            previous = number
+            sep = ":" if is_match else "-"
+            prefix = f"{path}{sep}{number}{sep}" if numbers else f"{path}{sep}"
+            out.append(prefix + _clip(text))
+    return out
+
+
+class GrepTool(Tool[GrepInput]):
+    """Search file contents with a regex (ripgrep syntax); .gitignore is respected."""
+
+    name = "Grep"
+    description = (
+        "Search file contents with a regular expression (ripgrep). output_mode: files_with_matches (default; "
+        "file paths), content (matching lines, with -n line numbers and -A/-B/-C context) or count. Filter "
+        "files with glob (e.g. '*.py') or type (e.g. 'py'). -i ignores case; multiline lets a pattern span "
+        f"lines. .gitignore is respected and hidden files are skipped. Output is capped at head_limit lines "
+        f"(default {DEFAULT_HEAD_LIMIT})."
+    )
+    scope = "read"
+    parallel_safe = True
+    input_model = GrepInput
+
+    def __init__(self, *, use_rg: bool | None = None) -> None:
+        """`use_rg=None` uses rg when it is on PATH; False forces the Python fallback."""
+        self.use_rg = use_rg
+
+    def summarize(self, value: GrepInput) -> str:
+        """`Grep "<pattern>" (<mode>)`, plus `in <path>` when given."""
+        where = f" in {value.path}" if value.path else ""
+        return f'Grep "{value.pattern}" ({value.output_mode}){where}'
+
+    async def execute(self, value: GrepInput, ctx: ToolContext) -> ToolResult:
+        """Search, drop unreadable files, render, apply head_limit and the size cap."""
+        root = resolve_path(value.path or ".", ctx.cwd)
+        if not root.exists():
+            return _error(f"path not found: {root}")
+        after = value.after if value.after is not None else (value.context or 0)
+        before = value.before if value.before is not None else (value.context or 0)
+        is_file = root.is_file()
+        query = GrepQuery(
+            files=FileQuery(
+                root=root.parent if is_file else root,
+                glob=PathGlob(value.glob) if value.glob else None,
+                file_type=value.type,
+            ),
+            pattern=value.pattern,
+            mode=value.output_mode,
+            ignore_case=value.ignore_case,
+            multiline=value.multiline,
+            before=before,
+            after=after,
+            target=root if is_file else None,
+        )
+        use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+        try:
+            hits = await (grep_rg(query) if use_rg else grep_py(query))
+        except re.error as exc:
+            return _error(f"invalid regex: {exc}")
+        except (RipgrepError, SearchError, OSError) as exc:
+            return _error(str(exc))
+        readable = set(filter_readable(ctx, real_root(query.base), [h.rel for h in hits]))
+        hits = [h for h in hits if h.rel in readable]
+        lines = render(hits, value.output_mode, query.base, value.line_numbers, bool(before or after))
+        if not lines:
+            return ToolResult(content="No matches found.", summary="no matches")
+        total = len(lines)
+        if value.head_limit and total > value.head_limit:
+            lines = [*lines[: value.head_limit], f"… (truncated to {value.head_limit} of {total} lines)"]
+        text = truncate_text("\n".join(lines), MAX_OUTPUT_CHARS)
+        return ToolResult(content=text, summary=f"Grep matched {total} line(s)")
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(content=f"Error: Grep error: {message}", summary="error", is_error=True)

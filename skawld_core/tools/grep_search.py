@@ -1,0 +1,214 @@
+"""Grep backends: ripgrep and a pure-Python fallback producing the same hits.
+
+Both return `FileHits` per file (path relative to the search base, matching-line
+count, and in content mode the numbered match and context lines), sorted by path.
+Files containing a NUL byte are binary and skipped (in files_with_matches mode rg
+still reports a match found before a NUL that lies past its first 64 KiB buffer;
+the fallback imitates that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .file_search import FileQuery, list_files_py, strip_root
+from .ripgrep import run_rg
+
+RG_FIRST_BUFFER = 64 * 1024
+OutputMode = Literal["files_with_matches", "content", "count"]
+
+
+@dataclass
+class FileHits:
+    """Hits in one file. `lines` holds (line number, is_match, text) in content mode."""
+
+    rel: str
+    count: int = 0
+    lines: list[tuple[int, bool, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GrepQuery:
+    """A search. `target` is a single file to search instead of `files.root`'s tree."""
+
+    files: FileQuery
+    pattern: str
+    mode: OutputMode = "files_with_matches"
+    ignore_case: bool = False
+    multiline: bool = False
+    before: int = 0
+    after: int = 0
+    target: Path | None = None
+
+    @property
+    def base(self) -> Path:
+        """The directory result paths are relative to."""
+        return self.target.parent if self.target is not None else self.files.root
+
+
+# -- ripgrep -----------------------------------------------------------------
+
+
+def _rg_args(q: GrepQuery) -> list[str]:
+    args = ["--null", "--no-heading", "--with-filename", "--color", "never"]
+    if q.mode == "files_with_matches":
+        args.append("--files-with-matches")
+    elif q.mode == "count":
+        args.append("--count")
+    else:
+        args.append("--line-number")
+        if q.after:
+            args += ["-A", str(q.after)]
+        if q.before:
+            args += ["-B", str(q.before)]
+    if q.ignore_case:
+        args.append("--ignore-case")
+    if q.multiline:
+        args += ["--multiline", "--multiline-dotall"]
+    if q.target is None:
+        args += q.files.rg_filter_args()
+    target = str(q.target if q.target is not None else q.files.root)
+    return [*args, "-e", q.pattern, "--", target]
+
+
+def _rel(raw: bytes, q: GrepQuery) -> str:
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if q.target is not None:
+        return q.target.name
+    return strip_root(text, str(q.files.root))
+
+
+def _parse_content(stdout: bytes, q: GrepQuery) -> dict[str, FileHits]:
+    hits: dict[str, FileHits] = {}
+    binary: set[str] = set()
+    for line in stdout.split(b"\n"):
+        nul = line.find(b"\0")
+        if nul < 0:
+            if b": WARNING: stopped searching binary file" in line:
+                binary.add(_rel(line.split(b": WARNING: ", 1)[0], q))
+            continue
+        rest = line[nul + 1 :]
+        i = 0
+        while i < len(rest) and 48 <= rest[i] <= 57:
+            i += 1
+        if i == 0 or i >= len(rest) or rest[i] not in b":-":
+            continue
+        rel = _rel(line[:nul], q)
+        fh = hits.get(rel)
+        if fh is None:
+            fh = hits[rel] = FileHits(rel)
+        is_match = rest[i] == 58  # ':'
+        text = rest[i + 1 :].decode("utf-8", errors="replace")
+        fh.lines.append((int(rest[:i]), is_match, text[:-1] if text.endswith("\r") else text))
+        fh.count += is_match
+    for rel in binary:
+        hits.pop(rel, None)
+    return hits
+
+
+async def grep_rg(q: GrepQuery) -> list[FileHits]:
+    """Search with rg; globs that rg cannot express exactly are post-filtered."""
+    out = await run_rg(_rg_args(q), q.base)
+    hits: dict[str, FileHits]
+    if q.mode == "files_with_matches":
+        hits = {r: FileHits(r, 1) for r in (_rel(p, q) for p in out.stdout.split(b"\0") if p)}
+    elif q.mode == "count":
+        hits = {}
+        for entry in out.stdout.split(b"\n"):
+            path, sep, num = entry.rpartition(b"\0")
+            if sep and num.isdigit():
+                rel = _rel(path, q)
+                hits[rel] = FileHits(rel, int(num))
+    else:
+        hits = _parse_content(out.stdout, q)
+    keep = (lambda r: True) if q.target is not None else q.files.keep
+    return [hits[r] for r in sorted(hits) if keep(r)]
+
+
+# -- pure Python -----------------------------------------------------------------
+
+
+def compile_pattern(q: GrepQuery) -> re.Pattern[str]:
+    """The Python regex for the query; raises `re.error` for an invalid pattern."""
+    flags = re.MULTILINE
+    if q.ignore_case:
+        flags |= re.IGNORECASE
+    if q.multiline:
+        flags |= re.DOTALL
+    return re.compile(q.pattern, flags)
+
+
+def _matched_lines(regex: re.Pattern[str], text: str, lines: list[str], multiline: bool) -> list[int]:
+    if not multiline:
+        return [i for i, line in enumerate(lines) if regex.search(line)]
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    found: set[int] = set()
+    for m in regex.finditer(text):
+        first = bisect.bisect_right(starts, m.start()) - 1
+        last = bisect.bisect_right(starts, max(m.start(), m.end() - 1)) - 1
+        found.update(i for i in range(first, last + 1) if i < len(lines))
+    return sorted(found)
+
+
+def _with_context(matched: list[int], lines: list[str], before: int, after: int) -> list[tuple[int, bool, str]]:
+    hit = set(matched)
+    shown: set[int] = set()
+    for i in matched:
+        shown.update(range(max(0, i - before), min(len(lines), i + after + 1)))
+    return [(i + 1, i in hit, _chomp(lines[i])) for i in sorted(shown)]
+
+
+def _chomp(line: str) -> str:
+    return line[:-1] if line.endswith("\r") else line
+
+
+def search_file(path: Path, rel: str, regex: re.Pattern[str], q: GrepQuery) -> FileHits | None:
+    """Search one file; `None` when it has no match, is binary or unreadable."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        # rg skips a file whose first buffer holds a NUL; past that, -l can still
+        # report a match found before the NUL, while content and count modes drop it.
+        if q.mode != "files_with_matches" or nul < RG_FIRST_BUFFER:
+            return None
+        data = data[:nul]
+    text = data.decode("utf-8", errors="replace")
+    if regex.search(text) is None:
+        return None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    matched = _matched_lines(regex, text, lines, q.multiline)
+    if not matched:
+        return None
+    if q.mode != "content":
+        return FileHits(rel, len(matched))
+    return FileHits(rel, len(matched), _with_context(matched, lines, q.before, q.after))
+
+
+def grep_py_sync(q: GrepQuery) -> list[FileHits]:
+    """The fallback: walk like rg, then search each file with Python's `re`."""
+    regex = compile_pattern(q)
+    if q.target is not None:
+        one = search_file(q.target, q.target.name, regex, q)
+        return [one] if one else []
+    results = []
+    for rel in list_files_py(q.files):
+        found = search_file(q.files.root / rel, rel, regex, q)
+        if found:
+            results.append(found)
+    return results
+
+
+async def grep_py(q: GrepQuery) -> list[FileHits]:
+    """Run the fallback in a worker thread."""
+    return await asyncio.to_thread(grep_py_sync, q)

@@ -1,0 +1,160 @@
+"""The Read tool: line-numbered text, images as image blocks, clear refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..messages import Base64Source, ImageBlock, TextBlock
+from .base import Tool, ToolContext, ToolResult
+from .paths import display_path, is_device_path, resolve_path
+from .text_format import number_line, truncate_text, truncation_marker
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 400_000
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+STREAM_THRESHOLD = 1024 * 1024
+SNIFF_BYTES = 8192
+IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+BINARY_EXTENSIONS = frozenset({"exe", "so", "dylib", "o", "a", "zip", "tar", "gz", "pdf"})
+
+
+class ReadInput(BaseModel):
+    """Input of the Read tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(min_length=1, description="Absolute path, or a path relative to the working directory.")
+    offset: int = Field(default=1, ge=1, description="1-based line number to start reading from.")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description="Maximum number of lines to read.")
+
+
+@dataclass(frozen=True)
+class _Lines:
+    lines: list[str]
+    total: int
+    sniffed_binary: bool = False
+
+
+def _clip_line(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return line[:MAX_LINE_CHARS] + truncation_marker(len(line) - MAX_LINE_CHARS)
+
+
+def _decode(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace")
+    return text[:-1] if text.endswith("\r") else text
+
+
+def _read_lines(path: Path, size: int, offset: int, limit: int) -> _Lines:
+    """Read lines `offset..offset+limit-1` and count the total (streaming for big files)."""
+    if size <= STREAM_THRESHOLD and offset == 1:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if b"\0" in data[:SNIFF_BYTES]:
+            return _Lines([], 0, sniffed_binary=True)
+        parts = data.split(b"\n")
+        if parts and parts[-1] == b"":
+            parts.pop()
+        return _Lines([_decode(p) for p in parts[:limit]], len(parts))
+    picked: list[str] = []
+    total = 0
+    with open(path, "rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+        if b"\0" in head:
+            return _Lines([], 0, sniffed_binary=True)
+        fh.seek(0)
+        end = offset + limit
+        for raw in fh:
+            total += 1
+            if offset <= total < end:
+                picked.append(_decode(raw[:-1] if raw.endswith(b"\n") else raw))
+    return _Lines(picked, total)
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(content=f"Error: {text}", summary="error", is_error=True)
+
+
+class ReadTool(Tool[ReadInput]):
+    """Read a file with line numbers (cat -n style); images come back as image blocks."""
+
+    name = "Read"
+    description = (
+        "Read a file from the local filesystem. Returns lines numbered cat -n style (number, TAB, text), "
+        f"starting at `offset` (1-based) for at most `limit` lines (default {DEFAULT_LIMIT}). Lines longer than "
+        f"{MAX_LINE_CHARS} characters are cut. PNG, JPEG, GIF and WebP images are returned as images. "
+        "Binary files and directories cannot be read. Read a file before editing or overwriting it."
+    )
+    scope = "read"
+    parallel_safe = True
+    input_model = ReadInput
+
+    def summarize(self, value: ReadInput) -> str:
+        """`Read <path>`, with `(lines a-b)` when offset or limit is not the default."""
+        if value.offset == 1 and value.limit == DEFAULT_LIMIT:
+            return f"Read {value.file_path}"
+        return f"Read {value.file_path} (lines {value.offset}-{value.offset + value.limit - 1})"
+
+    async def execute(self, value: ReadInput, ctx: ToolContext) -> ToolResult:
+        """Run the checks of the reference in order, then read in a worker thread."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        if is_device_path(path):
+            return _error(f"{path} is a device path and cannot be read.")
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return _error("File not found.")
+        except PermissionError:
+            return _error("Permission denied.")
+        except OSError as exc:
+            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        if stat.S_ISDIR(st.st_mode):
+            return _error("Path is a directory.")
+        if not stat.S_ISREG(st.st_mode):
+            return _error("Path is not a regular file.")
+        if not os.access(path, os.R_OK):
+            return _error("Permission denied.")
+        rel = display_path(path, ctx.cwd)
+        ext = path.suffix.lower().lstrip(".")
+        if ext in IMAGE_TYPES:
+            return await self._read_image(path, rel, ext, st.st_size, ctx)
+        if ext in BINARY_EXTENSIONS:
+            return _error(f"{rel} is a binary file (.{ext}) and cannot be read.")
+        summary = self.summarize(value)
+        if st.st_size == 0:
+            ctx.file_read_tracker.mark_read(path)
+            return ToolResult(content="<file is empty>", summary=summary)
+        try:
+            got = await asyncio.to_thread(_read_lines, path, st.st_size, value.offset, value.limit)
+        except PermissionError:
+            return _error("Permission denied.")
+        except OSError as exc:
+            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        if got.sniffed_binary:
+            return _error(f"{rel} appears to be a binary file and cannot be read.")
+        if value.offset > got.total:
+            return _error(f"offset {value.offset} is beyond end of file ({got.total} lines total).")
+        body = "\n".join(number_line(value.offset + i, _clip_line(line)) for i, line in enumerate(got.lines))
+        ctx.file_read_tracker.mark_read(path)
+        return ToolResult(content=truncate_text(body, MAX_OUTPUT_CHARS), summary=summary)
+
+    async def _read_image(self, path: Path, rel: str, ext: str, size: int, ctx: ToolContext) -> ToolResult:
+        if size > MAX_IMAGE_BYTES:
+            return _error(f"Image {rel} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES} bytes).")
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as exc:
+            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        block = ImageBlock(source=Base64Source(media_type=IMAGE_TYPES[ext], data=base64.b64encode(data).decode()))
+        ctx.file_read_tracker.mark_read(path)
+        content: list[TextBlock | ImageBlock] = [block]
+        return ToolResult(content=content, summary=f"Read image {rel} ({len(data)}B)")

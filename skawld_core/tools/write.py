@@ -1,0 +1,83 @@
+"""The Write tool: create or overwrite a file atomically."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .atomic_write import atomic_write_bytes
+from .base import Tool, ToolContext, ToolResult
+from .file_guard import stale_or_unwritable
+from .paths import display_path, is_device_path, resolve_path
+
+
+class WriteInput(BaseModel):
+    """Input of the Write tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(min_length=1, description="Absolute path, or a path relative to the working directory.")
+    content: str = Field(description="The full new content of the file.")
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(content=text, summary="error", is_error=True)
+
+
+class WriteTool(Tool[WriteInput]):
+    """Write a whole file; an existing file must have been Read in this session."""
+
+    name = "Write"
+    description = (
+        "Write a file to the local filesystem, replacing it if it exists. Parent directories are created. "
+        "An existing file must be Read in this session first. Prefer Edit for changes to existing files."
+    )
+    scope = "write"
+    parallel_safe = False
+    input_model = WriteInput
+
+    def summarize(self, value: WriteInput) -> str:
+        """`Write <bytes>B to <path>`."""
+        return f"Write {len(value.content.encode('utf-8', errors='surrogatepass'))}B to {value.file_path}"
+
+    async def execute(self, value: WriteInput, ctx: ToolContext) -> ToolResult:
+        """Refuse unread or stale existing files; otherwise mkdir -p and write atomically."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        rel = display_path(path, ctx.cwd)
+        if is_device_path(path):
+            return _error(f"Error: {path} is a device path and cannot be written.")
+        try:
+            data = value.content.encode("utf-8")
+        except UnicodeEncodeError:
+            return _error("Error: content is not valid Unicode (lone surrogate).")
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            return _error(f"Error: cannot access {rel}: {exc.strerror or exc}.")
+        if st is not None:
+            if not stat.S_ISREG(st.st_mode):
+                return _error(f"Error: {rel} exists and is not a regular file.")
+            if not ctx.file_read_tracker.has_read(path):
+                return _error(
+                    f"Error: {rel} already exists and has not been Read in this session. "
+                    "Read the file first, then write it."
+                )
+            problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
+            if problem:
+                return _error(problem)
+        try:
+            await asyncio.to_thread(_write, path, data)
+        except OSError as exc:
+            return _error(f"Error: could not write {rel}: {exc.strerror or exc}.")
+        ctx.file_read_tracker.mark_read(path)
+        return ToolResult(content=f"wrote {len(data)} bytes to {rel}", summary=self.summarize(value))
+
+
+def _write(path: os.PathLike[str], data: bytes) -> None:
+    os.makedirs(os.path.dirname(os.path.realpath(path)), exist_ok=True)
+    atomic_write_bytes(path, data)
