@@ -68,6 +68,7 @@ class Agent:
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
         hooks: Any = None,
         ask_user: Any = None,
+        mcp_fail_fast: bool = True,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -95,6 +96,7 @@ class Agent:
         self.tool_concurrency = default_tool_concurrency()
         self.config_dirs = self._resolve_config_dirs(config_dir)
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
+        self.mcp_fail_fast = mcp_fail_fast
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools
@@ -169,6 +171,14 @@ class Agent:
                 user_instructions=self.system_prompt,
             )
         return self._system
+
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Switch the permission mode for later tool calls (the app's Shift+Tab)."""
+        if mode not in _MODES:
+            raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {mode!r})")
+        self.permission_mode = mode
+        self.permissions.set_mode(mode)
+        self.invalidate_system_prompt()
 
     def invalidate_system_prompt(self) -> None:
         self._system = None

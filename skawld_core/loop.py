@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .assembly import StreamAssembler
 from .compaction import UsageReport, should_compact
@@ -40,7 +40,7 @@ from .tools.base import ToolContext
 from .transcript import INTERRUPTED, NOT_RUN_MAX_TOKENS, dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
-    from .hooks import HookContext
+    from .hooks import HookContext, HookRunner
     from .session import RunOptions, Session
 
 Emit = Callable[[Event], Awaitable[None]]
@@ -118,10 +118,11 @@ class RunLoop:
         self._check_abort()
 
         reminders: list[str] = []
-        if not session.is_child and self._hooks_have("user_prompt_submit"):
+        hooks = None if session.is_child else self._hooks_for("user_prompt_submit")
+        if hooks is not None:
             from .hooks import UserPromptSubmitInput
 
-            outcome = await agent.hooks.user_prompt_submit(
+            outcome = await hooks.user_prompt_submit(
                 UserPromptSubmitInput(prompt=self.prompt, source="run"), self._hook_context()
             )
             for err in outcome.errors:
@@ -185,9 +186,10 @@ class RunLoop:
         if self.aborting:
             raise AbortError("aborted")
 
-    def _hooks_have(self, name: str) -> bool:
+    def _hooks_for(self, name: str) -> HookRunner | None:
+        """The agent's hook runner when it has hooks for `name`."""
         hooks = self.agent.hooks
-        return hooks is not None and hooks.has(name)
+        return hooks if hooks is not None and hooks.has(name) else None
 
     def _hook_context(self) -> HookContext:
         from .hooks import HookContext
@@ -238,10 +240,11 @@ class RunLoop:
                 return
             prompt, images, future = entry
             reminders: list[str] = []
-            if self._hooks_have("user_prompt_submit"):
+            hooks = self._hooks_for("user_prompt_submit")
+            if hooks is not None:
                 from .hooks import UserPromptSubmitInput
 
-                outcome = await self.agent.hooks.user_prompt_submit(
+                outcome = await hooks.user_prompt_submit(
                     UserPromptSubmitInput(prompt=prompt, source="steer"), self._hook_context()
                 )
                 for err in outcome.errors:
@@ -260,7 +263,7 @@ class RunLoop:
             if not future.done():
                 future.set_result(None)
 
-    async def _maybe_compact(self, trigger: str) -> bool:
+    async def _maybe_compact(self, trigger: Literal["threshold", "forced"]) -> bool:
         session = self.session
         agent = self.agent
         provider = agent.provider
@@ -270,10 +273,11 @@ class RunLoop:
             return False
         view = session.provider_view
         tokens_before = session.last_usage.input_tokens if session.last_usage else 0
-        if self._hooks_have("pre_compact"):
+        hooks = self._hooks_for("pre_compact")
+        if hooks is not None:
             from .hooks import PreCompactInput
 
-            errors = await agent.hooks.pre_compact(
+            errors = await hooks.pre_compact(
                 PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
                 self._hook_context(),
             )
@@ -383,11 +387,12 @@ class RunLoop:
         await self.emit(UserEvent(message=reply, subtype="tool_result"))
 
     async def _stop_hook_blocks(self, stop_reason: StopReason, message: Message) -> bool:
-        if self.session.is_child or not self._hooks_have("stop"):
+        hooks = None if self.session.is_child else self._hooks_for("stop")
+        if hooks is None:
             return False
         from .hooks import StopInput
 
-        outcome = await self.agent.hooks.stop(
+        outcome = await hooks.stop(
             StopInput(
                 stop_reason=stop_reason, final_text=_first_text(message), stop_hook_active=self._stop_hook_active
             ),

@@ -181,9 +181,7 @@ class Scheduler:
                 return _tool.dump_input(parsed), self._summarize(_tool, parsed)
 
             outcome = await self.hooks.pre_tool_use(
-                PreToolUseInput(
-                    tool_name=call.name, tool_use_id=call.block.id, input=call.input, summary=call.summary
-                ),
+                PreToolUseInput(tool_name=call.name, tool_use_id=call.block.id, input=call.input, summary=call.summary),
                 self.hook_context,
                 revalidate,
             )

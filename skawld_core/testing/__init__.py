@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from .conformance import (
+    CONFORMANCE_CHECKS,
+    ConformanceCheck,
+    StoreFactory,
+    run_session_store_check,
+    run_session_store_conformance,
+)
 from .scripted import (
     FunctionProvider,
     ScriptedProvider,
@@ -14,6 +21,11 @@ from .scripted import (
 )
 
 __all__ = [
+    "CONFORMANCE_CHECKS",
+    "ConformanceCheck",
+    "StoreFactory",
+    "run_session_store_check",
+    "run_session_store_conformance",
     "FunctionProvider",
     "ScriptedProvider",
     "ScriptedTurn",

@@ -7,7 +7,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..messages import StopReason, Usage
@@ -77,6 +77,7 @@ def tool_call(
 
 
 Part = str | ProviderStreamEvent | Sequence[ProviderStreamEvent]
+_EVENT_TYPES = (MessageStart, TextDelta, ThinkingDelta, ToolUseStart, ToolUseInputDelta, ToolUseEnd, MessageEnd)
 
 
 def reply(
@@ -96,10 +97,10 @@ def reply(
     for part in parts:
         if isinstance(part, str):
             events.append(TextDelta(text=part))
-        elif isinstance(part, Sequence):
-            events.extend(part)
-        else:
+        elif isinstance(part, _EVENT_TYPES):
             events.append(part)
+        else:
+            events.extend(part)
     has_tools = any(isinstance(e, ToolUseStart) for e in events)
     if end:
         events.append(

@@ -17,7 +17,10 @@ async def test_plain_text_turn() -> None:
 
 async def test_tool_round_trip() -> None:
     provider = ScriptedProvider(
-        [reply(tool_call("MockRead", {"path": "a"}, id="t1"), tool_call("MockRead", {"path": "b"}, id="t2")), reply("done")]
+        [
+            reply(tool_call("MockRead", {"path": "a"}, id="t1"), tool_call("MockRead", {"path": "b"}, id="t2")),
+            reply("done"),
+        ]
     )
     agent = Agent(provider=provider, model="m", tools=[MockRead()], session_store=InMemorySessionStore())
     session = await agent.session()
