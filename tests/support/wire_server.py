@@ -23,7 +23,8 @@ stop reason in Anthropic vocabulary, usage with cache tokens) and is rendered in
 endpoint's own SSE dialect. Faults on a turn: ``first_byte_delay``, ``frame_delay``,
 ``reset_after`` (TCP RST after N frames), ``truncate_after`` / ``truncated`` (clean end
 without the final event), ``error_after`` (in-stream error event after N frames).
-`http_error(...)` is a plain JSON error reply with optional headers. An endpoint whose
+`http_error(...)` is a plain JSON error reply with optional headers; `raw_sse(...)` sends
+exact hand-made frames. An endpoint whose
 queue is empty answers 400 "wire server: no scripted reply", unless ``default`` is set.
 """
 
@@ -44,6 +45,7 @@ __all__ = [
     "Endpoint",
     "HttpError",
     "RecordedRequest",
+    "RawStream",
     "Redacted",
     "Refusal",
     "Text",
@@ -53,6 +55,7 @@ __all__ = [
     "WireServer",
     "WireUsage",
     "http_error",
+    "raw_sse",
     "redacted_thinking",
     "refusal",
     "text",
@@ -165,7 +168,16 @@ class HttpError:
     first_byte_delay: float = 0.0
 
 
-Reply = Turn | HttpError
+@dataclass
+class RawStream:
+    """Exact SSE bytes, sent as a 200 ``text/event-stream`` (for hand-made wire cases)."""
+
+    frames: list[bytes]
+    headers: dict[str, str] = field(default_factory=dict)
+    first_byte_delay: float = 0.0
+
+
+Reply = Turn | HttpError | RawStream
 
 
 def text(value: str | list[str], *, chunks: int | None = None, chunk_size: int | None = None) -> Text:
@@ -203,6 +215,12 @@ def tool_call(
         src = raw_json if raw_json is not None else json.dumps({} if input is None else input)
         parts = _split(src, None, chunk_size)
     return ToolCall(id, name, parts, late_id)
+
+
+def raw_sse(*frames: tuple[str | None, Any] | bytes) -> RawStream:
+    """A hand-made stream: ``(event_name_or_None, data)`` pairs (data is JSON-encoded unless
+    a str) or ready-made frame bytes."""
+    return RawStream([f if isinstance(f, bytes) else _sse(f[0], f[1]) for f in frames])
 
 
 def turn(*parts: Part, **kwargs: Any) -> Turn:
@@ -645,6 +663,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = str(body.get("model", "model")) if isinstance(body, dict) else "model"
         try:
+            if isinstance(reply, RawStream):
+                self._send_frames(reply.frames, reply.headers)
+                return
             self._stream(ep.kind, reply, model)
         except (_Reset, OSError):
             self.close_connection = True
@@ -726,6 +747,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._flush(buf)
             self._reset()
         self._flush(buf)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _send_frames(self, frames: list[bytes], headers: dict[str, str]) -> None:
+        self.send_response(200)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        self._flush(list(frames))
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
