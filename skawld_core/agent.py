@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
-from .messages import PermissionMode
+from .messages import Message, PermissionMode
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .scheduler import default_tool_concurrency
 from .system_prompt import build_system_blocks
 from .tools.base import AnyTool
 from .tools.registry import ToolRegistry
+from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
     from .hooks import HookRunner
@@ -227,9 +228,21 @@ class Agent:
 
         record = await self.store.create(id=id, meta=meta)
         history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
+        live = self._sessions.get(record.id)
+        if history and not (live is not None and live.is_running):
+            history = await self._repair(record.id, history)
         session = Session(self, record, history)
         self._sessions[session.id] = session
         return session
+
+    async def _repair(self, session_id: str, history: list[Message]) -> list[Message]:
+        """Answer any `tool_use` left without a result (a crash or kill mid-tool)."""
+        dangling = dangling_tool_uses(history)
+        if not dangling:
+            return history
+        fix = synthetic_results(dangling)
+        await self.store.append_messages(session_id, [fix])
+        return [*history, fix]
 
     def get_session(self, id: str) -> Session | None:
         """A live session object of this agent, by id."""

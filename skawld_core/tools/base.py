@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,8 +74,8 @@ class Tool(ABC, Generic[InputT]):
 
     @property
     def input_schema(self) -> dict[str, Any]:
-        """JSON schema of the input, without pydantic's titles."""
-        return clean_schema(self.input_model.model_json_schema())
+        """JSON schema of the input, without pydantic's titles (computed once per model)."""
+        return _schema_for(self.input_model)
 
     def validate(self, raw: dict[str, Any]) -> InputT:
         """Validate raw input; raises `ToolInputError` with a readable message."""
@@ -99,6 +100,11 @@ class Tool(ABC, Generic[InputT]):
 
 
 AnyTool = Tool[Any]
+
+
+@functools.lru_cache(maxsize=512)
+def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    return clean_schema(model.model_json_schema())
 
 
 def format_validation_error(exc: ValidationError) -> str:

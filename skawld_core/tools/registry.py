@@ -14,6 +14,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
+        self._schemas: list[ToolSchema] | None = None
         for t in tools:
             self.register(t)
 
@@ -21,9 +22,11 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ConfigError(f"Tool '{tool.name}' is already registered")
         self._tools[tool.name] = tool
+        self._schemas = None
 
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
+        self._schemas = None
 
     def get(self, name: str) -> AnyTool | None:
         return self._tools.get(name)
@@ -42,7 +45,12 @@ class ToolRegistry:
         return sorted(self._tools)
 
     def schemas(self) -> list[ToolSchema]:
-        return [ToolSchema(name=t.name, description=t.description, input_schema=t.input_schema) for t in self]
+        """What the model is told about each tool (cached until the set changes)."""
+        if self._schemas is None:
+            self._schemas = [
+                ToolSchema(name=t.name, description=t.description, input_schema=t.input_schema) for t in self
+            ]
+        return list(self._schemas)
 
     def filtered(self, keep: Iterable[str]) -> ToolRegistry:
         wanted = set(keep)
