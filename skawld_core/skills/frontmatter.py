@@ -1,0 +1,41 @@
+"""YAML frontmatter: the `---` block at the top of SKILL.md and agent files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FrontmatterError", "split_frontmatter"]
+
+
+class FrontmatterError(ValueError):
+    """The frontmatter block is absent, unterminated, or not a YAML mapping."""
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str] | None:
+    """Split `text` into (frontmatter mapping, body).
+
+    Returns None when the file does not start with a `---` line. Raises
+    `FrontmatterError` when the block is unterminated or its YAML is invalid or
+    not a mapping. A leading BOM and CRLF line endings are accepted.
+    """
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for end in range(1, len(lines)):
+        if lines[end].strip() == "---":
+            break
+    else:
+        raise FrontmatterError("frontmatter is not terminated by a '---' line")
+    import yaml
+
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        raise FrontmatterError(f"invalid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise FrontmatterError("frontmatter must be a YAML mapping")
+    body = "\n".join(lines[end + 1 :])
+    return {str(k): v for k, v in data.items()}, body

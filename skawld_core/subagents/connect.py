@@ -1,0 +1,38 @@
+"""Installing subagents on an Agent (run once by `connect_extensions`)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from .definitions import load_agent_definitions
+from .registry import SubagentRegistry
+from .tool import SubagentTool
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+__all__ = ["install_subagents"]
+
+log = logging.getLogger("skawld.subagents")
+
+
+def install_subagents(agent: Agent) -> SubagentRegistry:
+    """Load `<configDir>/agents/*.md` and register `Subagent` (always: the
+    built-in `_default` agent exists). The registry is kept in
+    `agent.extensions["subagents"]`, the load result in
+    `agent.extensions["subagent_definitions"]`."""
+    existing = agent.extensions.get("subagents")
+    if isinstance(existing, SubagentRegistry):
+        return existing
+    result = load_agent_definitions(agent.config_dirs)
+    for skipped in result.skipped:
+        log.warning("subagent skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
+    registry = SubagentRegistry(result.agents)
+    agent.extensions["subagents"] = registry
+    agent.extensions["subagent_definitions"] = result
+    if isinstance(agent.tools.get(SubagentTool.name), SubagentTool):
+        agent.tools.unregister(SubagentTool.name)
+    agent.tools.register(SubagentTool(registry))
+    agent.invalidate_system_prompt()
+    return registry

@@ -1,0 +1,160 @@
+"""Subagent definitions: `<configDir>/agents/<name>.md` files (§2.16).
+
+Frontmatter is lenient (unknown keys, such as Claude Code's `color`, are
+ignored): `description` is required; `name` defaults to the file name (case
+kept); `tools` is a list or a comma-separated string, `(...)` suffixes are
+stripped (`Bash(npm:*)` → `Bash`), a wrong type counts as absent; `model` is an
+optional model id (`inherit` means the session model). The body is the
+subagent's system prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..skills.frontmatter import FrontmatterError, split_frontmatter
+
+__all__ = [
+    "AgentDefinition",
+    "AgentLoadResult",
+    "AgentSkipReason",
+    "SkippedAgent",
+    "load_agent_definitions",
+    "normalize_tools",
+    "parse_agent_definition",
+]
+
+AgentSkipReason = Literal["missing-frontmatter", "invalid-frontmatter", "name-collision", "io-error"]
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentDefinition:
+    """A subagent type: its name, description, tool allowlist and system prompt.
+
+    `tools` None (or containing `*`) means every tool the parent has.
+    """
+
+    name: str
+    description: str
+    body: str = ""
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class SkippedAgent:
+    """An agent file that did not load, and why."""
+
+    path: Path
+    reason: AgentSkipReason
+    detail: str = ""
+
+
+@dataclass
+class AgentLoadResult:
+    """Loaded definitions (sorted by name) and skipped files."""
+
+    agents: list[AgentDefinition] = field(default_factory=list)
+    skipped: list[SkippedAgent] = field(default_factory=list)
+
+
+def normalize_tools(value: Any) -> tuple[str, ...] | None:
+    """`"Read, Grep, Bash(npm:*)"` or a list → `("Read", "Grep", "Bash")`; any
+    other type → None (absent)."""
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        name = item.strip()
+        paren = name.find("(")
+        if paren != -1:
+            name = name[:paren].strip()
+        if name and name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
+    """Parse one agent file. Raises `LookupError` when there is no frontmatter
+    and `ValueError` when it is invalid."""
+    try:
+        split = split_frontmatter(text)
+    except FrontmatterError as exc:
+        raise ValueError(str(exc)) from None
+    if split is None:
+        raise LookupError("no frontmatter")
+    data, body = split
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("description is required")
+    name = data.get("name")
+    if name is None:
+        name = path.stem
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(f"invalid agent name {name!r}")
+    model = data.get("model")
+    if not isinstance(model, str) or not model.strip() or model.strip().lower() == "inherit":
+        model = None
+    return AgentDefinition(
+        name=name,
+        description=" ".join(description.split()),
+        body=body.strip(),
+        tools=normalize_tools(data.get("tools")),
+        model=model.strip() if model else None,
+        path=path,
+    )
+
+
+def _entries(agents_dir: Path) -> list[Path]:
+    try:
+        return sorted(agents_dir.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []
+
+
+def load_agent_definitions(config_dirs: Sequence[Path]) -> AgentLoadResult:
+    """Load `<dir>/agents/*.md` for each config dir in order; the first wins a
+    duplicate name (compared case-insensitively). Never raises."""
+    result = AgentLoadResult()
+    seen: dict[str, AgentDefinition] = {}
+    for config_dir in config_dirs:
+        for entry in _entries(Path(config_dir) / "agents"):
+            if entry.suffix != ".md":
+                continue
+            if entry.is_symlink():
+                result.skipped.append(SkippedAgent(entry, "io-error", "symlinks are not followed"))
+                continue
+            if not entry.is_file():
+                continue
+            try:
+                text = entry.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                result.skipped.append(SkippedAgent(entry, "io-error", str(exc)))
+                continue
+            try:
+                definition = parse_agent_definition(text, entry)
+            except LookupError as exc:
+                result.skipped.append(SkippedAgent(entry, "missing-frontmatter", str(exc)))
+                continue
+            except ValueError as exc:
+                result.skipped.append(SkippedAgent(entry, "invalid-frontmatter", str(exc)))
+                continue
+            key = definition.name.lower()
+            if key in seen:
+                result.skipped.append(SkippedAgent(entry, "name-collision", f"'{definition.name}' is already loaded"))
+                continue
+            seen[key] = definition
+    result.agents = sorted(seen.values(), key=lambda d: d.name.lower())
+    return result

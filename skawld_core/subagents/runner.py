@@ -1,0 +1,155 @@
+"""Running a subagent: a child `Session` whose events are wrapped into the
+parent's stream as `subagent_event` envelopes (§2.16).
+
+The child has its own history and file-read tracker, the parent's effective
+tools filtered by the definition's allowlist (never `Subagent` or `AskUser`),
+the same provider, permissions and hooks, and the definition body as its
+4th system block. Its messages are persisted in the same store with the parent
+link in `meta`. Cancelling the caller (a parent abort) aborts the child; a
+child abort or error becomes the result's `aborted` / `error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..events import AssistantEvent, Event, ResultEvent, SubagentEvent
+from ..messages import TextBlock
+from ..session import Session
+from ..system_prompt import build_system_blocks
+from ..tools.registry import ToolRegistry
+from .definitions import AgentDefinition
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..events import ErrorEvent
+    from ..providers.base import Effort, ThinkingConfig
+    from ..sessions.store import SessionRecord
+
+__all__ = ["EXCLUDED_CHILD_TOOLS", "ChildSession", "SubagentOutcome", "build_child_tools", "run_subagent"]
+
+EXCLUDED_CHILD_TOOLS = frozenset({"Subagent", "AskUser"})
+
+
+class ChildSession(Session):
+    """A subagent's session: a `Session` with a per-session model (the agent
+    definition's `model`), applied on every turn unless a skill overlay sets
+    one. (The `system` event and compaction still name the agent's model.)"""
+
+    def __init__(self, agent: Agent, record: SessionRecord, *, model: str | None = None, **kwargs: Any) -> None:
+        super().__init__(agent, record, [], **kwargs)
+        self.child_model = model
+
+    def take_overlay(self) -> tuple[str | None, frozenset[str]]:
+        model, tools = super().take_overlay()
+        return (model or self.child_model), tools
+
+
+@dataclass(frozen=True)
+class SubagentOutcome:
+    """How a child run ended."""
+
+    child_session_id: str
+    subagent_run_id: str
+    text: str
+    subtype: str
+    error: ErrorEvent | None = None
+
+    @property
+    def aborted(self) -> bool:
+        return self.subtype == "aborted"
+
+    @property
+    def errored(self) -> bool:
+        return self.subtype == "error"
+
+
+def build_child_tools(parent_tools: ToolRegistry, allow: tuple[str, ...] | None) -> ToolRegistry:
+    """The parent's tools, narrowed to `allow` (None or `*` = all), minus
+    `Subagent` and `AskUser`; unknown names are dropped."""
+    names = [n for n in parent_tools.names() if n not in EXCLUDED_CHILD_TOOLS]
+    if allow is not None and "*" not in allow:
+        wanted = set(allow)
+        names = [n for n in names if n in wanted]
+    return parent_tools.filtered(names)
+
+
+def new_run_id() -> str:
+    """`sa_` and 8 hex characters."""
+    return f"sa_{secrets.token_hex(4)}"
+
+
+def _last_text(event: AssistantEvent) -> str:
+    return "".join(b.text for b in event.message.content if isinstance(b, TextBlock))
+
+
+async def run_subagent(
+    parent: Session,
+    definition: AgentDefinition,
+    prompt: str,
+    emit: Callable[[Event], None],
+    *,
+    display_name: str,
+    subagent_type: str,
+    description: str | None = None,
+    thinking: ThinkingConfig | None = None,
+    effort: Effort | None = None,
+    live: dict[str, Session] | None = None,
+) -> SubagentOutcome:
+    """Run `definition` on `prompt` in a new child session, wrapping every child
+    event into `emit`. Cancellation aborts the child and propagates. While it
+    runs, the child is in `live` (keyed by its session id)."""
+    agent = parent.agent
+    run_id = new_run_id()
+    meta: dict[str, Any] = {
+        "parent_session_id": parent.id,
+        "subagent_type": subagent_type,
+        "subagent_run_id": run_id,
+        "display_name": display_name,
+    }
+    if description:
+        meta["description"] = description
+    record = await agent.store.create(meta=meta)
+    tools = build_child_tools(parent.tools, definition.tools)
+    system = build_system_blocks(
+        cwd=str(agent.cwd),
+        permission_mode=agent.permission_mode,
+        tool_names=tools.names(),
+        user_instructions=definition.body or None,
+    )
+    child = ChildSession(agent, record, model=definition.model, tools=tools, system=system, is_child=True)
+    if live is not None:
+        live[child.id] = child
+    last_text = ""
+    result: ResultEvent | None = None
+    error: ErrorEvent | None = None
+    try:
+        async with child.run(prompt, thinking=thinking, effort=effort) as run:
+            async for event in run:
+                emit(
+                    SubagentEvent(
+                        parent_session_id=parent.id,
+                        subagent_run_id=run_id,
+                        subagent_type=subagent_type,
+                        display_name=display_name,
+                        event=event,
+                    )
+                )
+                if isinstance(event, AssistantEvent):
+                    last_text = _last_text(event)
+                elif isinstance(event, ResultEvent):
+                    result = event
+                elif event.type == "error":
+                    error = event
+    except asyncio.CancelledError:
+        child.abort()
+        raise
+    finally:
+        if live is not None:
+            live.pop(child.id, None)
+    subtype = result.subtype if result is not None else "aborted"
+    return SubagentOutcome(child.id, run_id, last_text, subtype, error)
