@@ -20,10 +20,13 @@ that writes a file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "command_words",
+    "has_bare_carriage_return",
     "nested_commands",
     "risky_construct",
     "shell_tokens",
@@ -31,6 +34,7 @@ __all__ = [
 ]
 
 _SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_FD_DUP = re.compile(r"[0-9]+-?|-")
 _WORD_BREAK = frozenset(" \t\n\r;&|()<>")
 
 SpanKind = Literal["ch", "esc", "sq", "ansi", "dq", "sub", "proc", "comment"]
@@ -216,6 +220,75 @@ def shell_tokens(segment: str) -> list[str]:
     return tokens
 
 
+def command_words(segment: str) -> list[str]:
+    """The words bash would run for a segment: quotes removed, redirections dropped.
+
+    Unlike `shell_tokens`, unquoted metacharacters (`<`, `>`, `(`, `)`) end a
+    word, and redirection operators (`>out`, `2>&1`, `<<EOF`, `&>log`, …) are
+    removed together with their target word, so `>log rm -rf x` gives
+    `["rm", "-rf", "x"]`. Used to let deny rules see the real command.
+    """
+    spans, _ = _lex(segment)
+    words: list[str] = []
+    cur: list[str] = []
+    in_word = False
+    plain_digits = True
+    skip_next_word = False
+
+    def end_word() -> None:
+        nonlocal in_word, plain_digits, skip_next_word
+        if in_word:
+            if skip_next_word:
+                skip_next_word = False
+            else:
+                words.append("".join(cur))
+        cur.clear()
+        in_word = False
+        plain_digits = True
+
+    k = 0
+    while k < len(spans):
+        sp = spans[k]
+        text = segment[sp.start : sp.end]
+        if sp.kind == "comment":
+            break
+        if sp.kind == "ch" and (text in "<>" or (text == "&" and _ch(segment, _at(spans, k + 1)) == ">")):
+            # A redirection operator; a plain-digit word right before it is its fd.
+            if in_word and plain_digits and cur and "".join(cur).isdigit():
+                cur.clear()
+                in_word = False
+            end_word()
+            while k < len(spans) and _ch(segment, spans[k]) in ("<", ">", "&", "|", "-"):
+                k += 1
+            skip_next_word = True
+            while k < len(spans) and _ch(segment, spans[k]) in (" ", "\t"):
+                k += 1
+            continue
+        if sp.kind == "proc" or (sp.kind == "ch" and (text.isspace() or text in "();&|")):
+            end_word()  # a process substitution is its own (dropped) word
+        else:
+            in_word = True
+            if sp.kind != "ch" or not text.isdigit():
+                plain_digits = False
+            if sp.kind == "esc":
+                cur.append(text[1:] if text[1:] != "\n" else "")
+            elif sp.kind == "sq":
+                cur.append(text[1:-1] if text.endswith("'") and len(text) > 1 else text[1:])
+            elif sp.kind == "ansi":
+                cur.append(text[2:-1])
+            elif sp.kind == "dq":
+                cur.append(_unquote_double(text))
+            else:
+                cur.append(text)
+        k += 1
+    end_word()
+    return words
+
+
+def _at(spans: list[_Span], k: int) -> _Span | None:
+    return spans[k] if 0 <= k < len(spans) else None
+
+
 def _unquote_double(text: str) -> str:
     if text.startswith('$"'):
         text = text[1:]
@@ -233,6 +306,16 @@ def _unquote_double(text: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def has_bare_carriage_return(command: str) -> bool:
+    """Whether `command` has an unquoted CR.
+
+    The reference splits on CR, but bash treats it as an ordinary character, so
+    segment-wise analysis of such a command does not describe what bash runs.
+    """
+    spans, _ = _lex(command)
+    return any(sp.kind == "ch" and command[sp.start] == "\r" for sp in spans)
 
 
 def nested_commands(segment: str) -> list[str]:
@@ -275,13 +358,13 @@ def risky_construct(segment: str) -> str | None:
             j += 1
         if _ch(segment, spans[j] if j < len(spans) else None) == "&" and _ch(segment, spans[j - 1]) == ">":
             # `>&N`, `>&-` duplicate a descriptor; `>&file` writes a file.
-            target = _word(segment, spans, j + 1)
+            target, plain = _word(segment, spans, j + 1)
             if target is not None and (
-                target.isdigit() or target == "-" or (target[:-1].isdigit() and target[-1] == "-")
+                (plain and _FD_DUP.fullmatch(target) is not None) or target in _SAFE_WRITE_TARGETS
             ):
                 continue
             return "file redirection"
-        target = _word(segment, spans, j)
+        target, _ = _word(segment, spans, j)
         if target is None or target not in _SAFE_WRITE_TARGETS:
             return "file redirection"
     return None
@@ -291,11 +374,13 @@ def _ch(s: str, sp: _Span | None) -> str:
     return s[sp.start] if sp is not None and sp.kind == "ch" else ""
 
 
-def _word(s: str, spans: list[_Span], k: int) -> str | None:
-    """The (unquoted) word starting at span `k`, skipping blanks; None if not plain text."""
+def _word(s: str, spans: list[_Span], k: int) -> tuple[str | None, bool]:
+    """The word starting at span `k` (blanks skipped) with quotes removed, and whether it was
+    written without any quoting or escapes. The word is None when it is not static text."""
     while k < len(spans) and spans[k].kind == "ch" and s[spans[k].start] in " \t":
         k += 1
     parts: list[str] = []
+    plain = True
     while k < len(spans):
         sp = spans[k]
         if sp.kind == "ch":
@@ -303,10 +388,12 @@ def _word(s: str, spans: list[_Span], k: int) -> str | None:
             if c in _WORD_BREAK:
                 break
             if c == "$":
-                return None  # a variable target is never known to be safe
-        elif sp.kind in ("sub", "proc", "comment"):
-            return None
+                return None, False  # a variable target is never known to be safe
+        elif sp.kind in ("sub", "proc", "comment", "esc"):
+            return None, False  # escapes: bash's reading of a trailing `\` is not worth guessing
+        else:
+            plain = False
         parts.append(s[sp.start : sp.end])
         k += 1
     toks = shell_tokens("".join(parts))
-    return toks[0] if toks else None
+    return (toks[0] if len(toks) == 1 else None), plain

@@ -6,10 +6,11 @@ allowed only when every segment is allowed. Otherwise there is no decision.
 
 Hardening beyond the reference:
 
-- a segment with a risky construct (`risky_construct`) is never allowed;
+- a segment with a risky construct (`risky_construct`) is never allowed, nor
+  is a command with an unquoted CR (the reference splits on it, bash does not);
 - deny rules also see the commands inside `$(…)`, backticks and `<(…)`, and a
-  segment's command with wrappers stripped (`FOO=1 rm`, `(rm`, `/bin/rm`,
-  `command rm`, `env rm`, …).
+  segment's command with redirections and wrappers stripped (`>log rm`,
+  `FOO=1 rm`, `(rm`, `/bin/rm`, `command rm`, `env rm`, …).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .bash import nested_commands, risky_construct, shell_tokens, split_bash_segments
+from .bash import (
+    command_words,
+    has_bare_carriage_return,
+    nested_commands,
+    risky_construct,
+    shell_tokens,
+    split_bash_segments,
+)
 from .rules import BashRule
 from .types import Decision
 
@@ -80,9 +88,8 @@ def _first(rules: Sequence[BashRule], segment: str) -> Decision | None:
 
 
 def _denied_through_wrappers(rules: Sequence[BashRule], segment: str) -> bool:
-    tokens = shell_tokens(segment)
-    bare = _unwrapped(tokens)
-    if bare == tokens:
+    bare = _unwrapped(command_words(segment))
+    if bare == shell_tokens(segment):
         return False
     text = " ".join(bare)
     return any(r.decision == "deny" and _matches(r, text, bare) for r in rules)
@@ -108,4 +115,6 @@ def evaluate_bash(command: str, rules: Sequence[BashRule]) -> Decision | None:
             all_allowed = False
     if any_ask:
         return "ask"
+    if has_bare_carriage_return(command):
+        return None  # bash does not split on CR: never allow on a per-segment analysis
     return "allow" if all_allowed else None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import random
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +226,15 @@ ADVERSARIAL: list[tuple[str, list[Any], str]] = [
     ("command rm -rf /", ALLOW_GIT, "deny"),
     ("env X=1 rm -rf /", ALLOW_GIT, "deny"),
     ("git status && { rm -rf /; }", ALLOW_GIT, "deny"),
+    ("2>/dev/null rm -rf /", ALLOW_GIT, "deny"),
+    (">log rm -rf /", ALLOW_GIT, "deny"),
+    ("<<EOF rm -rf /", ALLOW_GIT, "deny"),
+    ("<()rm -rf /", ALLOW_GIT, "deny"),
+    # bash does not split on CR, so a command with a bare CR is never allowed segment-wise
+    ("echo echo2>&1\r", ALLOW_GIT, "ask"),
+    ("git status\r\ngit diff", ALLOW_GIT, "ask"),
+    # an escaped fd number is not a descriptor duplication
+    ("echo x >&1\\", ALLOW_GIT, "ask"),
     # a deny in any segment beats allows
     ("rm x && git status", ALLOW_GIT, "deny"),
     # empty command: no bash decision
@@ -315,3 +328,106 @@ def test_bash_set_evaluated_at_first_bash_rule_position() -> None:
     # a tool rule before the first bash rule wins first
     rules2: list[Any] = [ToolRule(tool="Bash", decision="deny"), BashRule(pattern="git status", decision="allow")]
     assert decide("git status", rules2) == "deny"
+
+
+# ---------------------------------------------------------------------------------------------
+# property check against real bash: whatever the engine allows (or does not deny) must not
+# write a file (allow rule "echo") or run `touch` (deny rule "touch", yolo)
+
+_FRAGMENTS = [
+    "echo",
+    " ",
+    "a",
+    "'",
+    '"',
+    "\\",
+    "#",
+    ";",
+    "&",
+    "|",
+    "&&",
+    "||",
+    "\n",
+    "\r",
+    "$(",
+    ")",
+    "`",
+    ">",
+    ">>",
+    "2>&1",
+    "<(",
+    ">(",
+    "$'",
+    "touch T",
+    "{ ",
+    " }",
+    "(",
+    "&>",
+    ">&",
+    "x",
+    "/dev/null",
+    "|&",
+    " M",
+    "<<",
+    "EOF",
+    "=",
+    "<",
+    "\\\n",
+    "1",
+    "-",
+    "FOO=1 ",
+    "command ",
+    "/usr/bin/",
+    "! ",
+    "t'ouch' T",
+    "env ",
+]
+
+
+def _run_bash(command: str, cwd: Path) -> None:
+    try:
+        subprocess.run(
+            ["bash", "-c", command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=5,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    except subprocess.TimeoutExpired:
+        pass
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_real_bash_never_writes_for_allowed_commands(tmp_path: Path) -> None:
+    rnd = random.Random(20261129)
+    engine = PermissionEngine(rules=[BashRule(pattern="echo", decision="allow")], project_root=tmp_path)
+    checked = 0
+    for i in range(1500):
+        command = "echo " + "".join(rnd.choice(_FRAGMENTS) for _ in range(rnd.randint(2, 8)))
+        if engine.evaluate(bash_call(command)).behavior != "allow":
+            continue
+        work = tmp_path / f"w{i}"
+        work.mkdir()
+        _run_bash(command, work)
+        assert list(work.iterdir()) == [], repr(command)
+        checked += 1
+    assert checked > 100
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("touch") is None, reason="needs bash and touch")
+def test_real_bash_never_runs_a_denied_command(tmp_path: Path) -> None:
+    rnd = random.Random(1129)
+    engine = PermissionEngine(mode="yolo", rules=[BashRule(pattern="touch", decision="deny")], project_root=tmp_path)
+    checked = 0
+    for i in range(1500):
+        command = "".join(rnd.choice(_FRAGMENTS) for _ in range(rnd.randint(2, 8)))
+        if "ouch" not in command or engine.evaluate(bash_call(command)).behavior == "deny":
+            continue
+        work = tmp_path / f"w{i}"
+        work.mkdir()
+        _run_bash(command, work)
+        assert not (work / "T").exists(), repr(command)
+        checked += 1
+    assert checked > 50
