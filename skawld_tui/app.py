@@ -1,0 +1,449 @@
+"""`SkawldApp`: the interactive Textual chat over the agent loop.
+
+The agent runs in one Textual worker per prompt (`exit_on_error=False`, so a
+failure is shown, never fatal). Events go through `EventRenderer` into the
+transcript; `can_use_tool` and AskUser open modal screens whose answers
+resolve futures awaited in the run's own task. Typing while a run is going
+steers it; Esc interrupts (twice: abort); Ctrl+C twice quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from skawld_core.events import PermissionRequestEvent, ResultEvent, SystemEvent, UsageEvent, UserEvent
+from skawld_core.messages import Usage
+from skawld_core.permissions import PermissionAllow, PermissionDeny
+
+from . import slash_commands
+from .app_slash import SlashMixin
+from .path_complete import at_token, complete_path
+from .screens.ask_user import AskUserScreen
+from .screens.permission import PermissionAnswer, PermissionScreen
+from .transcript_model import context_percent, cost_usd, history_items, tail_start
+from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
+from .widgets.prompt import CompletionList, PromptArea
+from .widgets.renderer import EventRenderer
+from .widgets.status import StatusBar
+from .widgets.transcript import HistoryMarker, Transcript, history_widgets
+
+if TYPE_CHECKING:
+    from skawld_core.agent import Agent
+    from skawld_core.messages import Message
+    from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
+
+AgentFactory = Callable[..., "Agent"]
+RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on demand
+EARLIER_CHUNK = 40
+
+
+class SkawldApp(SlashMixin, App[int]):
+    """The skawld chat app. `agent_factory(can_use_tool, ask_user)` builds the Agent."""
+
+    CSS_PATH = str(Path(__file__).with_name("app.tcss"))
+    TITLE = "skawld"
+    SHOW_TIMINGS = True  # tests turn this off so snapshots hold no durations
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "Quit", priority=True, show=False),
+        Binding("ctrl+q", "quit_app", "Quit", priority=True, show=False),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True, show=False),
+        Binding("ctrl+up", "load_earlier", "Earlier", show=False),
+        Binding("ctrl+end", "follow", "Follow", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        agent_factory: AgentFactory,
+        resume_id: str | None = None,
+        settings: Any = None,
+    ) -> None:
+        super().__init__()
+        self.agent_factory = agent_factory
+        self.resume_id = resume_id
+        self.settings = settings
+        self.agent: Agent | None = None
+        self.session: Session | None = None
+        self.session_ready = asyncio.Event()
+        self.always_allowed: set[tuple[str, ...]] = set()
+        self.running = False
+        self.runs_completed = 0
+        self._ask_lock = asyncio.Lock()
+        self._interrupt_pressed = False
+        self._last_ctrl_c = 0.0
+        self._base_usage = Usage()
+        self._last_usage: Usage | None = None
+        self._pending_steers: list[tuple[str, asyncio.Future[None], NoteLine]] = []
+        self._queued_prompts: list[str] = []
+        self._asks_total = 0
+        self._asks_done = 0
+        self.renderer: EventRenderer
+
+    # -- layout ----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield CompletionList(id="completions")
+        yield PromptArea(id="prompt")
+        yield StatusBar()
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def prompt(self) -> PromptArea:
+        return self.query_one(PromptArea)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def completions(self) -> CompletionList:
+        return self.query_one(CompletionList)
+
+    async def on_mount(self) -> None:
+        self.transcript.anchor()
+        self.completions.display = False
+        self.renderer = EventRenderer(
+            self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
+        )
+        self.prompt.focus()
+        try:
+            self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
+        except Exception as exc:
+            await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
+            return
+        self.renderer.registry = self.agent.tools
+        self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
+        self.open_session(self.resume_id)
+
+    # -- sessions ----------------------------------------------------------------
+
+    @work(group="session", exit_on_error=False)
+    async def open_session(self, session_id: str | None) -> None:
+        await self.load_session(session_id)
+
+    async def load_session(self, session_id: str | None) -> None:
+        """Create or resume a session and render its stored history."""
+        assert self.agent is not None
+        self.session_ready.clear()
+        session = await self.agent.session(session_id)
+        self.session = session
+        await self.transcript.clear()
+        self.renderer.reset()
+        self._base_usage = Usage()
+        self._last_usage = None
+        history = session.full_history
+        if history:
+            start = tail_start(history, RESUME_KEEP)
+            await self.transcript.mount_all(self._history_widgets(history, start, len(history)))
+            self.transcript.marker.set_hidden(start)
+            await self.transcript.mount(NoteLine(f"resumed session {session.id} · {len(history)} messages"))
+        self.status.set(session_id=session.id, context_pct=0, tokens=0, cost=None)
+        self.session_ready.set()
+        self.transcript.scroll_end(animate=False)
+
+    def _history_widgets(self, history: list[Message], start: int, end: int) -> list[Any]:
+        items = history_items(history[start:end], offset=start)
+        registry = self.agent.tools if self.agent else None
+        return history_widgets(items, show_timings=self.SHOW_TIMINGS, registry=registry)
+
+    async def action_load_earlier(self) -> None:
+        """Mount the previous chunk of history above what is shown."""
+        marker = self.transcript.marker
+        if self.session is None or marker.hidden_messages <= 0:
+            return
+        end = marker.hidden_messages
+        history = self.session.full_history[:end]
+        start = tail_start(history, EARLIER_CHUNK)
+        widgets = self._history_widgets(history, start, end)
+        if widgets:
+            await self.transcript.mount_all(widgets, after=marker)
+        marker.set_hidden(start)
+        self.transcript.scroll_home(animate=False)
+
+    async def on_history_marker_load(self, _: HistoryMarker.Load) -> None:
+        await self.action_load_earlier()
+
+    def action_follow(self) -> None:
+        self.transcript.scroll_end(animate=False)
+        self.transcript.anchor()
+
+    # -- prompt -------------------------------------------------------------------
+
+    async def on_prompt_area_submitted(self, message: PromptArea.Submitted) -> None:
+        self.completions.show([])
+        self.prompt.completing = False
+        await self.submit(message.text)
+
+    async def submit(self, text: str) -> None:
+        """Handle one submitted prompt: a slash command, a steer, or a new run."""
+        parsed = slash_commands.parse(text)
+        if parsed is not None:
+            await self.run_slash(*parsed)
+            return
+        if self.running:
+            self._steer(text)
+            return
+        await self.start_run(text)
+
+    def _steer(self, text: str) -> None:
+        session = self.session
+        note = NoteLine(f"queued: {text}", classes="note queued")
+        if session is not None and session.is_running:
+            future = session.steer(text)
+            self._pending_steers.append((text, future, note))
+        else:
+            self._queued_prompts.append(text)
+        self.transcript.mount(note)
+
+    async def start_run(self, text: str) -> None:
+        if self.agent is None:
+            return
+        index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
+        self.running = True
+        self._interrupt_pressed = False
+        self.status.set(state="● running · esc to interrupt")
+        await self.transcript.mount(UserMessage(text, history_index=index))
+        self.transcript.anchor()
+        self.run_agent(text)
+
+    @work(group="agent", exit_on_error=False)
+    async def run_agent(self, text: str) -> None:
+        try:
+            await self.session_ready.wait()
+            session = self.session
+            assert session is not None
+            last = [c for c in self.transcript.children if isinstance(c, UserMessage)]
+            if last and last[-1].history_index is None:
+                last[-1].history_index = len(session.full_history)
+            async with session.run(text) as run:
+                async for event in run:
+                    await self.renderer.apply(event)
+                    self._observe(event)
+        finally:
+            await self._run_finished()
+
+    def _observe(self, event: Any) -> None:
+        if isinstance(event, PermissionRequestEvent):
+            self._asks_total, self._asks_done = len(event.requests), 0
+        elif isinstance(event, SystemEvent):
+            self.status.set(session_id=event.session_id, model=event.model, mode=event.permission_mode)
+        elif isinstance(event, UsageEvent):
+            self._last_usage = event.usage
+            total = self._base_usage + event.cumulative
+            window = self.agent.provider.context_window(self.agent.model) if self.agent else 0
+            self.status.set(
+                context_pct=context_percent(event.usage, window),
+                tokens=total.input_tokens + total.output_tokens,
+                cost=cost_usd(self.agent.model, total) if self.agent else None,
+            )
+        elif isinstance(event, UserEvent) and event.subtype == "steering" and self._pending_steers:
+            _, _, note = self._pending_steers.pop(0)
+            note.remove()
+        elif isinstance(event, ResultEvent):
+            self._base_usage = self._base_usage + event.total_usage
+
+    async def _run_finished(self) -> None:
+        self.running = False
+        self._interrupt_pressed = False
+        self.runs_completed += 1
+        self.status.set(state="")
+        root = self.renderer.sinks.get(())
+        if root is not None:
+            try:
+                await self.renderer.close_text(root)
+            except Exception:
+                pass
+        self.renderer.reset()
+        leftovers = [t for t, f, note in self._pending_steers if f.done() and not f.cancelled() and f.exception()]
+        for _, _, note in self._pending_steers:
+            note.remove()
+        self._pending_steers.clear()
+        queued = leftovers + self._queued_prompts
+        self._queued_prompts = []
+        self.call_after_refresh(self._prune_transcript)
+        if queued:
+            await self.start_run("\n\n".join(queued))
+
+    async def _prune_transcript(self) -> None:
+        await self.transcript.prune()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.transcript.mount(ErrorBlock(f"{type(error).__name__}", str(error)))
+            if event.worker.group == "session":
+                self.notify("could not open the session", severity="error")
+
+    # -- completion ------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: PromptArea.Changed) -> None:
+        if event.text_area is not self.prompt:
+            return
+        self._update_completions()
+
+    def _update_completions(self) -> None:
+        prompt = self.prompt
+        text = prompt.text
+        options: list[tuple[str, str]] = []
+        commands = slash_commands.complete(text)
+        if commands:
+            options = [(f"/{c.name}", f"/{c.name}{' ' + c.args if c.args else ''}  — {c.help}") for c in commands]
+        else:
+            row, col = prompt.cursor_location
+            line = prompt.document.get_line(row)[:col]
+            token = at_token(line)
+            if token is not None and self.agent is not None:
+                options = [(f"@{p}", f"@{p}") for p in complete_path(self.agent.cwd, token)]
+        self.completions.show(options)
+        prompt.completing = bool(options)
+
+    def on_prompt_area_move_completion(self, message: PromptArea.MoveCompletion) -> None:
+        self.completions.move(message.step)
+
+    async def on_prompt_area_accept_completion(self, message: PromptArea.AcceptCompletion) -> None:
+        value = self.completions.value
+        prompt = self.prompt
+        self.completions.show([])
+        prompt.completing = False
+        if value is None:
+            return
+        if value.startswith("/"):
+            command = slash_commands.BY_NAME.get(value[1:])
+            if message.submit:
+                prompt.clear()
+                await self.submit(value)
+            else:
+                prompt.set_text(value + (" " if command and command.args else ""))
+            return
+        row, col = prompt.cursor_location
+        line = prompt.document.get_line(row)[:col]
+        token = at_token(line) or ""
+        start = (row, col - len(token) - 1)
+        prompt.replace(value + ("" if value.endswith("/") else " "), start, (row, col))
+        if value.endswith("/"):
+            self._update_completions()
+
+    # -- control -----------------------------------------------------------------------
+
+    def action_interrupt(self) -> None:
+        """Esc: interrupt at the next turn boundary; a second Esc aborts at once."""
+        if self.completions.display:
+            self.completions.show([])
+            self.prompt.completing = False
+            return
+        session = self.session
+        if not self.running or session is None:
+            return
+        if not self._interrupt_pressed:
+            self._interrupt_pressed = True
+            session.interrupt()
+            self.status.set(state="● interrupting · esc again to abort")
+        else:
+            session.abort()
+            self.status.set(state="● aborting")
+
+    async def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < 2.0:
+            await self.action_quit_app()
+            return
+        self._last_ctrl_c = now
+        if self.prompt.text:
+            self.prompt.clear()
+        self.notify("Press Ctrl+C again to quit", timeout=2)
+
+    async def action_quit_app(self) -> None:
+        if self.session is not None:
+            self.session.abort()
+        self.workers.cancel_group(self, "agent")
+        if self.agent is not None:
+            try:
+                await self.agent.close()
+            except Exception:
+                pass
+        self.exit(0)
+
+    def action_cycle_mode(self) -> None:
+        if self.agent is None:
+            return
+        mode = slash_commands.next_mode(self.agent.permission_mode)
+        self.agent.set_permission_mode(mode)  # type: ignore[arg-type]
+        self.status.set(mode=mode)
+
+    # -- callbacks from the agent --------------------------------------------------------
+
+    @staticmethod
+    def always_key(tool_name: str, input: dict[str, Any]) -> tuple[str, ...]:
+        """What "allow always" remembers: the tool, and for Bash the exact command."""
+        if tool_name == "Bash":
+            return (tool_name, str(input.get("command", "")))
+        return (tool_name,)
+
+    async def _ask_modal(self, screen: Screen[Any]) -> Any:
+        """Push a modal and wait for its result; if the wait is cancelled (abort,
+        interrupt), close the modal."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def resolve(result: Any) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        await self.push_screen(screen, callback=resolve)
+        try:
+            return await future
+        finally:
+            if not future.done():
+                future.cancel()
+                if self.screen is screen:
+                    screen.dismiss(None)
+
+    async def can_use_tool(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
+        """The permission callback: remembered "always" answers, else the modal."""
+        key = self.always_key(req.tool_name, req.input)
+        if key in self.always_allowed:
+            return PermissionAllow()
+        async with self._ask_lock:
+            if key in self.always_allowed:
+                return PermissionAllow()
+            position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
+            try:
+                answer = await self._ask_modal(
+                    PermissionScreen(req.tool_name, req.summary, req.input, position=position)
+                )
+            finally:
+                self._asks_done += 1
+        if not isinstance(answer, PermissionAnswer):
+            return PermissionDeny(message="The user did not answer.")
+        if answer.interrupt and self.session is not None:
+            self._interrupt_pressed = True
+            self.session.interrupt()
+            self.status.set(state="● interrupting · esc again to abort")
+        if answer.choice == "always":
+            self.always_allowed.add(key)
+            return PermissionAllow()
+        if answer.choice == "allow":
+            return PermissionAllow()
+        return PermissionDeny(message=answer.reason or "The user denied this tool call.")
+
+    async def ask_user(self, request: Any) -> dict[str, Any]:
+        """The AskUser handler: a modal with the questions."""
+        async with self._ask_lock:
+            answer = await self._ask_modal(AskUserScreen(list(request.questions)))
+        return answer if isinstance(answer, dict) else {"declined": True}

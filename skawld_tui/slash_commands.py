@@ -1,0 +1,74 @@
+"""The slash command table: names, help, argument hints; parsing and completion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """One `/command` of the prompt."""
+
+    name: str
+    help: str
+    args: str = ""
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "Show commands and keys"),
+    SlashCommand("new", "Start a new session"),
+    SlashCommand("resume", "Resume a stored session", "[id]"),
+    SlashCommand("compact", "Summarise the conversation to free context"),
+    SlashCommand("model", "Show or switch the model", "[name]"),
+    SlashCommand("mode", "Show or set the permission mode", "[default|acceptEdits|yolo]"),
+    SlashCommand("usage", "Tokens and cost of this session"),
+    SlashCommand("skills", "List loaded skills"),
+    SlashCommand("agents", "List subagent types"),
+    SlashCommand("mcp", "List MCP servers"),
+    SlashCommand("tasks", "List this session's tasks"),
+    SlashCommand("export", "Write the conversation to a Markdown file", "[path]"),
+    SlashCommand("exit", "Quit skawld"),
+)
+
+BY_NAME = {c.name: c for c in COMMANDS}
+ALIASES = {"quit": "exit", "clear": "new", "?": "help"}
+MODES = ("default", "acceptEdits", "yolo")
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """`("name", "args")` for a slash command line, else None (`//x` is plain text)."""
+    text = text.strip()
+    if not text.startswith("/") or text.startswith("//") or len(text) < 2:
+        return None
+    name, _, args = text[1:].partition(" ")
+    name = ALIASES.get(name, name)
+    return name, args.strip()
+
+
+def complete(text: str) -> list[SlashCommand]:
+    """Commands whose name starts with what follows the `/` (only while no space is typed)."""
+    if not text.startswith("/") or " " in text or "\n" in text:
+        return []
+    prefix = text[1:].lower()
+    return [c for c in COMMANDS if c.name.startswith(prefix)]
+
+
+def next_mode(mode: str) -> str:
+    """The permission mode after `mode` in the Shift+Tab cycle."""
+    i = MODES.index(mode) if mode in MODES else -1
+    return MODES[(i + 1) % len(MODES)]
+
+
+def help_text() -> str:
+    """Markdown for /help."""
+    rows = [f"| `/{c.name}{' ' + c.args if c.args else ''}` | {c.help} |" for c in COMMANDS]
+    keys = [
+        "| `Enter` | send (while a run is going: steer) |",
+        "| `Shift+Enter` / `Ctrl+J` | new line |",
+        "| `Up` / `Down` | prompt history |",
+        "| `Shift+Tab` | cycle permission mode |",
+        "| `Esc` | interrupt the turn (twice: abort now) |",
+        "| `Ctrl+C` twice | quit |",
+        "| `@path` + `Tab` | complete a file path |",
+    ]
+    return "| command | |\n|---|---|\n" + "\n".join(rows) + "\n\n| key | |\n|---|---|\n" + "\n".join(keys)

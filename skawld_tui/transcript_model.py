@@ -1,0 +1,312 @@
+"""Pure view logic for the interactive app: no Textual imports.
+
+Turns skawld messages into displayable items (for resume and "show earlier"),
+summarises tool calls, builds Edit/Write diffs, prices usage and formats the
+small numbers the status bar and run footers show.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skawld_core.messages import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+
+_HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
+
+
+def user_prompt_text(message: Message) -> str:
+    """What the user typed: the text blocks without the `<env>` block and reminders."""
+    parts = [b.text for b in message.content if isinstance(b, TextBlock) and not b.text.startswith(_HIDDEN_PREFIXES)]
+    images = sum(1 for b in message.content if isinstance(b, ImageBlock))
+    text = "\n".join(parts)
+    if images:
+        text += f"\n[{images} image{'s' if images > 1 else ''}]"
+    return text.strip()
+
+
+def tool_result_text(block: ToolResultBlock) -> str:
+    """The text of a tool result (images become a placeholder)."""
+    if isinstance(block.content, str):
+        return block.content
+    out = []
+    for part in block.content:
+        out.append(part.text if isinstance(part, TextBlock) else "[image]")
+    return "\n".join(out)
+
+
+def compact_json(value: Any, limit: int = 80) -> str:
+    """One-line JSON, cut to `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize_tool(name: str, input: dict[str, Any], registry: Any = None) -> str:
+    """The tool's own one-line summary when it can be computed, else `Name {json}`."""
+    tool = registry.get(name) if registry is not None else None
+    if tool is not None:
+        try:
+            summary = str(tool.summarize(tool.validate(input)))
+            return summary.splitlines()[0] if summary else name
+        except Exception:  # an invalid input still gets a title
+            pass
+    for key in ("command", "file_path", "path", "pattern", "description", "query", "url"):
+        value = input.get(key)
+        if isinstance(value, str) and value:
+            first = value.splitlines()[0]
+            return f"{name} {first[:100]}"
+    return f"{name} {compact_json(input)}" if input else name
+
+
+def edit_diff(name: str, input: dict[str, Any]) -> str | None:
+    """A unified diff for Edit/Write/MultiEdit-style calls, else None."""
+    path = str(input.get("file_path") or input.get("path") or "file")
+    if name == "Edit" and "old_string" in input and "new_string" in input:
+        old, new = str(input["old_string"]), str(input["new_string"])
+    elif name == "Write" and "content" in input:
+        old, new = "", str(input["content"])
+    else:
+        return None
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=f"a/{path}", tofile=f"b/{path}", lineterm="", n=3
+    )
+    return "\n".join(lines) or "(no changes)"
+
+
+LANGUAGES = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".tsx": "tsx",
+    ".json": "json",
+    ".md": "markdown",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".sh": "bash",
+    ".rs": "rust",
+    ".go": "go",
+    ".html": "html",
+    ".css": "css",
+    ".sql": "sql",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "cpp",
+    ".java": "java",
+}
+
+
+def language_for(path: str) -> str | None:
+    """A syntax name for a path's extension, if known."""
+    dot = path.rfind(".")
+    return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
+
+
+# -- pricing -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+
+
+# Public list prices (per MTok), matched by model-name prefix, longest first.
+PRICES: dict[str, Price] = {
+    "claude-opus-4-5": Price(5.0, 25.0, 0.5, 6.25),
+    "claude-opus-4": Price(15.0, 75.0, 1.5, 18.75),
+    "claude-sonnet-4": Price(3.0, 15.0, 0.3, 3.75),
+    "claude-3-7-sonnet": Price(3.0, 15.0, 0.3, 3.75),
+    "claude-3-5-sonnet": Price(3.0, 15.0, 0.3, 3.75),
+    "claude-haiku-4": Price(1.0, 5.0, 0.1, 1.25),
+    "claude-3-5-haiku": Price(0.8, 4.0, 0.08, 1.0),
+    "gpt-4.1-mini": Price(0.4, 1.6, 0.1, 0.4),
+    "gpt-4.1": Price(2.0, 8.0, 0.5, 2.0),
+    "gpt-4o-mini": Price(0.15, 0.6, 0.075, 0.15),
+    "gpt-4o": Price(2.5, 10.0, 1.25, 2.5),
+    "gpt-5-mini": Price(0.25, 2.0, 0.025, 0.25),
+    "gpt-5": Price(1.25, 10.0, 0.125, 1.25),
+    "o4-mini": Price(1.1, 4.4, 0.275, 1.1),
+    "o3": Price(2.0, 8.0, 0.5, 2.0),
+}
+
+
+def price_for(model: str) -> Price | None:
+    """The price of `model` when known (longest matching prefix)."""
+    for prefix in sorted(PRICES, key=len, reverse=True):
+        if model.startswith(prefix):
+            return PRICES[prefix]
+    return None
+
+
+def cost_usd(model: str, usage: Usage) -> float | None:
+    """The dollar cost of `usage` on `model`, or None when the price is unknown.
+
+    `input_tokens` includes the cache fields, so cached tokens are billed at
+    their own rates and only the rest at the input rate.
+    """
+    price = price_for(model)
+    if price is None:
+        return None
+    read = usage.cache_read_tokens or 0
+    write = usage.cache_creation_tokens or 0
+    fresh = max(0, usage.input_tokens - read - write)
+    total = (
+        fresh * price.input + read * price.cache_read + write * price.cache_write + usage.output_tokens * price.output
+    )
+    return total / 1_000_000
+
+
+def format_tokens(n: int) -> str:
+    """`950`, `12.3k`, `1.2M`."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def format_cost(dollars: float | None) -> str:
+    return "" if dollars is None else f"${dollars:.4f}" if dollars < 0.01 else f"${dollars:.2f}"
+
+
+def format_duration(ms: float) -> str:
+    """`850ms`, `2.4s`, `3m05s`."""
+    if ms < 1000:
+        return f"{ms:.0f}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def context_percent(usage: Usage | None, window: int) -> int:
+    """How much of the context window the last turn used (prompt + output)."""
+    if usage is None or window <= 0:
+        return 0
+    return min(100, round(100 * (usage.input_tokens + usage.output_tokens) / window))
+
+
+# -- history -> display items ---------------------------------------------------
+
+
+@dataclass
+class UserItem:
+    text: str
+    index: int | None = None
+
+
+@dataclass
+class AssistantItem:
+    text: str
+
+
+@dataclass
+class ThinkingItem:
+    text: str
+
+
+@dataclass
+class ToolItem:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    result: str | None = None
+    is_error: bool = False
+
+
+@dataclass
+class NoteItem:
+    """Steering messages and stop-hook notes shown as a dim line."""
+
+    text: str
+
+
+Item = UserItem | AssistantItem | ThinkingItem | ToolItem | NoteItem
+
+
+@dataclass
+class HistoryView:
+    """Display items for a slice of history, tool results attached to their calls."""
+
+    items: list[Item] = field(default_factory=list)
+
+
+def history_items(messages: Sequence[Message], offset: int = 0) -> list[Item]:
+    """Turn stored messages into display items; each tool result joins its call.
+    A user item records its message index (`offset` + position)."""
+    items: list[Item] = []
+    tools: dict[str, ToolItem] = {}
+    for position, message in enumerate(messages):
+        if message.role == "assistant":
+            for block in message.content:
+                if isinstance(block, ThinkingBlock) and block.thinking.strip():
+                    items.append(ThinkingItem(block.thinking))
+                elif isinstance(block, TextBlock) and block.text.strip():
+                    items.append(AssistantItem(block.text))
+                elif isinstance(block, ToolUseBlock):
+                    tool = ToolItem(block.id, block.name, dict(block.input))
+                    tools[block.id] = tool
+                    items.append(tool)
+            continue
+        results = [b for b in message.content if isinstance(b, ToolResultBlock)]
+        for result in results:
+            found = tools.get(result.tool_use_id)
+            if found is not None:
+                found.result = tool_result_text(result)
+                found.is_error = bool(result.is_error)
+        if not results:
+            text = user_prompt_text(message)
+            if text:
+                items.append(UserItem(text, offset + position))
+    return items
+
+
+def turn_starts(messages: Sequence[Message]) -> list[int]:
+    """Indexes of messages that open a turn (a user message without tool results)."""
+    return [
+        i
+        for i, m in enumerate(messages)
+        if m.role == "user" and not any(isinstance(b, ToolResultBlock) for b in m.content)
+    ]
+
+
+def tail_start(messages: Sequence[Message], keep: int) -> int:
+    """Where to start rendering so about `keep` messages show, at a turn boundary."""
+    if len(messages) <= keep:
+        return 0
+    want = len(messages) - keep
+    starts = [i for i in turn_starts(messages) if i >= want]
+    return starts[0] if starts else want
+
+
+def export_markdown(messages: Iterable[Message]) -> str:
+    """The conversation as Markdown (for /export)."""
+    out: list[str] = []
+    for item in history_items(list(messages)):
+        if isinstance(item, UserItem):
+            out.append(f"## User\n\n{item.text}\n")
+        elif isinstance(item, AssistantItem):
+            out.append(f"## Assistant\n\n{item.text}\n")
+        elif isinstance(item, ToolItem):
+            mark = "error" if item.is_error else "ok"
+            out.append(f"### Tool: {item.name} ({mark})\n\n```json\n{json.dumps(item.input, indent=2)}\n```\n")
+            if item.result:
+                out.append(f"```\n{item.result}\n```\n")
+    return "\n".join(out)

@@ -1,0 +1,56 @@
+"""The one-line status bar: model, mode, session, context %, tokens, cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..transcript_model import format_cost, format_tokens
+
+MODE_STYLE = {"default": "cyan", "acceptEdits": "yellow", "yolo": "bold red"}
+
+
+@dataclass
+class StatusInfo:
+    """What the status bar shows."""
+
+    model: str = ""
+    mode: str = "default"
+    session_id: str = ""
+    context_pct: int = 0
+    tokens: int = 0
+    cost: float | None = None
+    state: str = ""
+
+
+class StatusBar(Static):
+    """Renders a `StatusInfo`."""
+
+    def __init__(self) -> None:
+        super().__init__("", id="status", markup=False)
+        self.info = StatusInfo()
+
+    def set(self, **changes: object) -> None:
+        for key, value in changes.items():
+            setattr(self.info, key, value)
+        self.update(self.render_info())
+
+    def render_info(self) -> Text:
+        i = self.info
+        text = Text()
+        text.append(i.model or "—", style="bold")
+        text.append("  ")
+        text.append(f"⏵ {i.mode}", style=MODE_STYLE.get(i.mode, ""))
+        text.append(" (shift+tab)", style="dim")
+        if i.session_id:
+            text.append(f"  session {i.session_id[:8]}", style="dim")
+        text.append(f"  ctx {i.context_pct}%")
+        text.append(f"  {format_tokens(i.tokens)} tokens")
+        cost = format_cost(i.cost)
+        if cost:
+            text.append(f"  {cost}")
+        if i.state:
+            text.append(f"  {i.state}", style="bold magenta")
+        return text
