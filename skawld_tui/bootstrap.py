@@ -1,0 +1,417 @@
+"""From config files and flags to a ready `Agent`: `Settings`, `resolve_settings`, `build_agent`.
+
+Shared by the headless runner, the Textual app and the plain line mode, so all
+three see the same configuration. Nothing heavy is imported at module import:
+provider SDKs load in `make_provider`, the agent machinery in `build_agent`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skawld_core.config import ConfigSource, ConfigWarning, load_config, user_config_dir
+from skawld_core.errors import AuthError, ConfigError
+
+if TYPE_CHECKING:
+    from skawld_core.agent import Agent
+    from skawld_core.providers.base import BaseProvider
+    from skawld_core.sessions.store import SessionStore
+
+PROVIDER_KEY_VARS = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai-chat": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+}
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+
+
+class MissingApiKeyError(AuthError):
+    """No API key for the chosen provider; the message says what to set (exit code 4)."""
+
+
+@dataclass(frozen=True)
+class CliOptions:
+    """The flags that shape configuration (None = not given on the command line)."""
+
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    cwd: str | None = None
+    permission_mode: str | None = None
+    allowed_tools: Sequence[str] = ()
+    disallowed_tools: Sequence[str] = ()
+    max_turns: int | None = None
+    max_output_tokens: int | None = None
+    max_retries: int | None = None
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    no_cache: bool = False
+    config: str | None = None
+    no_user_config: bool = False
+    accept_project_config: bool = False
+
+
+@dataclass
+class Settings:
+    """Resolved configuration plus command-line overrides: everything `build_agent` needs.
+
+    `system_prompt` is the full user-instructions block (config `systemPrompt` or
+    `systemPromptFile`, then ``~/.skawld/AGENTS.md``, then the project's ``AGENTS.md``
+    or ``CLAUDE.md``); `instruction_files` lists the files that went into it.
+    """
+
+    provider_id: str = "anthropic"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    cwd: Path = field(default_factory=Path.cwd)
+    permission_mode: str = "default"
+    permission_rules: list[dict[str, Any]] = field(default_factory=list)
+    system_prompt: str | None = None
+    instruction_files: list[Path] = field(default_factory=list)
+    max_turns: int | None = None
+    max_output_tokens: int | None = None
+    max_retries: int = 5
+    cache_ttl: str | None = None
+    no_cache: bool = False
+    config_dirs: list[Path] = field(default_factory=list)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    store_kind: str = "sqlite"
+    store_path: Path | None = None
+    project_config_path: Path | None = None
+    sources: list[ConfigSource] = field(default_factory=list)
+    warnings: list[ConfigWarning] = field(default_factory=list)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+
+
+# -- --allowed-tools / --disallowed-tools ------------------------------------
+
+_SPEC = re.compile(r"^\s*([A-Za-z0-9_*.-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_PATH_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
+
+
+def _split_specs(values: Sequence[str]) -> list[str]:
+    """Split comma/space-separated specs, keeping `Tool(a b, c)` parentheses intact."""
+    out: list[str] = []
+    for value in values:
+        depth, cur = 0, ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (ch == "," or ch.isspace()):
+                if cur.strip():
+                    out.append(cur.strip())
+                cur = ""
+                continue
+            cur += ch
+        if cur.strip():
+            out.append(cur.strip())
+    return out
+
+
+def tool_rules(specs: Sequence[str], decision: str) -> list[dict[str, Any]]:
+    """Turn Claude-Code-style tool specs into permission rules.
+
+    ``Read`` → a tool rule; ``Bash(git status)`` / ``Bash(npm:*)`` → a bash prefix rule;
+    ``Edit(src/**)`` → a path rule for that tool; ``Skill(deploy)`` → a Skill rule with `arg`.
+    Raises `ValueError` for a malformed spec.
+    """
+    rules: list[dict[str, Any]] = []
+    for spec in _split_specs(specs):
+        m = _SPEC.match(spec)
+        if m is None:
+            raise ValueError(f"bad tool spec {spec!r} (expected Tool or Tool(argument))")
+        name, arg = m.group(1), m.group(2)
+        if arg is None or arg.strip() in ("", "*"):
+            rules.append({"kind": "tool", "tool": name, "decision": decision})
+        elif name == "Bash":
+            pattern = re.sub(r"(:\*|\s\*)$", "", arg.strip()).strip()
+            if not pattern:
+                rules.append({"kind": "tool", "tool": "Bash", "decision": decision})
+            else:
+                rules.append({"kind": "bash", "pattern": pattern, "decision": decision})
+        elif name in _PATH_TOOLS:
+            rules.append({"kind": "path", "tools": [name], "paths": [arg.strip()], "decision": decision})
+        else:
+            rules.append({"kind": "tool", "tool": name, "arg": arg.strip(), "decision": decision})
+    return rules
+
+
+# -- settings ----------------------------------------------------------------
+
+
+def _overrides(opts: CliOptions) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    provider: dict[str, Any] = {}
+    if opts.provider:
+        provider["id"] = opts.provider
+    if opts.base_url:
+        provider["baseURL"] = opts.base_url
+    if provider:
+        doc["provider"] = provider
+    if opts.model:
+        doc["model"] = opts.model
+    if opts.cwd:
+        doc["cwd"] = opts.cwd
+    if opts.permission_mode:
+        doc["permissions"] = {"mode": opts.permission_mode}
+    if opts.allowed_tools:
+        doc.setdefault("permissions", {})["rules"] = tool_rules(opts.allowed_tools, "allow")
+    limits = {
+        k: v
+        for k, v in (
+            ("maxTurns", opts.max_turns),
+            ("maxOutputTokens", opts.max_output_tokens),
+            ("maxRetries", opts.max_retries),
+        )
+        if v is not None
+    }
+    if limits:
+        doc["limits"] = limits
+    if opts.system_prompt is not None:
+        doc["systemPrompt"] = opts.system_prompt
+    if opts.system_prompt_file:
+        doc["systemPromptFile"] = opts.system_prompt_file
+    return doc
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest ancestor holding `.git` (file or directory), else `start`."""
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return start
+
+
+def project_instruction_file(cwd: Path) -> Path | None:
+    """``AGENTS.md`` at the repository root, falling back to ``CLAUDE.md``."""
+    root = find_repo_root(cwd)
+    for name in INSTRUCTION_FILES:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def _system_prompt(
+    prompt: str | None, prompt_file: str | None, cwd: Path, env: Mapping[str, str]
+) -> tuple[str | None, list[Path]]:
+    parts: list[str] = []
+    files: list[Path] = []
+    if prompt:
+        parts.append(prompt.strip())
+    elif prompt_file:
+        parts.append(_read_text(Path(prompt_file), "system prompt file").strip())
+        files.append(Path(prompt_file))
+    user_agents = user_config_dir(env) / "AGENTS.md"
+    for path in (user_agents if user_agents.is_file() else None, project_instruction_file(cwd)):
+        if path is None:
+            continue
+        body = _read_text(path, "instructions file").strip()
+        if body:
+            parts.append(f"Instructions from {path}:\n\n{body}")
+            files.append(path)
+    text = "\n\n".join(p for p in parts if p)
+    return (text or None), files
+
+
+def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) -> Settings:
+    """Load the config layers, apply the flags, and resolve paths and instructions.
+
+    Raises `ConfigError` (exit 3) for invalid config and `ValueError` for a bad
+    ``--allowed-tools``/``--disallowed-tools`` spec (a usage error, exit 2).
+    """
+    environ = dict(os.environ if env is None else env)
+    base = Path(opts.cwd).expanduser().resolve() if opts.cwd else Path.cwd()
+    deny_rules = tool_rules(opts.disallowed_tools, "deny")
+    loaded = load_config(
+        cwd=base,
+        env=environ,
+        overrides=_overrides(opts),
+        project_config_path=opts.config,
+        ignore_user_config=opts.no_user_config,
+        accept_project_config=opts.accept_project_config,
+    )
+    cfg = loaded.config
+    cwd = (base / Path(cfg.cwd).expanduser()).resolve() if cfg.cwd else base
+    if not cwd.is_dir():
+        raise ConfigError(f"Working directory {cwd} does not exist")
+    system_prompt, files = _system_prompt(cfg.system_prompt, cfg.system_prompt_file, cwd, environ)
+    store_path: Path | None = None
+    if cfg.session_store.kind == "sqlite":
+        raw_path = cfg.session_store.database_path
+        store_path = (cwd / Path(raw_path).expanduser()).resolve() if raw_path else cwd / ".skawld" / "sessions.db"
+    dirs = [cwd / ".skawld", *(Path(d) for d in cfg.config_dirs), user_config_dir(environ)]
+    config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
+    return Settings(
+        provider_id=cfg.provider.id,
+        model=cfg.model,
+        base_url=cfg.provider.base_url,
+        api_key=opts.api_key or cfg.provider.api_key,
+        provider_options=dict(cfg.provider.options),
+        cwd=cwd,
+        permission_mode=cfg.permission_mode,
+        permission_rules=[*deny_rules, *cfg.permission_rules],
+        system_prompt=system_prompt,
+        instruction_files=files,
+        max_turns=cfg.max_turns,
+        max_output_tokens=cfg.max_output_tokens,
+        max_retries=cfg.max_retries,
+        cache_ttl=cfg.cache_ttl,
+        no_cache=opts.no_cache,
+        config_dirs=config_dirs,
+        mcp_servers=cfg.mcp_servers,
+        hooks=cfg.hooks,
+        store_kind=cfg.session_store.kind,
+        store_path=store_path,
+        project_config_path=loaded.project_path,
+        sources=loaded.sources,
+        warnings=loaded.warnings,
+        env=environ,
+    )
+
+
+# -- provider, store, agent --------------------------------------------------
+
+
+def missing_key_message(provider_id: str) -> str:
+    """The first-run paragraph shown when no API key is available."""
+    var = PROVIDER_KEY_VARS.get(provider_id, "ANTHROPIC_API_KEY")
+    return (
+        f"skawld needs an API key for the {provider_id} provider, and {var} is not set. "
+        f"Set it with `export {var}=...` (or put it in your shell profile) and run skawld again. "
+        "To use another provider pass --provider openai-chat or --provider openai-responses "
+        "with OPENAI_API_KEY set; to use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) "
+        "no key is needed: pass --provider openai-chat --base-url http://localhost:11434/v1 --model <name>."
+    )
+
+
+def resolve_api_key(settings: Settings) -> str:
+    """The key to use, or `MissingApiKeyError`. A local OpenAI-compatible server needs none."""
+    if settings.api_key:
+        return settings.api_key
+    var = PROVIDER_KEY_VARS.get(settings.provider_id, "ANTHROPIC_API_KEY")
+    key = settings.env.get(var)
+    if key:
+        return key
+    if settings.base_url and settings.provider_id != "anthropic":
+        return "sk-no-key-needed"
+    raise MissingApiKeyError(missing_key_message(settings.provider_id))
+
+
+def make_provider(settings: Settings) -> BaseProvider:
+    """The configured provider (imports only that provider's SDK adapter)."""
+    key = resolve_api_key(settings)
+    provider: BaseProvider
+    if settings.provider_id == "anthropic":
+        from skawld_core.providers.anthropic import AnthropicProvider
+
+        provider = AnthropicProvider(api_key=key, base_url=settings.base_url)
+    elif settings.provider_id == "openai-chat":
+        from skawld_core.providers.openai_chat import OpenAIChatProvider
+
+        provider = OpenAIChatProvider(api_key=key, base_url=settings.base_url)
+    elif settings.provider_id == "openai-responses":
+        from skawld_core.providers.openai_responses import OpenAIResponsesProvider
+
+        provider = OpenAIResponsesProvider(api_key=key, base_url=settings.base_url)
+    else:
+        raise ConfigError(f"Unknown provider {settings.provider_id!r}")
+    if settings.no_cache:
+        from .no_cache import NoCacheProvider
+
+        provider = NoCacheProvider(provider)
+    return provider
+
+
+def make_store(settings: Settings) -> SessionStore:
+    """The session store the settings name (SQLite file, or in-memory)."""
+    if settings.store_kind == "memory":
+        from skawld_core.sessions.memory import InMemorySessionStore
+
+        return InMemorySessionStore()
+    from skawld_core.sessions.sqlite import SqliteSessionStore
+
+    return SqliteSessionStore(settings.store_path, cwd=settings.cwd)
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    can_use_tool: Any = None,
+    ask_user: Any = None,
+    include_partial_messages: bool = False,
+    provider: BaseProvider | None = None,
+) -> Agent:
+    """An `Agent` configured from `settings` (raises `ConfigError` without a model)."""
+    if not settings.model:
+        raise ConfigError(
+            "No model configured: pass --model (e.g. --model claude-sonnet-4-6), set SKAWLD_MODEL, "
+            'or add "model" to ~/.skawld/config.json'
+        )
+    from skawld_core.agent import Agent
+
+    hooks = None
+    if settings.hooks:
+        from .command_hooks import command_hooks
+
+        hooks = command_hooks(settings.hooks)
+    return Agent(
+        provider=provider or make_provider(settings),
+        model=settings.model,
+        permission_mode=settings.permission_mode,  # type: ignore[arg-type]
+        permission_rules=settings.permission_rules,
+        can_use_tool=can_use_tool,
+        session_store=make_store(settings),
+        cwd=settings.cwd,
+        system_prompt=settings.system_prompt,
+        max_retries=settings.max_retries,
+        max_output_tokens=settings.max_output_tokens,
+        include_partial_messages=include_partial_messages,
+        max_turns=settings.max_turns,
+        cache_ttl=settings.cache_ttl,  # type: ignore[arg-type]
+        config_dir=list(settings.config_dirs),
+        mcp_servers=settings.mcp_servers or None,
+        hooks=hooks,
+        ask_user=ask_user,
+    )
+
+
+def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any]:
+    """Meta stored with a new session: its working directory and a title."""
+    meta: dict[str, Any] = {"cwd": str(settings.cwd)}
+    if prompt:
+        first = prompt.strip().splitlines()[0] if prompt.strip() else ""
+        meta["title"] = first[:80]
+    return meta
+
+
+async def newest_session_id(store: SessionStore, cwd: Path) -> str | None:
+    """The most recently updated session of `cwd` (for ``--continue``)."""
+    offset = 0
+    while True:
+        page = await store.list_sessions(limit=50, offset=offset)
+        for record in page:
+            if record.meta.get("cwd") in (None, str(cwd)) and not (
+                record.meta.get("parentSessionId") or record.meta.get("parent_session_id")
+            ):
+                return record.id
+        if len(page) < 50:
+            return None
+        offset += 50

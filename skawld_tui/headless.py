@@ -1,0 +1,374 @@
+"""Headless mode (``skawld -p``): one or more runs in one session, events on stdout.
+
+Output formats:
+
+- ``stream-json`` (also ``--json``): NDJSON, one spec `Event` per line (`to_json`);
+- ``json``: one result object per run, printed when the run ends;
+- ``text``: the final text of each run.
+
+Nothing else is written to stdout: `sys.stdout` is pointed at stderr while the
+runner is active, so stray prints and library chatter land on stderr.
+
+Exit codes: 0 success (or interrupted), 1 the result was an error, 2 usage error,
+3 config error, 4 authentication error, 130 aborted (stdin ``abort``, SIGINT or a
+broken stdout pipe), 143 SIGTERM. The session is persisted in every case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from .control import EventWriter, PermissionAnswer, StdinReader, parse_control, permission_answer, warn
+
+if TYPE_CHECKING:
+    from skawld_core.events import Event, ResultEvent
+    from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
+
+    from .bootstrap import Settings
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 3, 4, 130, 143
+
+
+class UsageError(Exception):
+    """Bad command-line input discovered while starting (exit 2)."""
+
+
+@dataclass
+class HeadlessOptions:
+    """How one headless invocation runs."""
+
+    prompt: str | None = None
+    output_format: str = "stream-json"
+    pretty: bool = False
+    partial: bool = False
+    session_id: str | None = None
+    resume_strict: bool = False
+    continue_last: bool = False
+    canusetool: bool = False
+    stream_input: bool = False
+    verbose: bool = False
+
+
+@dataclass
+class _RunStats:
+    started: float = field(default_factory=time.monotonic)
+    num_turns: int = 0
+    error_name: str | None = None
+    errors: list[str] = field(default_factory=list)
+    tool_calls: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    denials: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+class HeadlessRunner:
+    """Drives the runs of one invocation and owns the stdin/stdout protocol."""
+
+    def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
+        self.settings = settings
+        self.opts = opts
+        self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken_pipe)
+        self.session: Session | None = None
+        self.prompts: deque[str] = deque()
+        self.wakeup = asyncio.Event()
+        self.eof = False
+        self.aborted = False
+        self.terminated = False
+        self.pending: dict[str, asyncio.Future[PermissionAnswer]] = {}
+        self.announced: set[str] = set()
+        self.early: dict[str, PermissionAnswer] = {}
+        self.running = False
+        self._interrupts = 0
+
+    # -- stdin ------------------------------------------------------------
+
+    def on_stdin(self, line: str | None) -> None:
+        if line is None:
+            self.eof = True
+            for future in self.pending.values():
+                if not future.done():
+                    future.set_result(PermissionAnswer("deny", "stdin closed before a permission_response arrived"))
+            self.wakeup.set()
+            return
+        msg = parse_control(line)
+        if msg is None:
+            return
+        kind = msg.get("type")
+        if kind == "permission_response":
+            self._on_permission_response(msg)
+        elif kind == "abort":
+            self.abort()
+        elif kind == "prompt":
+            text = msg.get("text")
+            if not isinstance(text, str) or not text.strip():
+                warn("ignoring a prompt control message without a non-empty 'text'")
+                return
+            self.prompts.append(text)
+            self.wakeup.set()
+
+    def _on_permission_response(self, msg: dict[str, Any]) -> None:
+        tool_use_id = msg.get("tool_use_id")
+        if not isinstance(tool_use_id, str) or tool_use_id not in self.announced:
+            warn(f"ignoring permission_response for unknown tool_use_id {tool_use_id!r}")
+            return
+        answer = permission_answer(msg)
+        if answer is None:
+            return
+        future = self.pending.get(tool_use_id)
+        if future is not None and not future.done():
+            future.set_result(answer)
+        else:
+            self.early[tool_use_id] = answer
+
+    # -- permissions ------------------------------------------------------
+
+    async def ask_stdin(self, req: CanUseToolRequest) -> Any:
+        """`can_use_tool` for ``--canusetool``: wait for the matching permission_response."""
+        from skawld_core.permissions import PermissionAllow, PermissionDeny
+
+        answer = self.early.pop(req.tool_use_id, None)
+        if answer is None:
+            if self.eof:
+                return PermissionDeny(message="stdin closed before a permission_response arrived")
+            future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
+            self.pending[req.tool_use_id] = future
+            try:
+                answer = await future
+            finally:
+                self.pending.pop(req.tool_use_id, None)
+        self.announced.discard(req.tool_use_id)
+        if answer.decision == "allow":
+            return PermissionAllow(updated_input=answer.updated_input)
+        return PermissionDeny(message=answer.reason or "denied by the user")
+
+    async def deny_ask(self, req: CanUseToolRequest) -> Any:
+        """`can_use_tool` without ``--canusetool``: an ask is a deny (fail closed)."""
+        from skawld_core.permissions import PermissionDeny
+
+        return PermissionDeny(
+            message=(
+                f"{req.tool_name} needs approval, and this headless run cannot ask "
+                "(run with --canusetool, --allowed-tools or --permission-mode to allow it)"
+            )
+        )
+
+    # -- signals ----------------------------------------------------------
+
+    def abort(self) -> None:
+        self.aborted = True
+        if self.session is not None:
+            self.session.abort()
+        self.wakeup.set()
+
+    def on_sigint(self) -> None:
+        self._interrupts += 1
+        if self._interrupts > 1:  # a second Ctrl+C: stop waiting for a clean end
+            raise SystemExit(EXIT_ABORT)
+        self.abort()
+
+    def on_sigterm(self) -> None:
+        self.terminated = True
+        self.abort()
+
+    def _on_broken_pipe(self) -> None:
+        warn("stdout was closed; aborting the run (the session is saved)")
+        self.abort()
+
+    # -- output -----------------------------------------------------------
+
+    def _track(self, event: Event, stats: _RunStats) -> None:
+        from skawld_core.events import AssistantEvent, ErrorEvent, ToolCallStartEvent, UserEvent
+        from skawld_core.messages import TextBlock, ToolResultBlock
+
+        if isinstance(event, AssistantEvent):
+            stats.num_turns += 1
+            stats.texts = [b.text for b in event.message.content if isinstance(b, TextBlock)]
+        elif isinstance(event, ToolCallStartEvent):
+            stats.tool_calls[event.tool_use_id] = (event.tool_name, dict(event.input))
+        elif isinstance(event, ErrorEvent):
+            stats.error_name = event.error.name
+            stats.errors.append(event.error.message)
+        elif isinstance(event, UserEvent) and event.subtype == "tool_result":
+            for block in event.message.content:
+                if not isinstance(block, ToolResultBlock) or not block.is_error:
+                    continue
+                content = block.content if isinstance(block.content, str) else ""
+                if content.startswith("Tool call denied:"):
+                    name, tool_input = stats.tool_calls.get(block.tool_use_id, ("", {}))
+                    stats.denials.append(
+                        {"tool_name": name, "tool_use_id": block.tool_use_id, "tool_input": tool_input}
+                    )
+                    if self.opts.output_format == "text":
+                        warn(f"{name or 'tool'} call denied: {content.removeprefix('Tool call denied:').strip()}")
+
+    def _emit(self, event: Event, stats: _RunStats) -> None:
+        from skawld_core.events import PermissionRequestEvent, to_json
+
+        if isinstance(event, PermissionRequestEvent):
+            self.announced.update(r.tool_use_id for r in event.requests)
+        self._track(event, stats)
+        if self.opts.output_format == "stream-json":
+            self.writer.line(to_json(event))
+
+    def _finish_output(self, result: ResultEvent, stats: _RunStats) -> None:
+        assert self.session is not None
+        if self.opts.output_format == "json":
+            obj: dict[str, Any] = {
+                "type": "result",
+                "subtype": result.subtype,
+                "is_error": result.subtype == "error",
+                "result": result.final_text or "",
+                "session_id": self.session.id,
+                "num_turns": stats.num_turns,
+                "duration_ms": result.duration_ms,
+                "stop_reason": result.stop_reason,
+                "usage": result.total_usage.model_dump(exclude_none=True),
+                "permission_denials": stats.denials,
+            }
+            if stats.errors:
+                obj["errors"] = stats.errors
+            self.writer.line(json.dumps(obj, ensure_ascii=False))
+        elif self.opts.output_format == "text":
+            text = result.final_text if result.final_text is not None else "\n".join(stats.texts)
+            if text:
+                self.writer.raw(text if text.endswith("\n") else text + "\n")
+            if result.subtype == "error":
+                warn(f"run failed: {'; '.join(stats.errors) or 'error'}")
+
+    # -- running ----------------------------------------------------------
+
+    def _exit_code(self, result: ResultEvent | None, stats: _RunStats) -> int:
+        if self.terminated:
+            return EXIT_TERM
+        if self.aborted or (result is not None and result.subtype == "aborted"):
+            return EXIT_ABORT
+        if result is None or result.subtype == "error":
+            if stats.error_name == "AuthError":
+                return EXIT_AUTH
+            if stats.error_name == "ConfigError":
+                return EXIT_CONFIG
+            return EXIT_ERROR
+        return EXIT_OK
+
+    async def run_one(self, prompt: str) -> int:
+        assert self.session is not None
+        stats = _RunStats()
+        result: ResultEvent | None = None
+        from skawld_core.events import ResultEvent as _Result
+
+        async with self.session.run(prompt) as run:
+            self.running = True
+            try:
+                async for event in run:
+                    self._emit(event, stats)
+                    if isinstance(event, _Result):
+                        result = event
+            finally:
+                self.running = False
+        if result is not None:
+            self._finish_output(result, stats)
+        return self._exit_code(result, stats)
+
+    async def next_prompt(self) -> str | None:
+        """The next queued prompt; waits for one only in stream-input mode."""
+        while True:
+            if self.aborted:
+                return None
+            if self.prompts:
+                return self.prompts.popleft()
+            if not self.opts.stream_input or self.eof:
+                return None
+            self.wakeup.clear()
+            await self.wakeup.wait()
+
+    async def main(self, agent_factory: Callable[..., Any]) -> int:
+        can_use_tool = self.ask_stdin if self.opts.canusetool else self.deny_ask
+        agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
+        async with agent:
+            session_id = self.opts.session_id
+            if self.opts.continue_last:
+                from .bootstrap import newest_session_id
+
+                session_id = await newest_session_id(agent.store, self.settings.cwd)
+                if session_id is None:
+                    warn("no earlier session in this directory; starting a new one")
+            if session_id is not None and self.opts.resume_strict and await agent.store.load(session_id) is None:
+                raise UsageError(f"no session {session_id!r} (see `skawld sessions list`)")
+            if self.opts.prompt is not None:
+                self.prompts.appendleft(self.opts.prompt)
+            first = await self.next_prompt()
+            if first is None:
+                return EXIT_ABORT if self.aborted else EXIT_OK
+            from .bootstrap import session_meta
+
+            self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first))
+            if self.opts.verbose:
+                warn_info(f"session {self.session.id}")
+            code = EXIT_OK
+            prompt: str | None = first
+            while prompt is not None:
+                code = await self.run_one(prompt)
+                if code in (EXIT_ABORT, EXIT_TERM):
+                    return code
+                prompt = await self.next_prompt()
+            if self.terminated:
+                return EXIT_TERM
+            if self.aborted:
+                return EXIT_ABORT
+            return code
+
+
+def warn_info(message: str) -> None:
+    """A ``--verbose`` line on stderr."""
+    try:
+        sys.stderr.write(f"skawld: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _install_signals(runner: HeadlessRunner) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, runner.on_sigint)
+        loop.add_signal_handler(signal.SIGTERM, runner.on_sigterm)
+    except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
+        pass
+
+
+async def _amain(settings: Settings, opts: HeadlessOptions, stdout: IO[str], use_stdin: bool) -> int:
+    from .bootstrap import build_agent
+
+    runner = HeadlessRunner(settings, opts, stdout)
+    _install_signals(runner)
+    if use_stdin:
+        StdinReader(asyncio.get_running_loop(), runner.on_stdin).start()
+    else:
+        runner.eof = True
+
+    def factory(**kwargs: Any) -> Any:
+        return build_agent(settings, **kwargs)
+
+    return await runner.main(factory)
+
+
+def run_headless(settings: Settings, opts: HeadlessOptions, *, use_stdin: bool) -> int:
+    """Run headless and return the exit code. Raises `UsageError`, `ConfigError`,
+    `AuthError` for the caller to map to exit codes 2/3/4.
+
+    `use_stdin` turns on the control channel (stdin is not the prompt and not a terminal).
+    """
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # only the writer may touch the real stdout
+    try:
+        return asyncio.run(_amain(settings, opts, real_stdout, use_stdin))
+    finally:
+        sys.stdout = real_stdout

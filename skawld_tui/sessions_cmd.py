@@ -1,0 +1,188 @@
+"""``skawld sessions list|show|delete|export``: inspect the session store.
+
+- ``list [--limit 20] [--offset 0]``: NDJSON ``{id, created_at, updated_at, meta, message_count}``;
+- ``show ID``: NDJSON ``{seq, appended_at, message}``, one line per stored message;
+- ``delete ID [--yes]``: asks on stderr unless ``--yes``;
+- ``export ID --format markdown|json [--output FILE]``: a readable transcript, subagent runs included.
+
+The store is the one the config names (``sessionStore`` / ``SKAWLD_DB_PATH``,
+default ``<cwd>/.skawld/sessions.db``), or ``--db PATH``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Inspect, export and delete stored sessions.",
+)
+
+DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite session database (default: from config).")]
+CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")]
+
+
+class ExportFormat(StrEnum):
+    markdown = "markdown"
+    json = "json"
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    sys.stderr.write(f"skawld: {message}\n")
+    return typer.Exit(code)
+
+
+def _with_store(db: str | None, cwd: str | None, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the configured store, run `work(store)`, close it. Config errors exit 3."""
+    from skawld_core.errors import ConfigError, SessionStoreError
+    from skawld_core.sessions.sqlite import SqliteSessionStore
+
+    base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
+    if db is not None:
+        path = Path(db).expanduser()
+    else:
+        from .bootstrap import CliOptions, resolve_settings
+
+        try:  # the session commands start nothing, so the project gate does not apply
+            settings = resolve_settings(CliOptions(cwd=str(base), accept_project_config=True))
+        except ConfigError as exc:
+            raise _fail(str(exc), 3) from None
+        if settings.store_path is None:
+            raise _fail("the configured session store is in memory; there is nothing to inspect", 3)
+        path = settings.store_path
+    if not path.exists():
+        raise _fail(f"no session database at {path}")
+
+    async def go() -> T:
+        store = SqliteSessionStore(path)
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(go())
+    except SessionStoreError as exc:
+        raise _fail(f"session store error: {exc}") from None
+
+
+def _out(obj: Any) -> None:
+    try:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    except BrokenPipeError:
+        raise typer.Exit(0) from None
+
+
+@app.command("list")
+def list_cmd(
+    limit: Annotated[int, typer.Option("--limit", min=1, help="How many sessions.")] = 20,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many.")] = 0,
+    db: DbOpt = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """List sessions, newest first (NDJSON)."""
+
+    async def work(store: Any) -> list[dict[str, Any]]:
+        rows = []
+        for rec in await store.list_sessions(limit=limit, offset=offset):
+            count = len(await store.load_messages(rec.id))
+            rows.append(
+                {
+                    "id": rec.id,
+                    "created_at": rec.created_at,
+                    "updated_at": rec.updated_at,
+                    "meta": rec.meta,
+                    "message_count": count,
+                }
+            )
+        return rows
+
+    for row in _with_store(db, cwd, work):
+        _out(row)
+
+
+@app.command("show")
+def show_cmd(
+    session_id: Annotated[str, typer.Argument(help="Session id.")], db: DbOpt = None, cwd: CwdOpt = None
+) -> None:
+    """Print a session's stored messages (NDJSON)."""
+
+    async def work(store: Any) -> list[Any] | None:
+        if await store.load(session_id) is None:
+            return None
+        return list(await store.load_messages(session_id))
+
+    messages = _with_store(db, cwd, work)
+    if messages is None:
+        raise _fail(f"no session {session_id!r}")
+    for m in messages:
+        _out(m.model_dump(mode="json", exclude_none=True))
+
+
+@app.command("delete")
+def delete_cmd(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    db: DbOpt = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Delete a session and its messages and tasks."""
+
+    async def exists(store: Any) -> bool:
+        return await store.load(session_id) is not None
+
+    if not _with_store(db, cwd, exists):
+        raise _fail(f"no session {session_id!r}")
+    if not yes:
+        sys.stderr.write(f"Delete session {session_id}? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            raise _fail("not deleted")
+
+    async def delete(store: Any) -> None:
+        await store.delete(session_id)
+
+    _with_store(db, cwd, delete)
+    sys.stderr.write(f"deleted {session_id}\n")
+
+
+@app.command("export")
+def export_cmd(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="markdown | json.")] = ExportFormat.markdown,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    db: DbOpt = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Export a transcript (subagent runs included)."""
+    from .transcript_export import load_tree, to_json, to_markdown
+
+    async def work(store: Any) -> Any:
+        return await load_tree(store, session_id)
+
+    tree = _with_store(db, cwd, work)
+    if tree is None:
+        raise _fail(f"no session {session_id!r}")
+    text = to_markdown(tree) if fmt is ExportFormat.markdown else to_json(tree)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        sys.stderr.write(f"wrote {output}\n")
+    else:
+        try:
+            sys.stdout.write(text)
+        except BrokenPipeError:
+            raise typer.Exit(0) from None
