@@ -168,7 +168,10 @@ class PermissionEngine:
         """Rules first (first match wins), then the mode default. Pure and synchronous."""
         if not isinstance(call.tool_name, str) or not call.tool_name or not isinstance(call.input, Mapping):
             return PermissionDecision("deny", "Invalid tool call.")
-        hit = self._rule_decision(call)
+        try:
+            hit = self._rule_decision(call)
+        except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
+            return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
         if hit is not None:
             rule, decision = hit
             reason = f"{rule.kind} rule matched {call.tool_name}."

@@ -67,8 +67,16 @@ def path_candidates(target: str, cwd: Path) -> PathCandidates:
     for t in raw:
         lex = os.path.normpath(os.path.join(str(cwd), t))
         lexical.append(lex)
-        real.append(os.path.realpath(lex))
+        real.append(_realpath(lex))
     return PathCandidates(tuple(dict.fromkeys(lexical)), tuple(dict.fromkeys(real)))
+
+
+def _realpath(path: str) -> str:
+    """`os.path.realpath`, or the path itself when it cannot be resolved (e.g. a NUL byte)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
 
 
 def _pattern_variants(pattern: str, project_root: Path) -> list[str]:
@@ -85,7 +93,7 @@ def _pattern_variants(pattern: str, project_root: Path) -> list[str]:
         k += 1
     prefix = "/".join(parts[:k]) or "/"
     normalized_prefix = os.path.normpath(prefix)
-    real_prefix = os.path.realpath(prefix)
+    real_prefix = _realpath(prefix)
     rest = "/".join(parts[k:])
     for p in (normalized_prefix, real_prefix):
         v = p if not rest else p.rstrip("/") + "/" + rest

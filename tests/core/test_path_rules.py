@@ -240,3 +240,15 @@ def test_can_read_ignores_rules_not_for_read(tree: Path) -> None:
 
 def test_can_read_with_no_rules(tree: Path) -> None:
     assert PermissionEngine(project_root=tree).can_read(tree / ".env")
+
+
+def test_unresolvable_paths_do_not_raise(tree: Path) -> None:
+    engine = PermissionEngine(rules=DENY_SECRETS, project_root=tree)
+    assert engine.evaluate(call("Write", tree, file_path="src/a\x00b")).behavior == "ask"
+    assert engine.can_read(tree / "a\x00b")
+
+
+def test_symlink_loop_does_not_raise(tree: Path) -> None:
+    (tree / "loop").symlink_to(tree / "loop")
+    engine = PermissionEngine(rules=DENY_SECRETS, project_root=tree)
+    assert engine.evaluate(call("Write", tree, file_path="loop/x")).behavior == "ask"
