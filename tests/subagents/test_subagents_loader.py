@@ -1,0 +1,80 @@
+"""Subagent definitions on disk and the registry (§2.16: loader.test,
+loader.multi-dir, registry.test)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ext_helpers import write_agent
+
+from skawld_core.subagents import DEFAULT_AGENT_NAME, SubagentRegistry, load_agent_definitions, normalize_tools
+
+
+def test_valid_sorted_and_defaults(tmp_path: Path) -> None:
+    write_agent(tmp_path, "zeta.md", "description: last\ntools: Read, Grep, Bash", "Zeta body")
+    write_agent(tmp_path, "Alpha.md", "description: first\ncolor: blue\nmodel: sonnet-x", "Alpha body")
+    (tmp_path / "agents" / "notes.txt").write_text("ignored")
+    result = load_agent_definitions([tmp_path])
+    assert result.skipped == []
+    assert [a.name for a in result.agents] == ["Alpha", "zeta"]  # case kept, sorted
+    alpha, zeta = result.agents
+    assert (alpha.body, alpha.tools, alpha.model) == ("Alpha body", None, "sonnet-x")
+    assert zeta.tools == ("Read", "Grep", "Bash")
+    assert load_agent_definitions([tmp_path / "missing"]).agents == []
+
+
+def test_skips(tmp_path: Path) -> None:
+    write_agent(tmp_path, "nodesc.md", "name: nodesc")
+    write_agent(tmp_path, "nofm.md", None, "no frontmatter at all")
+    write_agent(tmp_path, "bad.md", "description: [oops")
+    write_agent(tmp_path, "a.md", "name: Dup\ndescription: one")
+    write_agent(tmp_path, "b.md", "name: dup\ndescription: two")
+    real = write_agent(tmp_path / "other", "real.md", "description: real")
+    os.symlink(real, tmp_path / "agents" / "linked.md")
+    result = load_agent_definitions([tmp_path])
+    assert {s.path.name: s.reason for s in result.skipped} == {
+        "nodesc.md": "invalid-frontmatter",
+        "nofm.md": "missing-frontmatter",
+        "bad.md": "invalid-frontmatter",
+        "b.md": "name-collision",
+        "linked.md": "io-error",
+    }
+    assert [a.name for a in result.agents] == ["Dup"]
+
+
+def test_normalize_tools_table() -> None:
+    assert normalize_tools("Read, Grep, Bash") == ("Read", "Grep", "Bash")
+    assert normalize_tools(["Bash(npm:*)", "Read"]) == ("Bash", "Read")
+    assert normalize_tools("Bash(npm run test:*), , Edit") == ("Bash", "Edit")
+    assert normalize_tools(42) is None
+    assert normalize_tools(None) is None
+    assert normalize_tools(["*"]) == ("*",)
+
+
+def test_multi_dir_union_first_wins(tmp_path: Path) -> None:
+    write_agent(tmp_path / "one", "r.md", "name: researcher\ndescription: one")
+    write_agent(tmp_path / "two", "r.md", "name: Researcher\ndescription: two")
+    write_agent(tmp_path / "two", "w.md", "name: writer\ndescription: w")
+    result = load_agent_definitions([tmp_path / "one", tmp_path / "none", tmp_path / "two"])
+    assert [(a.name, a.description) for a in result.agents] == [("researcher", "one"), ("writer", "w")]
+    assert [s.reason for s in result.skipped] == ["name-collision"]
+    assert load_agent_definitions([]).agents == []
+
+
+def test_registry(tmp_path: Path) -> None:
+    write_agent(tmp_path, "_default.md", "description: impostor")
+    write_agent(tmp_path, "Reviewer.md", "description: reviews")
+    registry = SubagentRegistry(load_agent_definitions([tmp_path]).agents)
+    default = registry.get("_default")
+    assert default is not None and default.description == "General-purpose subagent with full tool access"
+    assert [a.name for a in registry.list()] == ["Reviewer"]
+    assert [a.name for a in registry.list_all()] == [DEFAULT_AGENT_NAME, "Reviewer"]
+    assert registry.get("reviewer") is registry.get("REVIEWER") is not None
+    assert registry.get("nobody") is None
+    assert registry.resolve(None) is default and registry.resolve("  ") is default
+    assert registry.resolve("General-Purpose") is default
+    write_agent(tmp_path, "gp.md", "name: general-purpose\ndescription: mine")
+    registry = SubagentRegistry(load_agent_definitions([tmp_path]).agents)
+    resolved = registry.resolve("general-purpose")
+    assert resolved is not None and resolved.description == "mine"
