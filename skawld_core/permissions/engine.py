@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -198,7 +199,9 @@ class PermissionEngine:
             mode=self._mode,
         )
         try:
-            raw = await self._can_use_tool(request)
+            raw: object = self._can_use_tool(request)
+            if inspect.isawaitable(raw):
+                raw = await raw
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

@@ -408,3 +408,25 @@ async def test_request_mode_reflects_engine_mode() -> None:
     engine = PermissionEngine(mode="acceptEdits", can_use_tool=cb, project_root=ROOT)
     await engine.resolve(pending(), validate_bash)
     assert modes == ["acceptEdits"]
+
+
+async def test_sync_callback_is_accepted() -> None:
+    def cb(req: CanUseToolRequest) -> PermissionDeny:
+        return PermissionDeny(message="sync no")
+
+    engine = PermissionEngine(can_use_tool=cb, project_root=ROOT)  # type: ignore[arg-type]
+    assert await engine.resolve(pending(), validate_bash) == PermissionDecision("deny", "sync no")
+
+
+async def test_callback_returning_an_unrelated_model_is_invalid() -> None:
+    from pydantic import BaseModel
+
+    class Other(BaseModel):
+        ok: bool = True
+
+    async def cb(req: CanUseToolRequest) -> Any:
+        return Other()
+
+    engine = PermissionEngine(can_use_tool=cb, project_root=ROOT)
+    d = await engine.resolve(pending(), validate_bash)
+    assert d.reason == "permission callback returned an invalid response"
