@@ -21,6 +21,7 @@ STREAM_CAP = 30_000
 OUTPUT_CAP = 30_000
 KILL_GRACE_S = 2.0
 DRAIN_IDLE_S = 0.25
+_ACTIVE_GROUPS: set[int] = set()
 
 
 class BashInput(BaseModel):
@@ -64,9 +65,7 @@ class _Capture:
         return "".join(self.kept)
 
 
-async def _pump(stream: asyncio.StreamReader | None, capture: _Capture, progress: list[int]) -> None:
-    if stream is None:
-        return
+async def _pump(stream: asyncio.StreamReader, capture: _Capture, progress: list[int]) -> None:
     while chunk := await stream.read(65536):
         progress[0] += 1
         capture.feed(chunk)
@@ -78,14 +77,28 @@ def _with_newline(text: str) -> str:
 
 
 def render_output(out: _Capture, err: _Capture, trailer: str) -> str:
-    """stdout, then `---` and stderr, the cut note, capped at `OUTPUT_CAP`, then the trailer."""
-    body = out.text()
-    if err.text():
-        body = _with_newline(body) + "---\n" + err.text()
+    """stdout, then `---` and stderr, the cut note, then the trailer.
+
+    The combined text is capped at `OUTPUT_CAP`; when both streams are long each
+    keeps at least half of the budget, so stderr is never crowded out entirely.
+    """
+    stdout, stderr = out.text(), err.text()
     dropped = out.dropped + err.dropped
-    if len(body) > OUTPUT_CAP:
-        dropped += len(body) - OUTPUT_CAP
-        body = body[:OUTPUT_CAP]
+    sep = "---\n"
+    if stderr:
+        stdout = _with_newline(stdout)
+        budget = OUTPUT_CAP - len(sep)
+        if len(stdout) + len(stderr) > budget:
+            keep_err = min(len(stderr), max(budget // 2, budget - len(stdout)))
+            keep_out = budget - keep_err
+            dropped += len(stdout) - min(len(stdout), keep_out) + len(stderr) - keep_err
+            stdout, stderr = stdout[:keep_out], stderr[:keep_err]
+        body = _with_newline(stdout) + sep + stderr if stdout else sep + stderr
+    else:
+        body = stdout
+        if len(body) > OUTPUT_CAP:
+            dropped += len(body) - OUTPUT_CAP
+            body = body[:OUTPUT_CAP]
     if dropped:
         body = _with_newline(body) + truncation_marker(dropped)
     return _with_newline(body) + trailer
@@ -141,6 +154,10 @@ class BashTool(Tool[BashInput]):
         """Spawn, stream both pipes, and kill the group on timeout or cancellation."""
         summary = self.summarize(value)
         shell = os.environ.get("SHELL") or "/bin/sh"
+        # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
+        # the pipes to close, which a background grandchild can delay forever.
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
                 shell,
@@ -148,20 +165,60 @@ class BashTool(Tool[BashInput]):
                 value.command,
                 cwd=ctx.cwd,
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+                stdout=out_w,
+                stderr=err_w,
                 start_new_session=True,
             )
         except OSError as exc:
+            for fd in (out_r, err_r):
+                os.close(fd)
             return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
+        except BaseException:
+            for fd in (out_r, err_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        _ACTIVE_GROUPS.add(proc.pid)
+        transports: list[asyncio.BaseTransport] = []
+        try:
+            try:
+                out_stream = await _reader(out_r, transports)
+            except BaseException:
+                os.close(err_r)
+                raise
+            err_stream = await _reader(err_r, transports)
+        except BaseException:
+            await _shielded_kill(proc, [])
+            _ACTIVE_GROUPS.discard(proc.pid)
+            for transport in transports:
+                transport.close()
+            raise
+        try:
+            return await self._supervise(proc, out_stream, err_stream, value, summary)
+        finally:
+            _ACTIVE_GROUPS.discard(proc.pid)
+            for transport in transports:
+                transport.close()
+
+    async def _supervise(
+        self,
+        proc: asyncio.subprocess.Process,
+        out_stream: asyncio.StreamReader,
+        err_stream: asyncio.StreamReader,
+        value: BashInput,
+        summary: str,
+    ) -> ToolResult:
         out, err, progress = _Capture(), _Capture(), [0]
         pumps = [
-            asyncio.create_task(_pump(proc.stdout, out, progress)),
-            asyncio.create_task(_pump(proc.stderr, err, progress)),
+            asyncio.create_task(_pump(out_stream, out, progress)),
+            asyncio.create_task(_pump(err_stream, err, progress)),
         ]
         try:
             async with asyncio.timeout(value.timeout_ms / 1000):
                 returncode = await proc.wait()
+                _end_leftovers(proc.pid)
                 await _drain(pumps, progress)
         except TimeoutError:
             await terminate_group(proc)
@@ -172,6 +229,39 @@ class BashTool(Tool[BashInput]):
             await _shielded_kill(proc, pumps)
             raise
         return ToolResult(content=render_output(out, err, exit_trailer(returncode)), summary=summary)
+
+
+async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
+    """An asyncio stream over the read end of a pipe (the fd is owned by the transport)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 20)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+        )
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+    transports.append(transport)
+    return reader
+
+
+def _end_leftovers(pgid: int) -> None:
+    """Background processes the command left in its group are ended too (SIGTERM
+    now, SIGKILL after the grace period): there is no background-run option."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    asyncio.get_running_loop().call_later(KILL_GRACE_S, _late_kill, pgid)
+
+
+def _late_kill(pgid: int) -> None:
+    # The shell was reaped, so its pid (= pgid) could in principle be reused by a
+    # new Bash call's shell; never signal a group that a running call owns.
+    if pgid not in _ACTIVE_GROUPS:
+        _signal_group(pgid, signal.SIGKILL)
 
 
 async def _drain(pumps: list[asyncio.Task[None]], progress: list[int]) -> None:
