@@ -406,13 +406,15 @@ class SkawldApp(SlashMixin, App[int]):
                 future.set_result(result)
 
         await self.push_screen(screen, callback=resolve)
+        answered = False
         try:
-            return await future
+            result = await future
+            answered = True
+            return result
         finally:
-            if not future.done():
-                future.cancel()
-                if self.screen is screen:
-                    screen.dismiss(None)
+            # Cancelled (abort, interrupt): the modal must not outlive the question.
+            if not answered and self.screen is screen:
+                screen.dismiss(None)
 
     async def can_use_tool(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
         """The permission callback: remembered "always" answers, else the modal."""

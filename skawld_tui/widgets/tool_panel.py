@@ -53,11 +53,11 @@ class ToolPanel(Collapsible):
         self.subagent_panes: list[SubagentPane] = []
         self._diff = edit_diff(tool_name, input)
         self._mounted_output = False
-        super().__init__(title=self._title(), collapsed=self._diff is None, classes=f"tool-panel -{status}")
+        super().__init__(title=self._make_title(), collapsed=self._diff is None, classes=f"tool-panel -{status}")
 
     # -- state --------------------------------------------------------------
 
-    def _title(self) -> str:
+    def _make_title(self) -> str:
         title = f"{_MARKS[self.status]} {self.summary}"
         if self.status == "pending":
             title += "  — waiting for approval"
@@ -73,12 +73,12 @@ class ToolPanel(Collapsible):
         self.remove_class(f"-{self.status}")
         self.status = status
         self.add_class(f"-{status}")
-        self.title = self._title()
+        self.title = self._make_title()
 
     def set_input(self, input: dict[str, Any], summary: str) -> None:
         self.input, self.summary = input, summary
         self._diff = edit_diff(self.tool_name, input)
-        self.title = self._title()
+        self.title = self._make_title()
 
     def set_result(self, text: str, is_error: bool) -> None:
         """The matching tool_result arrived; shown now if expanded, else on expand."""
@@ -165,9 +165,9 @@ class SubagentPane(Collapsible):
         self.subagent_type = subagent_type
         self.body = VerticalGroup(classes="subagent-body")
         self.state = "running"
-        super().__init__(self.body, title=self._title(), collapsed=False, classes="subagent-pane")
+        super().__init__(self.body, title=self._make_title(), collapsed=False, classes="subagent-pane")
 
-    def _title(self) -> str:
+    def _make_title(self) -> str:
         mark = {"running": "⋯", "success": "✓"}.get(self.state, "✗")
         kind = f" ({self.subagent_type})" if self.subagent_type and self.subagent_type != "_default" else ""
         suffix = "" if self.state in ("running", "success") else f" — {self.state}"
@@ -175,4 +175,4 @@ class SubagentPane(Collapsible):
 
     def finish(self, subtype: str) -> None:
         self.state = subtype
-        self.title = self._title()
+        self.title = self._make_title()
