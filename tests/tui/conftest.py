@@ -8,7 +8,7 @@ from typing import Any
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
-import pytest_textual_snapshot as pts  # noqa: E402
+import pytest_textual_snapshot as pts
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
 

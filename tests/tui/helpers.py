@@ -7,12 +7,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+
 from skawld_core import Agent
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, ScriptedTurn
 from skawld_tui.app import SkawldApp
-from textual.pilot import Pilot
-from textual.widgets import TextArea
 
 SIZE = (100, 32)
 

@@ -9,19 +9,19 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.providers.base import ProviderRequest
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.subagents import DEFAULT_AGENT, run_subagent
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_core.tools import Tool, ToolContext, ToolResult
-
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
 from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
 
-from .mock_tools import MockExec, MockRead, MockWrite
 from .helpers import SIZE, make_app, ready, run_done, send, until
+from .mock_tools import MockExec, MockRead, MockWrite
 
 pytestmark = pytest.mark.timeout(60)
 
