@@ -8,9 +8,10 @@ Hardening beyond the reference:
 
 - a segment with a risky construct (`risky_construct`) is never allowed, nor
   is a command with an unquoted CR (the reference splits on it, bash does not);
-- deny rules also see the commands inside `$(…)`, backticks and `<(…)`, and a
-  segment's command with redirections and wrappers stripped (`>log rm`,
-  `FOO=1 rm`, `(rm`, `/bin/rm`, `command rm`, `env rm`, …).
+- deny rules also see the commands inside `$(…)`, backticks and `<(…)`, a
+  segment's command with redirections, wrappers and reserved words stripped
+  (`>log rm`, `FOO=1 rm`, `(rm`, `/bin/rm`, `command rm`, `xargs -0 rm`,
+  `then rm`, `f() { rm`, …) and the scripts of `eval …` and `sh -c '…'`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ from .types import Decision
 __all__ = ["evaluate_bash"]
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_WRAPPERS = frozenset({"command", "builtin", "exec", "nohup", "env", "time", "sudo", "doas", "nice", "!", "{", "("})
+_DURATION = re.compile(r"[0-9.]+[smhd]?")
+# Words after which a new command starts (reserved words, grouping).
+_COMMAND_STARTERS = frozenset({"!", "{", "(", "if", "then", "else", "elif", "do", "while", "until", "time", "coproc"})
+# Commands that run their arguments as a command (leading options are skipped too).
+_WRAPPERS = frozenset(
+    {"command", "builtin", "exec", "nohup", "env", "sudo", "doas", "nice", "xargs", "timeout", "stdbuf", "setsid"}
+)
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_MAX_DEPTH = 4
 
 
 @lru_cache(maxsize=512)
@@ -61,22 +70,39 @@ def _matches(rule: BashRule, segment: str, tokens: Sequence[str]) -> bool:
     return rx is not None and rx.search(segment.strip()) is not None
 
 
-def _unwrapped(tokens: list[str]) -> list[str]:
-    """Tokens with leading assignments, wrappers and `(`/`{` stripped; command basename."""
-    out = list(tokens)
-    changed = True
-    while out and changed:
-        changed = False
+def _unwrapped(words: list[str]) -> list[str]:
+    """Words with leading assignments, reserved words, wrappers (and their options) stripped;
+    the command name reduced to its basename."""
+    out = list(words)
+    while out:
         head = out[0]
-        if _ASSIGNMENT.match(head) or head in _WRAPPERS or (head.startswith("-") and len(out) < len(tokens)):
+        if _ASSIGNMENT.match(head) or head in _COMMAND_STARTERS:
             out.pop(0)
-            changed = True
+        elif os.path.basename(head) in _WRAPPERS:
+            out.pop(0)
+            while out and out[0].startswith("-") and len(out[0]) > 1:
+                out.pop(0)
+            if os.path.basename(head) == "timeout" and out and _DURATION.fullmatch(out[0]):
+                out.pop(0)
         elif head[:1] in "({" and len(head) > 1:
             out[0] = head[1:]
-            changed = True
+        else:
+            break
     if out and "/" in out[0]:
         out[0] = os.path.basename(out[0]) or out[0]
     return out
+
+
+def _inline_script(words: list[str]) -> str | None:
+    """The script of `eval …`, `sh -c '…'`, `bash -lc '…'`, or None."""
+    if words[0] == "eval":
+        return " ".join(words[1:])
+    if words[0] in _SHELLS:
+        for i in range(1, len(words)):
+            w = words[i]
+            if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
+                return words[i + 1] if i + 1 < len(words) else None
+    return None
 
 
 def _first(rules: Sequence[BashRule], segment: str) -> Decision | None:
@@ -87,15 +113,32 @@ def _first(rules: Sequence[BashRule], segment: str) -> Decision | None:
     return None
 
 
-def _denied_through_wrappers(rules: Sequence[BashRule], segment: str) -> bool:
-    bare = _unwrapped(command_words(segment))
-    if bare == shell_tokens(segment):
+def _denied_deep(rules: Sequence[BashRule], segment: str, depth: int) -> bool:
+    """Whether a deny rule matches the real command(s) of a segment.
+
+    Looks past redirections, assignments, wrappers and reserved words (every
+    command start in the segment), and into `eval`/`sh -c` scripts. The plain
+    token list itself is left to first-match-wins.
+    """
+    deny_rules = [r for r in rules if r.decision == "deny"]
+    if not deny_rules:
         return False
-    text = " ".join(bare)
-    return any(r.decision == "deny" and _matches(r, text, bare) for r in rules)
+    raw = shell_tokens(segment)
+    words = command_words(segment)
+    starts = [0, *(i for i in range(1, len(words)) if words[i - 1] in _COMMAND_STARTERS)]
+    for start in starts:
+        bare = _unwrapped(words[start:])
+        if not bare:
+            continue
+        if bare != raw and any(_matches(r, " ".join(bare), bare) for r in deny_rules):
+            return True
+        script = _inline_script(bare)
+        if script is not None and depth < _MAX_DEPTH and evaluate_bash(script, deny_rules, _depth=depth + 1) == "deny":
+            return True
+    return False
 
 
-def evaluate_bash(command: str, rules: Sequence[BashRule]) -> Decision | None:
+def evaluate_bash(command: str, rules: Sequence[BashRule], *, _depth: int = 0) -> Decision | None:
     """The bash rule set's decision for `command`, or None (fall through)."""
     segments = split_bash_segments(command)
     if not segments or not rules:
@@ -105,9 +148,9 @@ def evaluate_bash(command: str, rules: Sequence[BashRule]) -> Decision | None:
     for seg in segments:
         decision = _first(rules, seg)
         for inner in nested_commands(seg):
-            if _first(rules, inner) == "deny" or _denied_through_wrappers(rules, inner):
+            if _first(rules, inner) == "deny" or _denied_deep(rules, inner, _depth):
                 return "deny"
-        if decision == "deny" or _denied_through_wrappers(rules, seg):
+        if decision == "deny" or _denied_deep(rules, seg, _depth):
             return "deny"
         if decision == "ask":
             any_ask = True

@@ -226,6 +226,17 @@ ADVERSARIAL: list[tuple[str, list[Any], str]] = [
     ("command rm -rf /", ALLOW_GIT, "deny"),
     ("env X=1 rm -rf /", ALLOW_GIT, "deny"),
     ("git status && { rm -rf /; }", ALLOW_GIT, "deny"),
+    ("f() { rm -rf /; }; f", ALLOW_GIT, "deny"),
+    ("if true; then rm -rf /; fi", ALLOW_GIT, "deny"),
+    ("while true; do rm x; done", ALLOW_GIT, "deny"),
+    ("git status | xargs -0 rm", ALLOW_GIT, "deny"),
+    ("timeout 5 rm x", ALLOW_GIT, "deny"),
+    ("sudo -n rm x", ALLOW_GIT, "deny"),
+    ("bash -c 'rm -rf /'", ALLOW_GIT, "deny"),
+    ('sh -lc "echo; rm x"', ALLOW_GIT, "deny"),
+    ("eval rm -rf /", ALLOW_GIT, "deny"),
+    ("eval 'bash -c \"rm x\"'", ALLOW_GIT, "deny"),
+    ("echo rm", ALLOW_GIT, "allow"),
     ("2>/dev/null rm -rf /", ALLOW_GIT, "deny"),
     (">log rm -rf /", ALLOW_GIT, "deny"),
     ("<<EOF rm -rf /", ALLOW_GIT, "deny"),
@@ -381,6 +392,10 @@ _FRAGMENTS = [
     "! ",
     "t'ouch' T",
     "env ",
+    "eval ",
+    "bash -c ",
+    "then ",
+    "xargs ",
 ]
 
 
