@@ -150,7 +150,7 @@ class PathGlob:
         """Match a `/`-separated path relative to the search root."""
         if self.basename_only:
             return compile_glob(self.stripped).match(rel.rsplit("/", 1)[-1]) is not None
-        return compile_glob(self.stripped).match(rel) is not None
+        return compile_glob(self.pattern.lstrip("/")).match(rel) is not None
 
 
 def split_static_prefix(pattern: str) -> tuple[str, str]:

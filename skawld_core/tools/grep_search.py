@@ -58,8 +58,12 @@ def _rg_args(q: GrepQuery) -> list[str]:
     args = ["--null", "--no-heading", "--with-filename", "--color", "never"]
     if q.mode == "files_with_matches":
         args.append("--files-with-matches")
-    elif q.mode == "count":
+    elif q.mode == "count" and not q.multiline:
         args.append("--count")
+    elif q.mode == "count":
+        # rg's multiline --count is not a line count (matches sharing lines merge
+        # differently); count the matching lines of content output instead.
+        args.append("--line-number")
     else:
         args.append("--line-number")
         if q.after:
@@ -117,7 +121,7 @@ async def grep_rg(q: GrepQuery) -> list[FileHits]:
     hits: dict[str, FileHits]
     if q.mode == "files_with_matches":
         hits = {r: FileHits(r, 1) for r in (_rel(p, q) for p in out.stdout.split(b"\0") if p)}
-    elif q.mode == "count":
+    elif q.mode == "count" and not q.multiline:
         hits = {}
         for entry in out.stdout.split(b"\n"):
             path, sep, num = entry.rpartition(b"\0")
@@ -126,6 +130,9 @@ async def grep_rg(q: GrepQuery) -> list[FileHits]:
                 hits[rel] = FileHits(rel, int(num))
     else:
         hits = _parse_content(out.stdout, q)
+        if q.mode == "count":
+            for fh in hits.values():
+                fh.lines = []
     keep = (lambda r: True) if q.target is not None else q.files.keep
     return [hits[r] for r in sorted(hits) if keep(r)]
 

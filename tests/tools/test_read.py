@@ -24,12 +24,20 @@ def png_1x1() -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0\0\0\0")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0\0\0\0")) + chunk(b"IEND", b"")
+    )
 
 
 @pytest.mark.parametrize(
     "raw",
-    [{}, {"file_path": ""}, {"file_path": "a", "offset": 0}, {"file_path": "a", "offset": 1.5}, {"file_path": "a", "limit": -1}],
+    [
+        {},
+        {"file_path": ""},
+        {"file_path": "a", "offset": 0},
+        {"file_path": "a", "offset": 1.5},
+        {"file_path": "a", "limit": -1},
+    ],
 )
 def test_validation(raw: dict[str, object]) -> None:
     with pytest.raises(ToolInputError):
