@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["install_skills"]
 
 log = logging.getLogger("skawld.skills")
+log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
 def install_skills(agent: Agent) -> SkillLoadResult:

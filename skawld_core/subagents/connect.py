@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["install_subagents"]
 
 log = logging.getLogger("skawld.subagents")
+log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
 def install_subagents(agent: Agent) -> SubagentRegistry:

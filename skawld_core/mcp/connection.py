@@ -1,0 +1,292 @@
+"""One MCP server connection, owned by its own task.
+
+The `mcp` client is built on anyio task groups, which must be entered and left
+by the same task, so each connection runs `async with Client(...)` in a
+dedicated owner task that waits for a stop signal; tool calls from any task go
+through the connected client. When the server dies (a stdio process exits, an
+HTTP transport crashes) the owner task ends and records why; the next call
+reconnects (restarting a stdio server). Server stderr is appended to
+`<cwd>/.skawld/logs/mcp-<server>.log`, never the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import logging
+import math
+import os
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp_types import CallToolResult
+    from mcp_types import Tool as McpToolInfo
+
+__all__ = ["ConnectionStatus", "McpConnectError", "McpServerDied", "McpTimeout", "ServerConnection", "describe_error"]
+
+ConnectionStatus = Literal["idle", "connecting", "ready", "dead", "failed", "closed"]
+MAX_PAGES = 1000
+CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001
+STOP_GRACE_SECONDS = 10.0
+
+# mcp logs through `logging`; without a handler Python's last-resort handler
+# would print its warnings on the terminal (under the TUI). Records still
+# propagate to whatever handlers the application configures.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+
+
+class McpConnectError(Exception):
+    """A server could not be started or did not complete the handshake."""
+
+
+class McpServerDied(Exception):
+    """The server went away during a call."""
+
+
+class McpTimeout(Exception):
+    """The server did not answer a call in time."""
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line reason for a connection failure (exception groups unwrapped)."""
+    leaf = _leaf(exc)
+    message = getattr(leaf, "message", None)
+    if isinstance(leaf, FileNotFoundError):
+        return f"command not found: {leaf.filename or leaf}"
+    if isinstance(leaf, TimeoutError):
+        return "timed out"
+    if isinstance(message, str) and message:
+        return message
+    text = str(leaf)
+    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+
+
+def log_path(cwd: Path, server: str) -> Path:
+    """Where a server's stderr goes."""
+    from .naming import normalize
+
+    return cwd / ".skawld" / "logs" / f"mcp-{normalize(server)}.log"
+
+
+class ServerConnection:
+    """A (re)connectable client for one configured server."""
+
+    def __init__(self, name: str, config: ServerConfig, cwd: Path) -> None:
+        self.name = name
+        self.config = config
+        self.log_file = log_path(cwd, name)
+        self.status: ConnectionStatus = "idle"
+        self.error: str | None = None
+        self.tools: list[McpToolInfo] = []
+        self.starts = 0
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._dead: asyncio.Event | None = None
+        self._lock = asyncio.Lock()
+
+    # -- lifecycle --------------------------------------------------------
+
+    async def connect(self) -> list[McpToolInfo]:
+        """Start the server (or open the HTTP session) and list its tools.
+        Raises `McpConnectError` with the reason."""
+        async with self._lock:
+            return await self._connect_locked()
+
+    async def _connect_locked(self) -> list[McpToolInfo]:
+        await self._stop_owner()
+        self.status = "connecting"
+        self.starts += 1
+        ready: asyncio.Future[list[McpToolInfo]] = asyncio.get_running_loop().create_future()
+        self._stop, self._dead = asyncio.Event(), asyncio.Event()
+        self._task = asyncio.create_task(self._own(ready, self._stop, self._dead), name=f"skawld-mcp-{self.name}")
+        try:
+            tools = await asyncio.shield(ready)
+        except asyncio.CancelledError:
+            await self._stop_owner()
+            raise
+        except McpConnectError as exc:
+            self.status, self.error = "failed", str(exc)
+            raise
+        self.tools = tools
+        self.status, self.error = "ready", None
+        return tools
+
+    async def _own(self, ready: asyncio.Future[list[McpToolInfo]], stop: asyncio.Event, dead: asyncio.Event) -> None:
+        import anyio
+
+        try:
+            # One scope around the client's whole life (its task groups must
+            # nest inside it); its deadline bounds only the connect.
+            with anyio.CancelScope() as scope:
+                scope.deadline = anyio.current_time() + self.config.connect_timeout_ms / 1000
+                async with AsyncExitStack() as stack:
+                    client = self._make_client(stack)
+                    await stack.enter_async_context(client)
+                    tools = await _list_all_tools(client)
+                    scope.deadline = math.inf
+                    self._client = client
+                    ready.set_result(tools)
+                    await stop.wait()
+            if scope.cancelled_caught and not ready.done():
+                raise TimeoutError
+        except BaseException as exc:  # the owner task must never leak an exception
+            reason = describe_error(exc)
+            if isinstance(_leaf(exc), TimeoutError) and not ready.done():
+                reason = f"no answer within {self.config.connect_timeout_ms} ms while connecting"
+            if not ready.done():
+                ready.set_exception(McpConnectError(self._with_log_hint(reason)))
+            elif not stop.is_set():
+                self.error = reason
+        finally:
+            self._client = None
+            if self.status == "ready" and not stop.is_set():
+                self.status = "dead"
+            dead.set()
+
+    def _with_log_hint(self, reason: str) -> str:
+        if isinstance(self.config, StdioServerConfig):
+            return f"{reason} (server stderr: {self.log_file})"
+        return reason
+
+    def _make_client(self, stack: AsyncExitStack) -> Client:
+        from mcp import Client
+        from mcp_types import Implementation
+
+        from .. import __version__
+
+        info = Implementation(name="skawld", version=__version__)
+        config = self.config
+        transport: Any
+        if isinstance(config, HttpServerConfig):
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers=config.headers or None)
+            stack.push_async_callback(http.aclose)
+            transport = streamable_http_client(config.url, http_client=http)
+        else:
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            env = dict(config.env)
+            if config.inherit_env:
+                env = {**os.environ, **env}
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=env or None, cwd=config.cwd
+            )
+            self.log_file.parent.mkdir(parents=True, exist_ok=True)
+            errlog = open(self.log_file, "a", encoding="utf-8")  # noqa: SIM115 (closed by the exit stack)
+            stack.callback(errlog.close)
+            stamp = _dt.datetime.now().isoformat(timespec="seconds")
+            errlog.write(f"--- {stamp} starting {config.command} {' '.join(config.args)}\n")
+            errlog.flush()
+            transport = stdio_client(params, errlog=errlog)
+        return Client(transport, client_info=info, cache=None)
+
+    async def _stop_owner(self) -> None:
+        task, stop = self._task, self._stop
+        self._task = None
+        if task is None or stop is None:
+            return
+        stop.set()
+        if task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), STOP_GRACE_SECONDS)
+        except (TimeoutError, asyncio.CancelledError):
+            task.cancel()
+
+    async def close(self) -> None:
+        """Stop the server / end the HTTP session (idempotent)."""
+        async with self._lock:
+            await self._stop_owner()
+            self.status = "closed"
+
+    # -- calls ------------------------------------------------------------
+
+    async def _ready_client(self) -> tuple[Client, asyncio.Event]:
+        async with self._lock:
+            if self.status == "closed":
+                raise McpConnectError("the connection is closed")
+            client, dead = self._client, self._dead
+            if client is None or dead is None or dead.is_set() or self.status != "ready":
+                await self._connect_locked()  # restart after a crash (raises McpConnectError)
+                client, dead = self._client, self._dead
+            assert client is not None and dead is not None
+            return client, dead
+
+    async def call(self, tool: str, arguments: dict[str, Any], timeout_ms: int) -> CallToolResult:
+        """Call `tool`; reconnects first when the server died earlier.
+
+        Raises `McpConnectError` (cannot (re)connect), `McpServerDied` (gone
+        during the call), `McpTimeout`, or `mcp.MCPError` for protocol errors.
+        """
+        from mcp import MCPError
+
+        client, dead = await self._ready_client()
+        call = asyncio.ensure_future(client.call_tool(tool, arguments, read_timeout_seconds=timeout_ms / 1000))
+        watch = asyncio.ensure_future(dead.wait())
+        try:
+            await asyncio.wait({call, watch}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            call.cancel()
+            call.add_done_callback(_retrieve)
+            raise
+        finally:
+            watch.cancel()
+        if not call.done():
+            call.cancel()
+            call.add_done_callback(_retrieve)
+            raise McpServerDied(self.error or "connection closed")
+        try:
+            return call.result()
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                raise McpTimeout(f"no answer within {timeout_ms} ms") from None
+            if exc.code == CONNECTION_CLOSED:
+                self._mark_dead(exc.message)
+                raise McpServerDied(exc.message) from None
+            raise
+        except BaseExceptionGroup as group:
+            self._mark_dead(describe_error(group))
+            raise McpServerDied(describe_error(group)) from None
+
+    def _mark_dead(self, reason: str) -> None:
+        self.error = reason
+        if self.status == "ready":
+            self.status = "dead"
+        if self._stop is not None:
+            self._stop.set()  # let the owner task reap the process
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def _list_all_tools(client: Client) -> list[McpToolInfo]:
+    """Every tool, following pagination cursors (bounded, loop-safe)."""
+    tools: list[McpToolInfo] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return tools

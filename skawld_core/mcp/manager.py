@@ -1,0 +1,151 @@
+"""`McpManager`: connects every configured server in parallel, registers their
+tools on the agent, reports failures, and closes them all (§2.17).
+
+Fail-fast (the reference, `Agent(mcp_fail_fast=True)`): any failing server,
+bad entry or name problem closes everything and raises `ConfigError`
+"Failed to connect MCP server(s): name: reason; …". Tolerant
+(`mcp_fail_fast=False`, the app's default): failures are recorded in
+`manager.failures` / `manager.warnings` (and logged to the `skawld.mcp`
+logger), the other servers' tools register, and a server that dies later is
+restarted on its next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from .config import ServerConfig, is_disabled, parse_server_config
+from .connection import ServerConnection
+from .naming import check_server_names, plan_tool_names
+from .tool import McpTool
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+__all__ = ["McpManager", "McpServerStatus", "connect_mcp"]
+
+log = logging.getLogger("skawld.mcp")
+log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
+
+
+@dataclass(frozen=True)
+class McpServerStatus:
+    """What the app can show about one server."""
+
+    name: str
+    transport: str
+    status: str
+    error: str | None
+    tools: list[str]
+    log_file: str | None
+
+
+class McpManager:
+    """All MCP connections of one Agent."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.fail_fast = agent.mcp_fail_fast
+        self.connections: dict[str, ServerConnection] = {}
+        self.failures: dict[str, str] = {}
+        self.warnings: list[str] = []
+        self.tools: list[McpTool] = []
+        self._closed = False
+
+    def _configs(self) -> dict[str, ServerConfig]:
+        configs: dict[str, ServerConfig] = {}
+        for name, problem in check_server_names(self.agent.mcp_servers).items():
+            self.failures[name] = problem
+        for name, raw in self.agent.mcp_servers.items():
+            if name in self.failures or is_disabled(raw):
+                continue
+            try:
+                configs[name] = parse_server_config(name, raw, self.agent.cwd)
+            except ConfigError as exc:
+                self.failures[name] = str(exc).removeprefix(f"MCP server '{name}': ")
+        return configs
+
+    async def connect(self) -> None:
+        """Connect every server in parallel and build the tool wrappers."""
+        configs = self._configs()
+        for name, config in configs.items():
+            self.connections[name] = ServerConnection(name, config, self.agent.cwd)
+        names = list(self.connections)
+        outcomes = await asyncio.gather(*(self.connections[n].connect() for n in names), return_exceptions=True)
+        listed: dict[str, list[Any]] = {}
+        for name, outcome in zip(names, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                if isinstance(outcome, asyncio.CancelledError):
+                    await self.close()
+                    raise outcome
+                self.failures[name] = str(outcome)
+            else:
+                listed[name] = outcome
+        taken = [n for n in self.agent.tools.names() if not n.startswith("mcp__")]
+        qualified, problems = plan_tool_names({n: [t.name for t in tools] for n, tools in listed.items()}, taken)
+        self.warnings.extend(problems)
+        if self.fail_fast and (self.failures or problems):
+            await self.close()
+            details = [f"{n}: {why}" for n, why in self.failures.items()] + problems
+            raise ConfigError(f"Failed to connect MCP server(s): {'; '.join(details)}")
+        for name, tools in listed.items():
+            for info in tools:
+                q = qualified.get((name, info.name))
+                if q is not None:
+                    self.tools.append(McpTool(q, name, info, self.connections[name]))
+        for name, why in self.failures.items():
+            log.warning("MCP server '%s' is unavailable: %s", name, why)
+        for problem in problems:
+            log.warning("MCP tool skipped: %s", problem)
+
+    def status(self) -> list[McpServerStatus]:
+        """One entry per configured server (failed ones included), by name."""
+        out: list[McpServerStatus] = []
+        for name in self.agent.mcp_servers:
+            conn = self.connections.get(name)
+            tools = [t.name for t in self.tools if t.server == name]
+            if conn is None:
+                if name in self.failures:
+                    out.append(McpServerStatus(name, "?", "failed", self.failures[name], [], None))
+                continue
+            log_file = str(conn.log_file) if conn.config.transport == "stdio" else None
+            error = conn.error or self.failures.get(name)
+            out.append(McpServerStatus(name, conn.config.transport, conn.status, error, tools, log_file))
+        return out
+
+    async def close(self) -> None:
+        """Close every connection (idempotent, in parallel)."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+
+
+async def connect_mcp(agent: Agent) -> McpManager:
+    """Connect the agent's MCP servers once and register their tools.
+
+    Stored in `agent.extensions["mcp"]` only on success, so a fail-fast error
+    leaves nothing behind and a later `session()` retries.
+    """
+    existing = agent.extensions.get("mcp")
+    if isinstance(existing, McpManager):
+        return existing
+    manager = McpManager(agent)
+    await manager.connect()
+    registered: list[str] = []
+    try:
+        for tool in manager.tools:
+            agent.tools.register(tool)
+            registered.append(tool.name)
+    except ConfigError:
+        for name in registered:
+            agent.tools.unregister(name)
+        await manager.close()
+        raise
+    agent.extensions["mcp"] = manager
+    agent.invalidate_system_prompt()
+    return manager
