@@ -218,7 +218,7 @@ class SkawldApp(SlashMixin, App[int]):
         index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
         self.running = True
         self._interrupt_pressed = False
-        self.status.set(state="● running · esc to interrupt")
+        self.status.set(state="● running (esc: interrupt)")
         await self.transcript.mount(UserMessage(text, history_index=index))
         self.transcript.anchor()
         self.run_agent(text)
@@ -354,7 +354,7 @@ class SkawldApp(SlashMixin, App[int]):
         if not self._interrupt_pressed:
             self._interrupt_pressed = True
             session.interrupt()
-            self.status.set(state="● interrupting · esc again to abort")
+            self.status.set(state="● interrupting (esc: abort)")
         else:
             session.abort()
             self.status.set(state="● aborting")
@@ -436,7 +436,7 @@ class SkawldApp(SlashMixin, App[int]):
         if answer.interrupt and self.session is not None:
             self._interrupt_pressed = True
             self.session.interrupt()
-            self.status.set(state="● interrupting · esc again to abort")
+            self.status.set(state="● interrupting (esc: abort)")
         if answer.choice == "always":
             self.always_allowed.add(key)
             return PermissionAllow()

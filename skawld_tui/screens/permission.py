@@ -56,9 +56,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
                 yield Static(self._input_renderable(), markup=False)
             yield Input(placeholder="Reason for denying (optional), then Enter", id="deny-reason")
             with Horizontal(id="permission-buttons"):
-                yield Button("Allow once [y]", id="allow", variant="success")
-                yield Button("Allow always this session [a]", id="always", variant="primary")
-                yield Button("Deny [n]", id="deny", variant="error")
+                yield Button("Allow once (y)", id="allow", variant="success")
+                yield Button("Always allow this session (a)", id="always", variant="primary")
+                yield Button("Deny (n)", id="deny", variant="error")
 
     def _input_renderable(self) -> Any:
         diff = edit_diff(self.tool_name, self.tool_input)

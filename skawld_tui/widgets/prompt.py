@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -101,7 +102,7 @@ class CompletionList(OptionList, can_focus=False):
         """`options` are (value, label) pairs; an empty list hides the dropdown."""
         self.clear_options()
         if options:
-            self.add_options([Option(label, id=value) for value, label in options])
+            self.add_options([Option(Text(label), id=value) for value, label in options])
             self.highlighted = 0
         self.display = bool(options)
 

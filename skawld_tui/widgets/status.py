@@ -42,12 +42,11 @@ class StatusBar(Static):
         text = Text()
         text.append(i.model or "—", style="bold")
         text.append("  ")
-        text.append(f"⏵ {i.mode}", style=MODE_STYLE.get(i.mode, ""))
-        text.append(" (shift+tab)", style="dim")
+        text.append(f"mode: {i.mode}", style=MODE_STYLE.get(i.mode, ""))
         if i.session_id:
             text.append(f"  session {i.session_id[:8]}", style="dim")
         text.append(f"  ctx {i.context_pct}%")
-        text.append(f"  {format_tokens(i.tokens)} tokens")
+        text.append(f"  {format_tokens(i.tokens)} tok")
         cost = format_cost(i.cost)
         if cost:
             text.append(f"  {cost}")

@@ -124,6 +124,8 @@ class ToolPanel(Collapsible):
                 )
                 out.append(block)
             return out
+        if self.subagent_panes:
+            return out  # the nested pane already shows the subagent's work and answer
         if self.result is None:
             if self.tool_name not in SUBAGENT_TOOLS:
                 out.append(
