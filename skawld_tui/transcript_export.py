@@ -85,7 +85,9 @@ def _result_text(block: ToolResultBlock) -> str:
 
 def _title(tree: SessionTree) -> str:
     meta = tree.record.meta
-    name = meta.get("displayName") or meta.get("subagentType") or meta.get("title")
+    name = (
+        meta.get("display_name") or meta.get("displayName") or meta.get("subagent_type") or meta.get("subagentType")
+    ) or meta.get("title")
     return f"{name} ({tree.record.id})" if name else tree.record.id
 
 
