@@ -1,0 +1,56 @@
+"""The app against the local wire-format server with the real Anthropic provider."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:  # make `tests.support` importable under plain `pytest`
+    sys.path.insert(0, _ROOT)
+
+from skawld_core.providers import AnthropicProvider  # noqa: E402
+from skawld_tui.screens.permission import PermissionScreen  # noqa: E402
+from skawld_tui.widgets.blocks import AssistantMarkdown  # noqa: E402
+from skawld_tui.widgets.tool_panel import ToolPanel  # noqa: E402
+from tests.support.wire_server import WireServer, text, tool_call, turn  # noqa: E402
+
+from .helpers import SIZE, make_app, ready, run_done, send, until  # noqa: E402
+from .mock_tools import MockExec, MockRead  # noqa: E402
+
+
+@pytest.mark.timeout(60)
+async def test_real_anthropic_provider_streams_tools_and_permissions() -> None:
+    with WireServer() as srv:
+        srv.anthropic.enqueue(
+            turn(
+                text("Reading both files, then running.", chunk_size=5),
+                tool_call("MockRead", {"path": "a.txt"}, id="toolu_a"),
+                tool_call("MockRead", {"path": "b.txt"}, id="toolu_b"),
+                stop="tool_use",
+            ),
+            turn(tool_call("MockExec", {"path": "make"}, id="toolu_x"), stop="tool_use"),
+            turn(text("All **done**: a and b were read and make ran.", chunk_size=4)),
+        )
+        provider = AnthropicProvider(api_key="test", base_url=srv.url)
+        app = make_app(provider=provider, tools=[MockRead(), MockExec()], model="claude-opus-4-5")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, "read and build")
+            await until(lambda: isinstance(app.screen, PermissionScreen), pilot, timeout=20)
+            assert {p.tool_use_id: p.status for p in app.query(ToolPanel)} == {
+                "toolu_a": "ok",
+                "toolu_b": "ok",
+                "toolu_x": "pending",
+            }
+            await pilot.press("y")
+            await run_done(pilot)
+            sources = [m.source for m in app.query(AssistantMarkdown)]
+            assert sources == ["Reading both files, then running.", "All **done**: a and b were read and make ran."]
+            results = {p.tool_use_id: p.result for p in app.query(ToolPanel)}
+            assert results == {"toolu_a": "read a.txt", "toolu_b": "read b.txt", "toolu_x": "ran make"}
+            assert app.status.info.cost is not None  # a priced model shows a cost
+            sent = srv.anthropic.requests[-1].body["messages"]
+            assert sent[-1]["content"][0]["tool_use_id"] == "toolu_x"
