@@ -1,0 +1,40 @@
+"""Helpers for the MCP tests: fixture server entries and an HTTP fixture process."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from ext_helpers import FIXTURES
+
+SERVER = str(FIXTURES / "mcp_fixture_server.py")
+
+
+def fixture_entry(*args: str, **extra: Any) -> dict[str, Any]:
+    """A stdio entry that runs the fixture server."""
+    return {"command": sys.executable, "args": [SERVER, *args], **extra}
+
+
+@asynccontextmanager
+async def http_fixture(*args: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]:
+    """Start the fixture over streamable HTTP on 127.0.0.1; yields (url, process)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        SERVER,
+        "--http",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        assert line.startswith("PORT "), line
+        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp", proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
