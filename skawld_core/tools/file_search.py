@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,9 +93,21 @@ class FileQuery:
             raise SearchError(f"unrecognized file type: {self.file_type}")
         return globs
 
+    @property
+    def uses_glob_type(self) -> bool:
+        """True when rg's type filter expresses the whole glob (a file-name glob)."""
+        return self.glob is not None and not self.file_type and self.glob.basename_only
+
     def keep(self, rel: str) -> bool:
         """The glob filter, applied to every listed path by both backends."""
-        return self.glob is None or self.glob.matches(rel)
+        return self.glob is None or self.glob.matcher(rel)
+
+    def rg_post_filter(self, rels: list[str]) -> list[str]:
+        """Apply the glob to rg's output unless rg's type filter already did exactly that."""
+        if self.glob is None or self.uses_glob_type:
+            return rels
+        match = self.glob.matcher
+        return [r for r in rels if match(r)]
 
 
 def strip_root(raw: str, root: str) -> str:
@@ -104,12 +117,60 @@ def strip_root(raw: str, root: str) -> str:
     return raw.lstrip("/")
 
 
-async def list_files_rg(query: FileQuery) -> list[str]:
-    """Files via `rg --files`, post-filtered by the glob."""
+class _MtimeCollector:
+    """Stats each NUL-terminated path as rg prints it (runs in rg's reader thread)."""
+
+    def __init__(self) -> None:
+        self.partial = b""
+        self.items: list[tuple[bytes, int]] = []
+
+    def __call__(self, chunk: bytes) -> None:
+        parts = (self.partial + chunk).split(b"\0")
+        self.partial = parts.pop()
+        append, stat = self.items.append, os.stat
+        for raw in parts:
+            try:
+                append((raw, stat(raw).st_mtime_ns))
+            except OSError:
+                append((raw, 0))
+
+
+async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
+    """Like `list_files_rg`, with each file's mtime, stat-ed while rg is still walking."""
     root = str(query.root)
-    out = await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root)
-    rels = (strip_root(p, root) for p in out.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p)
-    return sorted(r for r in rels if query.keep(r))
+    collect = _MtimeCollector()
+    await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)
+    cut = len(root.rstrip("/")) + 1
+    found: list[tuple[str, int]] = []
+    for raw, mtime in collect.items:
+        p = raw.decode("utf-8", errors="surrogateescape")
+        found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
+    if query.glob is not None and not query.uses_glob_type:
+        match = query.glob.matcher
+        found = [item for item in found if match(item[0])]
+    return found
+
+
+def list_files_with_mtime_py(query: FileQuery) -> list[tuple[str, int]]:
+    """The fallback's listing with mtimes."""
+    fd = os.open(query.root, os.O_RDONLY)
+    try:
+        found = []
+        for rel in list_files_py(query):
+            try:
+                found.append((rel, os.stat(rel, dir_fd=fd).st_mtime_ns))
+            except OSError:
+                found.append((rel, 0))
+        return found
+    finally:
+        os.close(fd)
+
+
+async def list_files_with_mtime(query: FileQuery, use_rg: bool) -> list[tuple[str, int]]:
+    """(path, mtime_ns) of every listed file, from rg or the fallback."""
+    if use_rg:
+        return await list_files_with_mtime_rg(query)
+    return await asyncio.to_thread(list_files_with_mtime_py, query)
 
 
 def list_files_py(query: FileQuery) -> list[str]:
@@ -127,13 +188,6 @@ def list_files_py(query: FileQuery) -> list[str]:
     return sorted(picked)
 
 
-async def list_files(query: FileQuery, use_rg: bool) -> list[str]:
-    """Dispatch to rg or the fallback (the fallback runs in a worker thread)."""
-    if use_rg:
-        return await list_files_rg(query)
-    return await asyncio.to_thread(list_files_py, query)
-
-
 def real_root(root: Path) -> Path:
     """The symlink-resolved root; listed files are never symlinks, so
     `real_root / rel` is a file's real path (what `can_read` expects)."""
@@ -145,6 +199,14 @@ def filter_readable(ctx: ToolContext, real: Path, rels: list[str]) -> list[str]:
     if ctx.can_read is _allow_every_path:
         return rels
     return [r for r in rels if ctx.can_read(real / r)]
+
+
+def readable_checker(ctx: ToolContext, real: Path) -> Callable[[str], bool] | None:
+    """A `rel -> bool` check for `ctx.can_read`, or None when every path is readable."""
+    if ctx.can_read is _allow_every_path:
+        return None
+    can_read = ctx.can_read
+    return lambda rel: can_read(real / rel)
 
 
 def printable(text: str) -> str:

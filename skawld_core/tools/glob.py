@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Tool, ToolContext, ToolResult
-from .file_search import FileQuery, SearchError, filter_readable, list_files, printable, real_root
+from .file_search import FileQuery, SearchError, list_files_with_mtime, printable, readable_checker, real_root
 from .globmatch import PathGlob, split_static_prefix
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
@@ -43,16 +41,6 @@ def plan(pattern: str, path: str | None, cwd: Path) -> tuple[Path, Path, PathGlo
     return root, root / base, PathGlob(rest or "**", anchored=True), base + "/"
 
 
-def _stat_sort(real: Path, rels: list[str]) -> list[str]:
-    def key(rel: str) -> tuple[int, str]:
-        try:
-            return (-os.stat(real / rel).st_mtime_ns, rel)
-        except OSError:
-            return (0, rel)
-
-    return sorted(rels, key=key)
-
-
 class GlobTool(Tool[GlobInput]):
     """Find files by glob pattern; results are sorted by modification time, newest first."""
 
@@ -83,14 +71,16 @@ class GlobTool(Tool[GlobInput]):
             return ToolResult(content="No matches found.", summary="no matches")
         use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
         try:
-            rels = await list_files(FileQuery(root=search_root, glob=glob), use_rg)
+            found = await list_files_with_mtime(FileQuery(root=search_root, glob=glob), use_rg)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
-        real = real_root(search_root)
-        rels = filter_readable(ctx, real, rels)
-        if not rels:
+        readable = readable_checker(ctx, real_root(search_root))
+        if readable is not None:
+            found = [item for item in found if readable(item[0])]
+        if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        ordered = await asyncio.to_thread(_stat_sort, real, rels)
+        found.sort(key=lambda item: (-item[1], item[0]))
+        ordered = [rel for rel, _ in found]
         total = len(ordered)
         lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]
         if total > MAX_RESULTS:

@@ -7,8 +7,9 @@ classes (`!` or `^` negates) and `{a,b}` alternation are supported; `\\` escapes
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 _META = frozenset("*?[{\\")
 
@@ -146,11 +147,18 @@ class PathGlob:
         last = self.stripped.rsplit("/", 1)[-1]
         return None if last in ("", "**") else last
 
+    @cached_property
+    def matcher(self) -> Callable[[str], bool]:
+        """A fast predicate over `/`-separated paths relative to the search root."""
+        if self.basename_only:
+            by_name = compile_glob(self.stripped).match
+            return lambda rel: by_name(rel[rel.rfind("/") + 1 :]) is not None
+        by_path = compile_glob(self.pattern.lstrip("/")).match
+        return lambda rel: by_path(rel) is not None
+
     def matches(self, rel: str) -> bool:
         """Match a `/`-separated path relative to the search root."""
-        if self.basename_only:
-            return compile_glob(self.stripped).match(rel.rsplit("/", 1)[-1]) is not None
-        return compile_glob(self.pattern.lstrip("/")).match(rel) is not None
+        return self.matcher(rel)
 
 
 def split_static_prefix(pattern: str) -> tuple[str, str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,27 +55,42 @@ def _clip(text: str) -> str:
     return text[:MAX_LINE_CHARS] + truncation_marker(len(text) - MAX_LINE_CHARS)
 
 
-def render(hits: list[FileHits], mode: OutputMode, base: Path, numbers: bool, context: bool) -> list[str]:
+def render(hits: list[FileHits], mode: OutputMode, base: Path, numbers: bool, context: bool) -> Iterator[str]:
     """Output lines in rg's shapes: `path`, `path:count`, `path:N:text` / `path-N-text`,
-    with `--` between separate context groups. Paths are absolute."""
-    out: list[str] = []
+    with `--` between separate context groups. Paths are absolute. Lazy, so only the
+    lines kept by head_limit are ever formatted."""
+    first = True
     for fh in hits:
         path = printable(os.path.join(base, fh.rel))
         if mode == "files_with_matches":
-            out.append(path)
+            yield path
             continue
         if mode == "count":
-            out.append(f"{path}:{fh.count}")
+            yield f"{path}:{fh.count}"
             continue
         previous = None
         for number, is_match, text in fh.lines:
-            if context and out and (previous is None or number != previous + 1):
-                out.append("--")
+            if context and not first and (previous is None or number != previous + 1):
+                yield "--"
+            first = False
             previous = number
             sep = ":" if is_match else "-"
-            prefix = f"{path}{sep}{number}{sep}" if numbers else f"{path}{sep}"
-            out.append(prefix + _clip(text))
-    return out
+            yield (f"{path}{sep}{number}{sep}" if numbers else f"{path}{sep}") + _clip(text)
+
+
+def count_lines(hits: list[FileHits], mode: OutputMode, context: bool) -> int:
+    """How many lines `render` yields, without formatting them."""
+    if mode != "content":
+        return len(hits)
+    total = groups = 0
+    for fh in hits:
+        total += len(fh.lines)
+        previous = None
+        for number, _, _ in fh.lines:
+            if previous is None or number != previous + 1:
+                groups += 1
+            previous = number
+    return total + max(groups - 1, 0) if context else total
 
 
 class GrepTool(Tool[GrepInput]):
@@ -131,12 +148,15 @@ class GrepTool(Tool[GrepInput]):
             return _error(str(exc))
         readable = set(filter_readable(ctx, real_root(query.base), [h.rel for h in hits]))
         hits = [h for h in hits if h.rel in readable]
-        lines = render(hits, value.output_mode, query.base, value.line_numbers, bool(before or after))
-        if not lines:
+        context = bool(before or after) and value.output_mode == "content"
+        total = count_lines(hits, value.output_mode, context)
+        if not total:
             return ToolResult(content="No matches found.", summary="no matches")
-        total = len(lines)
+        shown = render(hits, value.output_mode, query.base, value.line_numbers, context)
         if value.head_limit and total > value.head_limit:
-            lines = [*lines[: value.head_limit], f"… (truncated to {value.head_limit} of {total} lines)"]
+            lines = [*islice(shown, value.head_limit), f"… (truncated to {value.head_limit} of {total} lines)"]
+        else:
+            lines = list(shown)
         text = truncate_text("\n".join(lines), MAX_OUTPUT_CHARS)
         return ToolResult(content=text, summary=f"Grep matched {total} line(s)")
 

@@ -80,36 +80,73 @@ def _rg_args(q: GrepQuery) -> list[str]:
     return [*args, "-e", q.pattern, "--", target]
 
 
-def _rel(raw: bytes, q: GrepQuery) -> str:
-    text = raw.decode("utf-8", errors="surrogateescape")
-    if q.target is not None:
-        return q.target.name
-    return strip_root(text, str(q.files.root))
+class _Paths:
+    """Turns the paths rg prints into paths relative to the search base (memoised)."""
+
+    def __init__(self, q: GrepQuery) -> None:
+        self.target = q.target
+        self.root = str(q.files.root)
+        self.cut = len(self.root.rstrip("/")) + 1
+        self.memo: dict[str, str] = {}
+
+    def rel(self, raw: str) -> str:
+        found = self.memo.get(raw)
+        if found is None:
+            if self.target is not None:
+                found = self.target.name
+            elif raw.startswith(self.root):
+                found = raw[self.cut :]
+            else:
+                found = strip_root(raw, self.root)
+            self.memo[raw] = found
+        return found
 
 
-def _parse_content(stdout: bytes, q: GrepQuery) -> dict[str, FileHits]:
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def _clean(text: str) -> str:
+    """Line text for display: undecodable bytes become U+FFFD, a trailing CR goes."""
+    if text.endswith("\r"):
+        text = text[:-1]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+    return text
+
+
+_WARNING = ": WARNING: stopped searching binary file"
+
+
+def _parse_content(stdout: bytes, paths: _Paths) -> dict[str, FileHits]:
     hits: dict[str, FileHits] = {}
     binary: set[str] = set()
-    for line in stdout.split(b"\n"):
-        nul = line.find(b"\0")
-        if nul < 0:
-            if b": WARNING: stopped searching binary file" in line:
-                binary.add(_rel(line.split(b": WARNING: ", 1)[0], q))
+    current: FileHits | None = None
+    current_raw = None
+    for line in _decode(stdout).split("\n"):
+        raw, nul, rest = line.partition("\0")
+        if not nul:
+            if _WARNING in line:
+                binary.add(paths.rel(line.split(": WARNING: ", 1)[0]))
             continue
-        rest = line[nul + 1 :]
         i = 0
-        while i < len(rest) and 48 <= rest[i] <= 57:
+        n = len(rest)
+        while i < n and rest[i].isdigit():
             i += 1
-        if i == 0 or i >= len(rest) or rest[i] not in b":-":
+        if i == 0 or i >= n or rest[i] not in ":-":
             continue
-        rel = _rel(line[:nul], q)
-        fh = hits.get(rel)
-        if fh is None:
-            fh = hits[rel] = FileHits(rel)
-        is_match = rest[i] == 58  # ':'
-        text = rest[i + 1 :].decode("utf-8", errors="replace")
-        fh.lines.append((int(rest[:i]), is_match, text[:-1] if text.endswith("\r") else text))
-        fh.count += is_match
+        if raw != current_raw:
+            rel = paths.rel(raw)
+            current = hits.get(rel)
+            if current is None:
+                current = hits[rel] = FileHits(rel)
+            current_raw = raw
+        assert current is not None
+        is_match = rest[i] == ":"
+        current.lines.append((int(rest[:i]), is_match, _clean(rest[i + 1 :])))
+        current.count += is_match
     for rel in binary:
         hits.pop(rel, None)
     return hits
@@ -118,23 +155,26 @@ def _parse_content(stdout: bytes, q: GrepQuery) -> dict[str, FileHits]:
 async def grep_rg(q: GrepQuery) -> list[FileHits]:
     """Search with rg; globs that rg cannot express exactly are post-filtered."""
     out = await run_rg(_rg_args(q), q.base)
+    paths = _Paths(q)
     hits: dict[str, FileHits]
     if q.mode == "files_with_matches":
-        hits = {r: FileHits(r, 1) for r in (_rel(p, q) for p in out.stdout.split(b"\0") if p)}
+        hits = {r: FileHits(r, 1) for r in (paths.rel(p) for p in _decode(out.stdout).split("\0") if p)}
     elif q.mode == "count" and not q.multiline:
         hits = {}
-        for entry in out.stdout.split(b"\n"):
-            path, sep, num = entry.rpartition(b"\0")
+        for entry in _decode(out.stdout).split("\n"):
+            raw, sep, num = entry.rpartition("\0")
             if sep and num.isdigit():
-                rel = _rel(path, q)
+                rel = paths.rel(raw)
                 hits[rel] = FileHits(rel, int(num))
     else:
-        hits = _parse_content(out.stdout, q)
+        hits = _parse_content(out.stdout, paths)
         if q.mode == "count":
             for fh in hits.values():
                 fh.lines = []
-    keep = (lambda r: True) if q.target is not None else q.files.keep
-    return [hits[r] for r in sorted(hits) if keep(r)]
+    rels = sorted(hits)
+    if q.target is None:
+        rels = q.files.rg_post_filter(rels)
+    return [hits[r] for r in rels]
 
 
 # -- pure Python -----------------------------------------------------------------

@@ -11,7 +11,7 @@ DEVICE_PATHS = frozenset({"/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdi
 def resolve_path(file_path: str, cwd: Path) -> Path:
     """Expand `~/`, then resolve against `cwd`; `..` is normalised lexically."""
     expanded = os.path.expanduser(file_path)
-    return Path(os.path.normpath(os.path.join(cwd, expanded)))
+    return Path(os.path.normpath(os.path.join(os.path.abspath(cwd), expanded)))
 
 
 def display_path(path: Path, cwd: Path) -> str:

@@ -201,3 +201,17 @@ async def test_multiline(tmp_path: Path, use_rg: bool) -> None:
     ]
     r = await call(GrepTool(use_rg=use_rg), make_ctx(tmp_path), pattern=r"start.*?end", output_mode="content")
     assert text_of(r) == "No matches found."
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_context_groups_and_head_limit_count_separators(tmp_path: Path, use_rg: bool) -> None:
+    (tmp_path / "a.txt").write_text("".join(f"{'hit' if i in (2, 9) else 'x'}\n" for i in range(1, 13)))
+    (tmp_path / "b.txt").write_text("hit\n")
+    g, ctx = GrepTool(use_rg=use_rg), make_ctx(tmp_path)
+    r = await call(g, ctx, pattern="hit", output_mode="content", **{"-n": True, "-C": 1})
+    a, b = f"{tmp_path}/a.txt", f"{tmp_path}/b.txt"
+    expected = [f"{a}-1-x", f"{a}:2:hit", f"{a}-3-x", "--", f"{a}-8-x", f"{a}:9:hit", f"{a}-10-x", "--", f"{b}:1:hit"]
+    assert lines(text_of(r)) == expected
+    assert r.summary == f"Grep matched {len(expected)} line(s)"
+    r = await call(g, ctx, pattern="hit", output_mode="content", head_limit=4, **{"-n": True, "-C": 1})
+    assert lines(text_of(r)) == [*expected[:4], f"… (truncated to 4 of {len(expected)} lines)"]

@@ -1,0 +1,171 @@
+"""Grep and Glob over a generated 20,000-file tree: skawld vs `rg` called directly.
+
+The tree has nested packages of .py/.ts/.md/.txt files, .gitignore files, hidden
+directories and matches spread thinly. For each case the script times (median of
+--repeat runs, alternating so noise hits all sides):
+
+  rg      the rg command line skawld builds, run directly with subprocess
+  skawld  the Grep/Glob tool with rg (parse, filter, sort, render)
+  py      the Grep/Glob tool's pure-Python fallback
+
+and prints skawld/rg (goal: at most 1.3) and py/rg.
+
+    python bench/search.py [--files 20000] [--repeat 7] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from skawld_core.tools import GlobTool, GrepTool, ToolContext
+from skawld_core.tools.ripgrep import BASE_FLAGS
+
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "import",
+    "return",
+    "value",
+    "config",
+    "session",
+    "handler",
+    "token",
+    "buffer",
+]
+
+
+def generate(root: Path, files: int, seed: int = 7) -> None:
+    """`files` files in a 3-level package layout, about 1 in 50 with a TODO."""
+    rnd = random.Random(seed)
+    exts = [".py", ".py", ".ts", ".md", ".txt"]
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    made = 0
+    pkg = 0
+    while made < files:
+        d = root / f"pkg{pkg // 100}" / f"mod{pkg // 10 % 10}" / f"sub{pkg % 10}"
+        d.mkdir(parents=True, exist_ok=True)
+        for i in range(20):
+            if made >= files:
+                break
+            lines = [" ".join(rnd.choice(WORDS) for _ in range(8)) for _ in range(rnd.randint(10, 60))]
+            if rnd.random() < 0.02:
+                lines[rnd.randrange(len(lines))] += "  # TODO: fix this"
+            (d / f"file{i}{rnd.choice(exts)}").write_text("\n".join(lines) + "\n")
+            made += 1
+        pkg += 1
+    (root / "build").mkdir()
+    for i in range(200):
+        (root / "build" / f"gen{i}.py").write_text("TODO generated\n")
+    (root / ".cache").mkdir()
+    for i in range(200):
+        (root / ".cache" / f"c{i}.py").write_text("TODO hidden\n")
+
+
+def run_rg(args: list[str]) -> int:
+    out = subprocess.run(["rg", *BASE_FLAGS, *args], capture_output=True, check=False)
+    return len(out.stdout)
+
+
+async def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    result = fn()
+    if asyncio.iscoroutine(result):
+        await result
+    return time.perf_counter() - start
+
+
+async def interleaved(sides: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """Median time of each side, running the sides alternately `repeat` times."""
+    times: list[list[float]] = [[] for _ in sides]
+    for _ in range(repeat):
+        for i, fn in enumerate(sides):
+            times[i].append(await timed(fn))
+    return [statistics.median(t) for t in times]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--keep", type=Path, default=None, help="generate into (and keep) this directory")
+    opts = parser.parse_args()
+    if shutil.which("rg") is None:
+        sys.exit("rg is not on PATH")
+    tmp = opts.keep or Path(tempfile.mkdtemp(prefix="skawld-bench-"))
+    root = tmp / "tree"
+    if not root.exists():
+        root.mkdir(parents=True)
+        generate(root, opts.files)
+    ctx = ToolContext(cwd=root, session_id="bench", run_id="bench", tool_use_id="bench")
+    r = str(root)
+    hidden = ["--glob", "!.*"]
+    cases: list[tuple[str, type[GrepTool] | type[GlobTool], dict[str, Any], list[str]]] = [
+        ("Grep files TODO", GrepTool, {"pattern": "TODO"}, ["--files-with-matches", *hidden, "-e", "TODO", r]),
+        (
+            "Grep content -n TODO",
+            GrepTool,
+            {"pattern": "TODO", "output_mode": "content", "-n": True},
+            ["--line-number", *hidden, "-e", "TODO", r],
+        ),
+        (
+            "Grep count gamma",
+            GrepTool,
+            {"pattern": "gamma", "output_mode": "count"},
+            ["--count", *hidden, "-e", "gamma", r],
+        ),
+        (
+            "Grep -i glob *.ts",
+            GrepTool,
+            {"pattern": "todo", "-i": True, "glob": "*.ts"},
+            ["--files-with-matches", "--ignore-case", *hidden, "--glob", "*.ts", "-e", "todo", r],
+        ),
+        ("Glob **/*.py", GlobTool, {"pattern": "**/*.py"}, ["--files", "--glob", "**/*.py", *hidden, r]),
+        (
+            "Glob pkg1/**/*.md",
+            GlobTool,
+            {"pattern": "pkg1/**/*.md"},
+            ["--files", "--glob", "*.md", *hidden, f"{r}/pkg1"],
+        ),
+    ]
+    print(f"tree: {root} ({opts.files} files + 400 ignored/hidden), repeat {opts.repeat}, median seconds")
+    print(f"{'case':24} {'rg':>8} {'skawld':>8} {'py':>8} {'skawld/rg':>10} {'py/rg':>7}")
+    for label, cls, raw, rg_args in cases:
+        fast, slow = cls(use_rg=True), cls(use_rg=False)
+        value_fast, value_slow = fast.validate(raw), slow.validate(raw)
+        # warm the page cache and check both backends agree
+        a = await fast.execute(value_fast, ctx)  # type: ignore[arg-type]
+        b = await slow.execute(value_slow, ctx)  # type: ignore[arg-type]
+        run_rg(rg_args)
+        same = "same" if a.content == b.content else "DIFFERENT"
+        t_rg, t_sk, t_py = await interleaved(
+            [
+                lambda args=rg_args: run_rg(args),
+                lambda t=fast, v=value_fast: t.execute(v, ctx),  # type: ignore[arg-type]
+                lambda t=slow, v=value_slow: t.execute(v, ctx),  # type: ignore[arg-type]
+            ],
+            opts.repeat,
+        )
+        print(
+            f"{label:24} {t_rg:8.4f} {t_sk:8.4f} {t_py:8.4f} {t_sk / t_rg:10.2f} {t_py / t_rg:7.1f}  ({a.summary}; py {same})"
+        )
+    if opts.keep is None:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
