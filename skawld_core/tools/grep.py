@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Tool, ToolContext, ToolResult
 from .file_search import FileQuery, SearchError, filter_readable, printable, real_root
+from .file_tracker import canonical_path
 from .globmatch import PathGlob
 from .grep_search import FileHits, GrepQuery, OutputMode, grep_py, grep_rg
 from .paths import resolve_path
@@ -146,8 +147,12 @@ class GrepTool(Tool[GrepInput]):
             return _error(f"invalid regex: {exc}")
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
-        readable = set(filter_readable(ctx, real_root(query.base), [h.rel for h in hits]))
-        hits = [h for h in hits if h.rel in readable]
+        if query.target is not None:
+            # An explicit file may itself be a symlink: check its real path.
+            hits = hits if ctx.can_read(canonical_path(query.target)) else []
+        else:
+            readable = set(filter_readable(ctx, real_root(query.base), [h.rel for h in hits]))
+            hits = [h for h in hits if h.rel in readable]
         context = bool(before or after) and value.output_mode == "content"
         total = count_lines(hits, value.output_mode, context)
         if not total:

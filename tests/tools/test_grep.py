@@ -215,3 +215,13 @@ async def test_context_groups_and_head_limit_count_separators(tmp_path: Path, us
     assert r.summary == f"Grep matched {len(expected)} line(s)"
     r = await call(g, ctx, pattern="hit", output_mode="content", head_limit=4, **{"-n": True, "-C": 1})
     assert lines(text_of(r)) == [*expected[:4], f"… (truncated to 4 of {len(expected)} lines)"]
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_can_read_checks_real_path_of_explicit_symlinked_file(tmp_path: Path, use_rg: bool) -> None:
+    (tmp_path / "secret.env").write_text("TOKEN=abc\n")
+    (tmp_path / "innocent.txt").symlink_to(tmp_path / "secret.env")
+    denied = os.path.realpath(tmp_path / "secret.env")
+    ctx = make_ctx(tmp_path, can_read=lambda p: str(p) != denied)
+    r = await call(GrepTool(use_rg=use_rg), ctx, pattern="TOKEN", path="innocent.txt", output_mode="content")
+    assert text_of(r) == "No matches found."

@@ -46,6 +46,9 @@ GREP_QUERIES: list[dict[str, Any]] = [
     {"pattern": r"TODO \d+", "output_mode": "content", "head_limit": 10},
     {"pattern": "colon", "output_mode": "content", "-n": True},
     {"pattern": "unicode", "output_mode": "content"},
+    {"pattern": "TODO", "path": "build"},
+    {"pattern": "TODO", "path": ".hidden", "output_mode": "content"},
+    {"pattern": "TODO", "path": "docs/notes.md", "output_mode": "count"},
 ]
 
 GLOB_QUERIES: list[dict[str, Any]] = [
@@ -62,6 +65,8 @@ GLOB_QUERIES: list[dict[str, Any]] = [
     {"pattern": "?ulti.py"},
     {"pattern": "*.nothing"},
     {"pattern": "*", "path": "src"},
+    {"pattern": "*", "path": "build"},
+    {"pattern": "**/*.ts", "path": ".hidden"},
 ]
 
 
