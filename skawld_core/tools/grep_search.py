@@ -180,6 +180,33 @@ async def grep_rg(q: GrepQuery) -> list[FileHits]:
 # -- pure Python -----------------------------------------------------------------
 
 
+_POSIX_CLASSES = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7F",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1F\\x7F",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\v\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
+}
+_POSIX_RE = re.compile(r"\[:(" + "|".join(_POSIX_CLASSES) + r"):\]")
+_END_RE = re.compile(r"(?<!\\)((?:\\\\)*)\\z")
+
+
+def to_python_regex(pattern: str) -> str:
+    """Translate the bits of rg (Rust) regex syntax Python spells differently:
+    POSIX classes such as `[[:alpha:]]` and the `\\z` end anchor."""
+    pattern = _POSIX_RE.sub(lambda m: _POSIX_CLASSES[m.group(1)], pattern)
+    return _END_RE.sub(lambda m: m.group(1) + "\\Z", pattern)
+
+
 def compile_pattern(q: GrepQuery) -> re.Pattern[str]:
     """The Python regex for the query; raises `re.error` for an invalid pattern."""
     flags = re.MULTILINE
@@ -187,7 +214,7 @@ def compile_pattern(q: GrepQuery) -> re.Pattern[str]:
         flags |= re.IGNORECASE
     if q.multiline:
         flags |= re.DOTALL
-    return re.compile(q.pattern, flags)
+    return re.compile(to_python_regex(q.pattern), flags)
 
 
 def _matched_lines(regex: re.Pattern[str], text: str, lines: list[str], multiline: bool) -> list[int]:

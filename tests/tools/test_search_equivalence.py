@@ -46,6 +46,8 @@ GREP_QUERIES: list[dict[str, Any]] = [
     {"pattern": r"TODO \d+", "output_mode": "content", "head_limit": 10},
     {"pattern": "colon", "output_mode": "content", "-n": True},
     {"pattern": "unicode", "output_mode": "content"},
+    {"pattern": "[[:upper:]]{4}[[:punct:]]", "output_mode": "content", "-n": True},
+    {"pattern": r"\bdef\s+\w+\(", "output_mode": "count"},
     {"pattern": "TODO", "path": "build"},
     {"pattern": "TODO", "path": ".hidden", "output_mode": "content"},
     {"pattern": "TODO", "path": "docs/notes.md", "output_mode": "count"},
