@@ -1,0 +1,351 @@
+"""`skawld --plain`: a line-oriented chat (prompt_toolkit input, rich output).
+
+For terminals where a full-screen app does not fit: screen readers, editor
+shells, logs. Assistant text streams as plain text; tool calls are one line
+each (with a short result preview); permission and AskUser questions are
+answered inline. Ctrl+C during a run interrupts it (twice: abort); Ctrl+C
+twice at the prompt, Ctrl+D or /exit quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+from . import slash_commands
+from .transcript_model import (
+    cost_usd,
+    format_cost,
+    format_duration,
+    format_tokens,
+    history_items,
+    summarize_tool,
+    tool_result_text,
+    user_prompt_text,
+)
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+    from skawld_core.agent import Agent
+    from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
+
+PREVIEW_LINES = 6
+
+
+class PlainChat:
+    """The plain-mode loop and its callbacks."""
+
+    def __init__(self, console: Console, prompt: PromptSession[str]) -> None:
+        self.console = console
+        self.prompt = prompt
+        self.agent: Agent | None = None
+        self.session: Session | None = None
+        self.always: set[tuple[str, ...]] = set()
+        self.streaming = False
+        self.tools: dict[tuple[str, ...], str] = {}
+        self.show_timings = True
+        self._ask_lock = asyncio.Lock()
+
+    # -- output ---------------------------------------------------------------------
+
+    def out(self, text: str | Text, *, style: str = "", depth: int = 0) -> None:
+        self._end_stream()
+        prefix = "  │ " * depth
+        if isinstance(text, str):
+            text = Text(text, style=style)
+        for line in text.split("\n") if text.plain else [text]:
+            self.console.print(Text(prefix) + line, soft_wrap=True, highlight=False)
+
+    def _end_stream(self) -> None:
+        if self.streaming:
+            self.console.file.write("\n")
+            self.console.file.flush()
+            self.streaming = False
+
+    def stream(self, delta: str, depth: int) -> None:
+        if depth:
+            return  # subagent text is shown when its message is complete
+        self.console.file.write(delta)
+        self.console.file.flush()
+        self.streaming = True
+
+    # -- callbacks ------------------------------------------------------------------
+
+    async def ask(self, question: str) -> str:
+        self._end_stream()
+        with contextlib.suppress(EOFError, KeyboardInterrupt):
+            return (await self.prompt.prompt_async(question)).strip()
+        return ""
+
+    async def can_use_tool(self, req: CanUseToolRequest) -> Any:
+        from skawld_core.permissions import PermissionAllow, PermissionDeny
+
+        key = (req.tool_name, str(req.input.get("command", ""))) if req.tool_name == "Bash" else (req.tool_name,)
+        if key in self.always:
+            return PermissionAllow()
+        async with self._ask_lock:
+            self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
+            while True:
+                answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
+                if answer in ("y", "yes"):
+                    return PermissionAllow()
+                if answer in ("a", "always"):
+                    self.always.add(key)
+                    return PermissionAllow()
+                if answer in ("n", "no", ""):
+                    reason = await self.ask("  reason (optional): ")
+                    return PermissionDeny(message=reason or "The user denied this tool call.")
+
+    async def ask_user(self, request: Any) -> dict[str, Any]:
+        answers = []
+        async with self._ask_lock:
+            for q in request.questions:
+                self.out(f"? [{q.header}] {q.question}", style="bold cyan")
+                for n, opt in enumerate(q.options, start=1):
+                    self.out(f"  {n}. {opt.label}" + (f" — {opt.description}" if opt.description else ""))
+                raw = await self.ask("  number(s) or your answer (empty: decline): ")
+                if not raw:
+                    return {"declined": True}
+                picks = [p.strip() for p in raw.replace(",", " ").split()]
+                if all(p.isdigit() and 1 <= int(p) <= len(q.options) for p in picks):
+                    chosen = [q.options[int(p) - 1].label for p in picks]
+                    answers.append({"selected": chosen if q.multi_select else chosen[:1]})
+                else:
+                    answers.append({"selected": [raw]})
+        return {"answers": answers}
+
+    # -- events -------------------------------------------------------------------------
+
+    def render(self, event: Any, depth: int = 0, path: tuple[str, ...] = ()) -> None:
+        kind = event.type
+        if kind == "subagent_event":
+            child = (*path, event.subagent_run_id)
+            if event.event.type == "system":
+                self.out(f"▸ {event.display_name}", style="bold magenta", depth=depth)
+            self.render(event.event, depth + 1, child)
+        elif kind == "partial_assistant":
+            if event.delta.kind == "text":
+                self.stream(event.delta.text, depth)
+        elif kind == "assistant":
+            text = event.message.text().strip()
+            if depth:
+                if text:
+                    self.out(text, depth=depth)
+            elif self.streaming:
+                self._end_stream()
+            elif text:
+                self.console.print(Markdown(text))
+        elif kind == "user":
+            if event.subtype == "steering":
+                self.out(f"↳ {user_prompt_text(event.message)}", style="bold", depth=depth)
+            elif event.subtype == "prompt" and depth:
+                self.out(f"› {user_prompt_text(event.message)}", style="dim", depth=depth)
+            for block in event.message.content:
+                if block.type == "tool_result":
+                    self._result(tool_result_text(block), bool(block.is_error), depth)
+        elif kind == "permission_request":
+            for req in event.requests:
+                self.tools[(*path, req.tool_use_id)] = req.summary
+        elif kind == "tool_call_start":
+            registry = self.agent.tools if self.agent else None
+            summary = summarize_tool(event.tool_name, event.input, registry)
+            self.tools[(*path, event.tool_use_id)] = summary
+            self.out(f"⏺ {summary}", style="cyan", depth=depth)
+        elif kind == "tool_call_end":
+            summary = self.tools.get((*path, event.tool_use_id), event.tool_name)
+            mark, style = ("✗", "red") if event.is_error else ("✓", "green")
+            timing = f" ({format_duration(event.duration_ms)})" if self.show_timings else ""
+            self.out(f"{mark} {summary}{timing}", style=style, depth=depth)
+        elif kind == "compaction":
+            self.out(
+                f"── context compacted: {event.messages_before} → {event.messages_after} messages ──",
+                style="dim",
+                depth=depth,
+            )
+        elif kind == "error":
+            self.out(f"error: {event.error.name}: {event.error.message}", style="bold red", depth=depth)
+        elif kind == "hook_error":
+            self.out(f"hook {event.hook_event}: {event.message}", style="yellow", depth=depth)
+        elif kind == "result" and not depth:
+            usage = event.total_usage
+            parts = [event.subtype]
+            if self.show_timings:
+                parts.append(format_duration(event.duration_ms))
+            parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
+            cost = format_cost(cost_usd(self.agent.model, usage)) if self.agent else ""
+            if cost:
+                parts.append(cost)
+            self.out("  " + " · ".join(parts), style="dim")
+
+    def _result(self, text: str, is_error: bool, depth: int) -> None:
+        lines = text.splitlines() or [""]
+        shown = lines[:PREVIEW_LINES]
+        if len(lines) > PREVIEW_LINES:
+            shown.append(f"… {len(lines) - PREVIEW_LINES} more lines")
+        for line in shown:
+            self.out(f"    {line}", style="red" if is_error else "dim", depth=depth)
+
+    def render_history(self) -> None:
+        assert self.session is not None
+        for item in history_items(self.session.full_history):
+            name = type(item).__name__
+            if name == "UserItem":
+                self.out(f"› {item.text}", style="bold")  # type: ignore[union-attr]
+            elif name == "AssistantItem":
+                self.console.print(Markdown(item.text))  # type: ignore[union-attr]
+            elif name == "ToolItem":
+                mark = "✗" if item.is_error else "✓"  # type: ignore[union-attr]
+                self.out(f"{mark} {summarize_tool(item.name, item.input)}", style="cyan")  # type: ignore[union-attr]
+        self.out(f"resumed session {self.session.id} · {len(self.session.full_history)} messages", style="dim")
+
+    # -- the loop -----------------------------------------------------------------------
+
+    async def run_prompt(self, text: str) -> None:
+        assert self.session is not None
+        session = self.session
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses == 1:
+                session.interrupt()
+                self.out("interrupting at the next turn boundary (Ctrl+C again to abort)", style="yellow")
+            else:
+                session.abort()
+
+        loop = asyncio.get_running_loop()
+        installed = False
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+            installed = True
+        try:
+            async with session.run(text) as run:
+                async for event in run:
+                    self.render(event)
+        except Exception as exc:  # the chat survives a failed run
+            self.out(f"error: {type(exc).__name__}: {exc}", style="bold red")
+        finally:
+            self._end_stream()
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    async def slash(self, name: str, args: str) -> bool:
+        """Run a command; False means quit."""
+        agent, session = self.agent, self.session
+        assert agent is not None and session is not None
+        if name == "exit":
+            return False
+        if name == "help":
+            self.console.print(Markdown(slash_commands.help_text()))
+        elif name == "new":
+            self.session = await agent.session()
+            self.out(f"new session {self.session.id}", style="dim")
+        elif name == "resume":
+            if not args:
+                for s in await agent.store.list_sessions(limit=20):
+                    self.out(f"  {s.id}  {s.updated_at[:16]}", style="dim")
+                self.out("use /resume <id>", style="dim")
+            else:
+                self.session = await agent.session(args)
+                self.render_history()
+        elif name == "mode":
+            if args:
+                if args not in slash_commands.MODES:
+                    self.out(f"unknown mode {args!r}", style="yellow")
+                    return True
+                agent.set_permission_mode(args)  # type: ignore[arg-type]
+            self.out(f"permission mode: {agent.permission_mode}", style="dim")
+        elif name == "model":
+            if args:
+                agent.model = args
+                agent.invalidate_system_prompt()
+            self.out(f"model: {agent.model}", style="dim")
+        elif name == "usage":
+            self.out(f"session {session.id}: {len(session.full_history)} messages", style="dim")
+        elif name == "skills":
+            for s in agent.skill_summaries():
+                self.out(f"  /{s.name} — {s.description}")
+        elif name == "export":
+            from .transcript_model import export_markdown
+
+            path = agent.cwd / (args or f"skawld-{session.id[:8]}.md")
+            path.write_text(export_markdown(session.full_history), encoding="utf-8")
+            self.out(f"exported to {path}", style="dim")
+        elif name in slash_commands.BY_NAME:
+            self.out(f"/{name} is available in the full-screen app", style="yellow")
+        else:
+            self.out(f"unknown command /{name} (/help)", style="yellow")
+        return True
+
+    async def loop(self) -> int:
+        last_ctrl_c = 0.0
+        while True:
+            try:
+                text = await self.prompt.prompt_async("› ")
+            except EOFError:
+                return 0
+            except KeyboardInterrupt:
+                now = time.monotonic()
+                if now - last_ctrl_c < 2.0:
+                    return 0
+                last_ctrl_c = now
+                self.out("(Ctrl+C again to quit)", style="dim")
+                continue
+            text = text.strip()
+            if not text:
+                continue
+            parsed = slash_commands.parse(text)
+            if parsed is not None:
+                if not await self.slash(*parsed):
+                    return 0
+                continue
+            await self.run_prompt(text)
+
+
+def make_prompt_session(**kwargs: Any) -> PromptSession[str]:
+    """A prompt_toolkit session with history and slash-command completion."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import WordCompleter
+    from prompt_toolkit.history import InMemoryHistory
+
+    words = [f"/{c.name}" for c in slash_commands.COMMANDS]
+    completer = WordCompleter(words, sentence=True, pattern=None)
+    return PromptSession(history=InMemoryHistory(), completer=completer, complete_while_typing=True, **kwargs)
+
+
+async def run_plain(
+    agent_factory: Callable[..., Agent],
+    resume_id: str | None = None,
+    settings: Any = None,
+    *,
+    console: Console | None = None,
+    prompt_session: PromptSession[str] | None = None,
+) -> int:
+    """Run the plain chat until /exit, Ctrl+D or Ctrl+C twice; returns the exit code."""
+    chat = PlainChat(console or Console(highlight=False), prompt_session or make_prompt_session())
+    try:
+        chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
+    except Exception as exc:
+        chat.out(f"could not start the agent: {type(exc).__name__}: {exc}", style="bold red")
+        return 1
+    try:
+        chat.session = await chat.agent.session(resume_id)
+        chat.out(
+            f"skawld · {chat.agent.model} · mode {chat.agent.permission_mode} · session {chat.session.id}", style="dim"
+        )
+        if resume_id and chat.session.full_history:
+            chat.render_history()
+        return await chat.loop()
+    finally:
+        await chat.agent.close()
