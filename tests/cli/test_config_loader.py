@@ -124,7 +124,12 @@ def test_env_variables(home: Path, proj: Path) -> None:
         "SKAWLD_DB_PATH": "/tmp/x.db",
     }
     c = load(home, proj, env).config
-    assert (c.model, c.provider.id, c.provider.base_url, c.permission_mode) == ("m", "openai-chat", "http://b", "acceptEdits")
+    assert (c.model, c.provider.id, c.provider.base_url, c.permission_mode) == (
+        "m",
+        "openai-chat",
+        "http://b",
+        "acceptEdits",
+    )
     assert c.system_prompt_file == str((proj / "sp.md").resolve())
     assert c.max_turns == 7
     assert (c.session_store.kind, c.session_store.database_path) == ("sqlite", "/tmp/x.db")
@@ -132,7 +137,12 @@ def test_env_variables(home: Path, proj: Path) -> None:
 
 @pytest.mark.parametrize(
     ("var", "value"),
-    [("SKAWLD_MAX_TURNS", "0"), ("SKAWLD_MAX_TURNS", "x"), ("SKAWLD_PROVIDER", "gemini"), ("SKAWLD_PERMISSION_MODE", "all")],
+    [
+        ("SKAWLD_MAX_TURNS", "0"),
+        ("SKAWLD_MAX_TURNS", "x"),
+        ("SKAWLD_PROVIDER", "gemini"),
+        ("SKAWLD_PERMISSION_MODE", "all"),
+    ],
 )
 def test_bad_env_values_name_the_variable(home: Path, proj: Path, var: str, value: str) -> None:
     with pytest.raises(ConfigError, match=var):
@@ -149,7 +159,10 @@ def test_bad_env_values_name_the_variable(home: Path, proj: Path, var: str, valu
         ({"limits": {"maxTurns": 1.5}}, "/limits/maxTurns"),
         ({"limits": {"maxRetries": -1}}, "/limits/maxRetries"),
         ({"permissions": {"mode": "bypass"}}, "/permissions/mode"),
-        ({"permissions": {"rules": [{"kind": "bash", "pattern": {"regex": "["}, "decision": "deny"}]}}, "/permissions/rules/0/pattern/regex"),
+        (
+            {"permissions": {"rules": [{"kind": "bash", "pattern": {"regex": "["}, "decision": "deny"}]}},
+            "/permissions/rules/0/pattern/regex",
+        ),
         ({"permissions": {"rules": [{"kind": "tool", "decision": "deny"}]}}, "/permissions/rules/0/tool"),
         ({"permissions": {"rules": [{"kind": "nope", "decision": "deny"}]}}, "/permissions/rules/0/kind"),
         ({"sessionStore": {"kind": "redis"}}, "/sessionStore/kind"),
@@ -240,14 +253,23 @@ def test_gate_refuses_untrusted_project_settings(home: Path, proj: Path, doc: An
 def test_gate_passes_deny_rules_and_default_mode(home: Path, proj: Path) -> None:
     project(
         proj,
-        {"model": "m", "permissions": {"mode": "default", "rules": [{"kind": "bash", "pattern": "rm", "decision": "deny"}]}},
+        {
+            "model": "m",
+            "permissions": {"mode": "default", "rules": [{"kind": "bash", "pattern": "rm", "decision": "deny"}]},
+        },
     )
     assert load(home, proj).config.model == "m"
 
 
 def test_user_file_and_env_are_not_gated(home: Path, proj: Path) -> None:
-    user(home, {"permissions": {"mode": "yolo"}, "mcpServers": {"t": {"command": "x"}}, "provider": {"baseURL": "http://u"}})
-    assert load(home, proj, {"SKAWLD_PERMISSION_MODE": "yolo", "SKAWLD_BASE_URL": "http://e"}).config.permission_mode == "yolo"
+    user(
+        home,
+        {"permissions": {"mode": "yolo"}, "mcpServers": {"t": {"command": "x"}}, "provider": {"baseURL": "http://u"}},
+    )
+    assert (
+        load(home, proj, {"SKAWLD_PERMISSION_MODE": "yolo", "SKAWLD_BASE_URL": "http://e"}).config.permission_mode
+        == "yolo"
+    )
 
 
 def test_skawld_config_env_redirects_and_is_gated(home: Path, proj: Path) -> None:

@@ -37,9 +37,7 @@ def test_read_edit_bash_session_edits_the_file(cli: CliEnv) -> None:
     app.write_text("def answer():\n    return 1\n")
     cli.srv.anthropic.enqueue(
         turn(text("Let me look."), tool_call("Read", {"file_path": "app.py"}, id="r1")),
-        turn(
-            tool_call("Edit", {"file_path": "app.py", "old_string": "return 1", "new_string": "return 42"}, id="e1")
-        ),
+        turn(tool_call("Edit", {"file_path": "app.py", "old_string": "return 1", "new_string": "return 42"}, id="e1")),
         turn(tool_call("Bash", {"command": "cat app.py"}, id="b1")),
         turn(text("Changed the answer to 42.")),
     )
@@ -248,7 +246,9 @@ def test_stdout_has_nothing_but_events_when_a_hook_prints(cli: CliEnv) -> None:
 
 
 def test_command_hook_exit_2_denies(cli: CliEnv) -> None:
-    cli.write_user_config({"hooks": {"PreToolUse": [{"matcher": "Bash", "command": "echo 'no shell today' >&2; exit 2"}]}})
+    cli.write_user_config(
+        {"hooks": {"PreToolUse": [{"matcher": "Bash", "command": "echo 'no shell today' >&2; exit 2"}]}}
+    )
     cli.srv.anthropic.enqueue(turn(tool_call("Bash", {"command": "touch y"}, id="b1")), turn(text("ok")))
     out = cli.run(*cli.args("-p", "hi", "--permission-mode", "yolo", "--json"))
     assert out.returncode == 0, out.stderr
@@ -264,5 +264,3 @@ def test_never_a_traceback_on_a_broken_sqlite_file(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "hi", "--json"))
     assert out.returncode != 0
     assert "Traceback" not in out.stderr and out.stderr.strip()
-
-
