@@ -136,7 +136,7 @@ class _MtimeCollector:
 
 
 async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
-    """Like `list_files_rg`, with each file's mtime, stat-ed while rg is still walking."""
+    """Files via `rg --files` with their mtimes, stat-ed while rg is still walking."""
     root = str(query.root)
     collect = _MtimeCollector()
     await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)

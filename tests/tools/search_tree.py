@@ -6,8 +6,17 @@ import os
 from pathlib import Path
 
 FILES: dict[str, bytes] = {
-    ".gitignore": b"docs/\nbuild/\n/anchored/gen\n*.tmp\n",
-    ".ignore": b"ignored-by-dot-ignore.txt\n",
+    ".gitignore": b"docs/\nbuild/\n/anchored/gen\n*.tmp\n**/generated/**\n# comment\n\\#hash.txt\nsp\\ ace.txt\n",
+    ".ignore": b"ignored-by-dot-ignore.txt\n!keep.tmp\n",
+    "keep.tmp": b"TODO kept by .ignore negation\n",
+    "#hash.txt": b"TODO escaped hash\n",
+    "sp ace.txt": b"TODO escaped space\n",
+    "pkg/generated/deep/g.py": b"# TODO generated deep\n",
+    "pkg/.gitignore": b"/local-only.txt\n[Bb]ak/\n",
+    "pkg/local-only.txt": b"TODO local only\n",
+    "pkg/sub/local-only.txt": b"TODO not anchored here\n",
+    "pkg/Bak/x.txt": b"TODO bak\n",
+    "pkg/bak/y.txt": b"TODO bak\n",
     "src/alpha.ts": b"export const a = 1; // TODO: alpha\nconst x = 'hello';\n",
     "src/beta.ts": b"// TODO beta one\nfunction beta() {}\n// todo lower\n// ToDo mixed\n",
     "src/gamma.js": b"const g = 3;\n// nothing to see\n",

@@ -112,9 +112,22 @@ async def test_ignore_rules_apply_in_both(tree: Path) -> None:
             "binary.bin",
             "link.ts",
             "linkdir",
+            "#hash.txt",
+            "sp ace.txt",
+            "generated",
+            "pkg/local-only.txt",
+            "Bak/",
+            "bak/",
         ):
             assert absent not in out, (use_rg, absent)
-        for present in ("anchored/keep.ts", "nested/keep.log", "we:ird name.txt", "\u00fcn\u00ef.py"):
+        for present in (
+            "anchored/keep.ts",
+            "nested/keep.log",
+            "we:ird name.txt",
+            "\u00fcn\u00ef.py",
+            "keep.tmp",
+            "pkg/sub/local-only.txt",
+        ):
             assert present in out, (use_rg, present)
 
 
