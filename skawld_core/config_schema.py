@@ -16,7 +16,7 @@ Schema (the reference's keys, then skawld's additions)::
     limits          {maxTurns? >= 1, maxOutputTokens? >= 1, maxRetries? >= 0}  (integers)
     sessionStore    {kind: "sqlite", databasePath?} | {kind: "memory"}
     cacheTtl        "5m" | "1h"
-    mcpServers      {name: {type?: "stdio", command, args?, env?, inheritEnv?, timeoutMs?}
+    mcpServers      {name: {type?: "stdio", command, args?, env?, inheritEnv?, cwd?, timeoutMs?}
                           | {type: "http", url, headers?, timeoutMs?}}
     hooks           {PreToolUse|PostToolUse|UserPromptSubmit|Stop|PreCompact:
                           [{matcher?, command, timeoutMs?}]}
@@ -266,14 +266,14 @@ class _Checker:
         kind = d.get("type", "stdio")
         out: dict[str, Any] = {}
         if kind == "http":
-            self.obj(d, ptr, ("type", "url", "headers", "timeoutMs"))
+            self.obj(d, ptr, ("type", "url", "headers", "timeoutMs", "connectTimeoutMs"))
             if "url" not in d:
                 raise self.fail(f"{ptr}/url", "is required")
             out = {"type": "http", "url": self.string(d["url"], f"{ptr}/url", non_empty=True)}
             if "headers" in d:
                 out["headers"] = self.str_map(d["headers"], f"{ptr}/headers")
         elif kind == "stdio":
-            self.obj(d, ptr, ("type", "command", "args", "env", "inheritEnv", "cwd", "timeoutMs"))
+            self.obj(d, ptr, ("type", "command", "args", "env", "inheritEnv", "cwd", "timeoutMs", "connectTimeoutMs"))
             if "command" not in d:
                 raise self.fail(f"{ptr}/command", "is required")
             out = {"command": self.string(d["command"], f"{ptr}/command", non_empty=True)}
@@ -289,8 +289,9 @@ class _Checker:
                 out["cwd"] = self.string(d["cwd"], f"{ptr}/cwd", non_empty=True)
         else:
             raise self.fail(f"{ptr}/type", f"must be one of stdio, http (got {kind!r})")
-        if "timeoutMs" in d:
-            out["timeoutMs"] = self.integer(d["timeoutMs"], f"{ptr}/timeoutMs", 1)
+        for key in ("timeoutMs", "connectTimeoutMs"):
+            if key in d:
+                out[key] = self.integer(d[key], f"{ptr}/{key}", 1)
         return out
 
     def hooks(self, value: object, ptr: str) -> dict[str, Any]:
