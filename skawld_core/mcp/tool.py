@@ -90,9 +90,10 @@ class McpTool(Tool[McpInput]):
         except McpConnectError as exc:
             return _error(f"MCP server '{server}' is unavailable: {exc}")
         except McpServerDied as exc:
+            again = "restarted" if self.connection.config.transport == "stdio" else "reconnected"
             return _error(
                 f"MCP tool failed: server '{server}' went away during the call ({exc}); "
-                "the effects of this call are unknown. The server is restarted on the next call."
+                f"the effects of this call are unknown. The server is {again} on the next call."
             )
         except McpTimeout as exc:
             return _error(f"MCP tool failed: server '{server}' gave {exc} for '{self.tool_name}'.")

@@ -10,6 +10,10 @@ from typing import Any
 
 from ext_helpers import FIXTURES
 
+from skawld_core.events import Event, UserEvent
+from skawld_core.messages import ToolResultBlock
+from skawld_core.testing import reply, tool_call
+
 SERVER = str(FIXTURES / "mcp_fixture_server.py")
 
 
@@ -38,3 +42,24 @@ async def http_fixture(*args: str) -> AsyncIterator[tuple[str, asyncio.subproces
         if proc.returncode is None:
             proc.kill()
         await proc.wait()
+
+
+def results(events: list[Event]) -> dict[str, ToolResultBlock]:
+    out: dict[str, ToolResultBlock] = {}
+    for e in events:
+        if isinstance(e, UserEvent):
+            for b in e.message.content:
+                if isinstance(b, ToolResultBlock):
+                    out[b.tool_use_id] = b
+    return out
+
+
+async def run_calls(agent: Any, *calls: tuple[str, dict[str, Any], str]) -> dict[str, ToolResultBlock]:
+    """One scripted turn calling every `(tool, input, id)`, then "done"."""
+    provider = agent.provider
+    provider.enqueue(reply(*(tool_call(name, args, id=i) for name, args, i in calls)))
+    provider.enqueue(reply("done"))
+    session = await agent.session()
+    events = [e async for e in session.run("go")]
+    assert events[-1].type == "result", events[-1]
+    return results(events)

@@ -11,36 +11,15 @@ from typing import Any
 
 import pytest
 from ext_helpers import make_agent, types
-from mcp_support import fixture_entry
+from mcp_support import fixture_entry, run_calls
 
 from skawld_core.errors import ConfigError
-from skawld_core.events import Event, ToolCallStartEvent, UserEvent
-from skawld_core.messages import ImageBlock, TextBlock, ToolResultBlock
+from skawld_core.events import Event, ToolCallStartEvent
+from skawld_core.messages import ImageBlock, TextBlock
 from skawld_core.permissions import PermissionAllow
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def results(events: list[Event]) -> dict[str, ToolResultBlock]:
-    out: dict[str, ToolResultBlock] = {}
-    for e in events:
-        if isinstance(e, UserEvent):
-            for b in e.message.content:
-                if isinstance(b, ToolResultBlock):
-                    out[b.tool_use_id] = b
-    return out
-
-
-async def run_calls(agent: Any, *calls: tuple[str, dict[str, Any], str]) -> dict[str, ToolResultBlock]:
-    """One scripted turn calling every `(tool, input, id)`, then "done"."""
-    provider = agent.provider
-    provider.enqueue(reply(*(tool_call(name, args, id=i) for name, args, i in calls)))
-    provider.enqueue(reply("done"))
-    session = await agent.session()
-    events = [e async for e in session.run("go")]
-    assert events[-1].type == "result", events[-1]
-    return results(events)
 
 
 async def test_tools_register_once_and_appear_in_system_prompt(tmp_path: Path) -> None:
