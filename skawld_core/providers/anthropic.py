@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from ..errors import ProviderError
@@ -32,7 +32,6 @@ from .base import (
     BaseProvider,
     Effort,
     MessageEnd,
-    MessageStart,
     ProviderRequest,
     ProviderStreamEvent,
     TextDelta,
@@ -44,7 +43,7 @@ from .base import (
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, metadata, resolve_api_key
 from .errors_map import map_error
-from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
 ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 32768
@@ -231,37 +230,30 @@ class AnthropicProvider(BaseProvider):
             self._client_key = key
         return self._client
 
-    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries (see module docstring)."""
-        key = resolve_api_key(self._api_key, ENV_VAR)
-        client = self._get_client(key)
-        params = self.build_params(request)
-        gen = retrying_stream(lambda: self._attempt(client, params, key), request.max_retries, self.retry_policy)
-        try:
-            async for event in gen:
-                yield event
-        finally:
-            await gen.aclose()
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries (see module docstring).
 
-    async def _attempt(self, client: Any, params: dict[str, Any], key: str) -> AsyncIterator[ProviderStreamEvent]:
-        yield MessageStart()
-        try:
-            sdk_stream = await client.messages.create(**params, stream=True)
-        except Exception as exc:
-            mapped = map_error(exc, vendor="Anthropic", secrets=(key,))
-            if mapped is exc:
-                raise
-            raise mapped from exc
-        try:
-            async for event in _map_stream(sdk_stream):
-                yield event
-        except Exception as exc:
-            mapped = map_error(exc, vendor="Anthropic", secrets=(key,))
-            if mapped is exc:
-                raise
-            raise mapped from exc
-        finally:
-            await sdk_stream.close()
+        A missing key raises `AuthError` on the first iteration, before any request.
+        """
+        key = ""
+
+        def setup() -> None:
+            nonlocal key
+            key = resolve_api_key(self._api_key, ENV_VAR)
+
+        params = self.build_params(request)
+
+        async def open_stream() -> Any:
+            return await self._get_client(key).messages.create(**params, stream=True)
+
+        return mapped_stream(
+            open_stream,
+            AnthropicMapper,
+            lambda exc: map_error(exc, vendor="Anthropic", secrets=(key,)),
+            request.max_retries,
+            self.retry_policy,
+            setup,
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client (its connection pool)."""
@@ -270,79 +262,100 @@ class AnthropicProvider(BaseProvider):
             await client.close()
 
 
-async def _map_stream(sdk_stream: Any) -> AsyncIterator[ProviderStreamEvent]:
-    """Normalize raw Anthropic stream events (after the leading `MessageStart`)."""
-    tool_ids: dict[int, str] = {}
-    redacted: list[dict[str, Any]] = []
-    wire_input = 0
-    cache_read: int | None = None
-    cache_creation: int | None = None
-    output = 0
-    stop_reason: str | None = None
-    saw_stop = False
-    async for ev in sdk_stream:
+class AnthropicMapper:
+    """Normalizes raw Anthropic stream events (one attempt)."""
+
+    __slots__ = (
+        "cache_creation",
+        "cache_read",
+        "output",
+        "redacted",
+        "saw_stop",
+        "stop_reason",
+        "tool_ids",
+        "wire_input",
+    )
+
+    def __init__(self) -> None:
+        self.tool_ids: dict[int, str] = {}
+        self.redacted: list[dict[str, Any]] = []
+        self.wire_input = 0
+        self.cache_read: int | None = None
+        self.cache_creation: int | None = None
+        self.output = 0
+        self.stop_reason: str | None = None
+        self.saw_stop = False
+
+    def feed(self, ev: Any) -> ProviderStreamEvent | None:
+        """The normalized event for one SDK event, if any."""
         kind = ev.type
         if kind == "content_block_delta":
             d = ev.delta
             dt = d.type
             if dt == "text_delta":
-                yield TextDelta(text=d.text)
-            elif dt == "input_json_delta":
-                if d.partial_json:
-                    tid = tool_ids.get(ev.index)
-                    if tid is not None:
-                        yield ToolUseInputDelta(id=tid, json_delta=d.partial_json)
+                return TextDelta(text=d.text)
+            if dt == "input_json_delta":
+                tid = self.tool_ids.get(ev.index)
+                if tid is not None and d.partial_json:
+                    return ToolUseInputDelta(id=tid, json_delta=d.partial_json)
             elif dt == "thinking_delta":
-                yield ThinkingDelta(text=d.thinking)
+                return ThinkingDelta(text=d.thinking)
             elif dt == "signature_delta":
-                yield ThinkingDelta(text="", signature=d.signature)
-        elif kind == "content_block_start":
+                return ThinkingDelta(text="", signature=d.signature)
+            return None
+        if kind == "content_block_start":
             block = ev.content_block
             bt = block.type
             if bt == "tool_use":
-                tool_ids[ev.index] = block.id
-                yield ToolUseStart(id=block.id, name=block.name)
-            elif bt == "text":
-                if block.text:
-                    yield TextDelta(text=block.text)
-            elif bt == "thinking":
+                self.tool_ids[ev.index] = block.id
+                return ToolUseStart(id=block.id, name=block.name)
+            if bt == "text":
+                return TextDelta(text=block.text) if block.text else None
+            if bt == "thinking":
                 if block.thinking or block.signature:
-                    yield ThinkingDelta(text=block.thinking or "", signature=block.signature or None)
+                    return ThinkingDelta(text=block.thinking or "", signature=block.signature or None)
             elif bt == "redacted_thinking":
-                redacted.append({"type": "redacted_thinking", "data": block.data})
-        elif kind == "content_block_stop":
-            tid = tool_ids.pop(ev.index, None)
-            if tid is not None:
-                yield ToolUseEnd(id=tid)
-        elif kind == "message_start":
+                self.redacted.append({"type": "redacted_thinking", "data": block.data})
+            return None
+        if kind == "content_block_stop":
+            tid = self.tool_ids.pop(ev.index, None)
+            return ToolUseEnd(id=tid) if tid is not None else None
+        if kind == "message_start":
             u = ev.message.usage
-            wire_input = u.input_tokens or 0
-            cache_read = getattr(u, "cache_read_input_tokens", None)
-            cache_creation = getattr(u, "cache_creation_input_tokens", None)
-            output = u.output_tokens or 0
+            self.wire_input = u.input_tokens or 0
+            self.cache_read = getattr(u, "cache_read_input_tokens", None)
+            self.cache_creation = getattr(u, "cache_creation_input_tokens", None)
+            self.output = u.output_tokens or 0
         elif kind == "message_delta":
-            if ev.delta.stop_reason is not None:
-                stop_reason = ev.delta.stop_reason
-            u = ev.usage
-            if u is not None:
-                if u.output_tokens is not None:
-                    output = u.output_tokens
-                if getattr(u, "input_tokens", None) is not None:
-                    wire_input = u.input_tokens
-                if getattr(u, "cache_read_input_tokens", None) is not None:
-                    cache_read = u.cache_read_input_tokens
-                if getattr(u, "cache_creation_input_tokens", None) is not None:
-                    cache_creation = u.cache_creation_input_tokens
+            self._delta(ev)
         elif kind == "message_stop":
-            saw_stop = True
-            break
-    if not saw_stop and stop_reason is None:
-        raise ProviderError("Anthropic stream ended before message_stop", retryable=True)
-    usage = Usage(
-        input_tokens=wire_input + (cache_read or 0) + (cache_creation or 0),
-        output_tokens=output,
-        cache_read_tokens=cache_read,
-        cache_creation_tokens=cache_creation,
-    )
-    meta = {"anthropic": {"redacted_thinking": redacted}} if redacted else None
-    yield MessageEnd(stop_reason=map_stop_reason(stop_reason), usage=usage, provider_metadata=meta)
+            self.saw_stop = True
+        return None
+
+    def _delta(self, ev: Any) -> None:
+        if ev.delta.stop_reason is not None:
+            self.stop_reason = ev.delta.stop_reason
+        u = ev.usage
+        if u is None:
+            return
+        if u.output_tokens is not None:
+            self.output = u.output_tokens
+        if getattr(u, "input_tokens", None) is not None:
+            self.wire_input = u.input_tokens
+        if getattr(u, "cache_read_input_tokens", None) is not None:
+            self.cache_read = u.cache_read_input_tokens
+        if getattr(u, "cache_creation_input_tokens", None) is not None:
+            self.cache_creation = u.cache_creation_input_tokens
+
+    def finish(self) -> list[ProviderStreamEvent]:
+        """`MessageEnd`, or a retryable `ProviderError` if the stream ended early."""
+        if not self.saw_stop and self.stop_reason is None:
+            raise ProviderError("Anthropic stream ended before message_stop", retryable=True)
+        usage = Usage(
+            input_tokens=self.wire_input + (self.cache_read or 0) + (self.cache_creation or 0),
+            output_tokens=self.output,
+            cache_read_tokens=self.cache_read,
+            cache_creation_tokens=self.cache_creation,
+        )
+        meta = {"anthropic": {"redacted_thinking": self.redacted}} if self.redacted else None
+        return [MessageEnd(stop_reason=map_stop_reason(self.stop_reason), usage=usage, provider_metadata=meta)]

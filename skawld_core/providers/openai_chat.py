@@ -11,7 +11,7 @@ a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +28,9 @@ from .base import (
     ToolUseStart,
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url, resolve_api_key
-from .openai_common import ENV_VAR, known_context_window, make_client, sdk_attempt
-from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+from .errors_map import map_error
+from .openai_common import ENV_VAR, known_context_window, make_client
+from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
 IMAGE_STUB = "[image returned in following user message]"
 _FINISH: dict[str, StopReason] = {
@@ -189,21 +190,30 @@ class OpenAIChatProvider(BaseProvider):
             self._client_key = key
         return self._client
 
-    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries."""
-        key = resolve_api_key(self._api_key, ENV_VAR)
-        client = self._get_client(key)
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries.
+
+        A missing key raises `AuthError` on the first iteration, before any request.
+        """
+        key = ""
+
+        def setup() -> None:
+            nonlocal key
+            key = resolve_api_key(self._api_key, ENV_VAR)
+
         params = self.build_params(request)
 
-        def attempt() -> AsyncIterator[ProviderStreamEvent]:
-            return sdk_attempt(lambda: client.chat.completions.create(**params), _map_stream, vendor="OpenAI", key=key)
+        async def open_stream() -> Any:
+            return await self._get_client(key).chat.completions.create(**params)
 
-        gen = retrying_stream(attempt, request.max_retries, self.retry_policy)
-        try:
-            async for event in gen:
-                yield event
-        finally:
-            await gen.aclose()
+        return mapped_stream(
+            open_stream,
+            ChatMapper,
+            lambda exc: map_error(exc, vendor="OpenAI", secrets=(key,)),
+            request.max_retries,
+            self.retry_policy,
+            setup,
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client (its connection pool)."""
@@ -220,33 +230,53 @@ class _Slot:
     buffered: list[str] = field(default_factory=list)
 
 
-async def _map_stream(sdk_stream: Any) -> AsyncIterator[ProviderStreamEvent]:
-    """Normalize Chat Completions chunks (after the leading `MessageStart`)."""
-    slots: dict[int, _Slot] = {}
-    finish: str | None = None
-    usage: Any = None
-    async for chunk in sdk_stream:
+class ChatMapper:
+    """Normalizes Chat Completions chunks (one attempt)."""
+
+    def __init__(self) -> None:
+        self.slots: dict[int, _Slot] = {}
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+
+    def feed(self, chunk: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
+        """The normalized events for one chunk."""
         if chunk.usage is not None:
-            usage = chunk.usage
-        for choice in chunk.choices:
+            self.usage = chunk.usage
+        choices = chunk.choices
+        if not choices:
+            return None
+        if len(choices) == 1:
+            delta = choices[0].delta
+            if (
+                delta is not None
+                and delta.content
+                and not delta.tool_calls
+                and choices[0].finish_reason is None
+                and not getattr(delta, "refusal", None)
+            ):
+                return TextDelta(text=delta.content)  # the hot path: one plain text delta
+        out: list[ProviderStreamEvent] = []
+        for choice in choices:
             delta = choice.delta
             if delta is not None:
                 if delta.content:
-                    yield TextDelta(text=delta.content)
+                    out.append(TextDelta(text=delta.content))
                 refusal = getattr(delta, "refusal", None)
                 if refusal:
-                    yield TextDelta(text=refusal)
+                    out.append(TextDelta(text=refusal))
                 if delta.tool_calls:
                     for tc in delta.tool_calls:
-                        for ev in _tool_fragment(slots, tc):
-                            yield ev
-            if choice.finish_reason is not None and finish is None:
-                finish = choice.finish_reason
-                for ev in _close_slots(slots):
-                    yield ev
-    if finish is None:
-        raise ProviderError("OpenAI chat stream ended before a finish_reason", retryable=True)
-    yield MessageEnd(stop_reason=map_finish_reason(finish), usage=_usage(usage))
+                        out.extend(_tool_fragment(self.slots, tc))
+            if choice.finish_reason is not None and self.finish_reason is None:
+                self.finish_reason = choice.finish_reason
+                out.extend(_close_slots(self.slots))
+        return out or None
+
+    def finish(self) -> list[ProviderStreamEvent]:
+        """`MessageEnd`, or a retryable `ProviderError` when no finish_reason arrived."""
+        if self.finish_reason is None:
+            raise ProviderError("OpenAI chat stream ended before a finish_reason", retryable=True)
+        return [MessageEnd(stop_reason=map_finish_reason(self.finish_reason), usage=_usage(self.usage))]
 
 
 def _tool_fragment(slots: dict[int, _Slot], tc: Any) -> list[ProviderStreamEvent]:

@@ -1,12 +1,9 @@
-"""Pieces shared by the two OpenAI providers: client factory, attempts, context windows."""
+"""Pieces shared by the two OpenAI providers: client factory and context windows."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-
-from .base import MessageStart, ProviderStreamEvent
-from .errors_map import map_error
 
 ENV_VAR = "OPENAI_API_KEY"
 DEFAULT_OPENAI_CONTEXT_WINDOW = 128_000
@@ -47,32 +44,3 @@ def make_client(
     if headers:
         kwargs["default_headers"] = dict(headers)
     return openai.AsyncOpenAI(**kwargs)
-
-
-async def sdk_attempt(
-    open_stream: Callable[[], Awaitable[Any]],
-    normalize: Callable[[Any], AsyncIterator[ProviderStreamEvent]],
-    *,
-    vendor: str,
-    key: str,
-) -> AsyncIterator[ProviderStreamEvent]:
-    """One attempt: `MessageStart`, open the SDK stream, normalize it; errors mapped; the
-    SDK stream (and its HTTP response) is always closed."""
-    yield MessageStart()
-    try:
-        sdk_stream = await open_stream()
-    except Exception as exc:
-        mapped = map_error(exc, vendor=vendor, secrets=(key,))
-        if mapped is exc:
-            raise
-        raise mapped from exc
-    try:
-        async for event in normalize(sdk_stream):
-            yield event
-    except Exception as exc:
-        mapped = map_error(exc, vendor=vendor, secrets=(key,))
-        if mapped is exc:
-            raise
-        raise mapped from exc
-    finally:
-        await sdk_stream.close()

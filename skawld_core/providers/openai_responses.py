@@ -15,7 +15,7 @@ blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Literal
 
 from ..errors import ProviderError
@@ -32,9 +32,9 @@ from .base import (
     ToolUseStart,
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url, metadata, resolve_api_key
-from .errors_map import stream_error
-from .openai_common import ENV_VAR, known_context_window, make_client, sdk_attempt
-from .retry import DEFAULT_POLICY, RetryPolicy, retrying_stream
+from .errors_map import map_error, stream_error
+from .openai_common import ENV_VAR, known_context_window, make_client
+from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
 NAMESPACE = "openai_responses"
 Chaining = Literal["auto", "disabled"]
@@ -209,26 +209,30 @@ class OpenAIResponsesProvider(BaseProvider):
             self._client_key = key
         return self._client
 
-    async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries."""
-        key = resolve_api_key(self._api_key, ENV_VAR)
-        client = self._get_client(key)
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn with skawld-managed retries.
+
+        A missing key raises `AuthError` on the first iteration, before any request.
+        """
+        key = ""
+
+        def setup() -> None:
+            nonlocal key
+            key = resolve_api_key(self._api_key, ENV_VAR)
+
         params = self.build_params(request)
 
-        def attempt() -> AsyncIterator[ProviderStreamEvent]:
-            return sdk_attempt(
-                lambda: client.responses.create(**params),
-                lambda s: _map_stream(s, key),
-                vendor="OpenAI",
-                key=key,
-            )
+        async def open_stream() -> Any:
+            return await self._get_client(key).responses.create(**params)
 
-        gen = retrying_stream(attempt, request.max_retries, self.retry_policy)
-        try:
-            async for event in gen:
-                yield event
-        finally:
-            await gen.aclose()
+        return mapped_stream(
+            open_stream,
+            lambda: ResponsesMapper(key),
+            lambda exc: map_error(exc, vendor="OpenAI", secrets=(key,)),
+            request.max_retries,
+            self.retry_policy,
+            setup,
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client (its connection pool)."""
@@ -269,93 +273,97 @@ class _Summaries:
         return out
 
 
-async def _map_stream(sdk_stream: Any, key: str) -> AsyncIterator[ProviderStreamEvent]:
-    """Normalize Responses stream events (after the leading `MessageStart`)."""
-    calls: dict[str, str] = {}  # item id → call id
-    open_calls: set[str] = set()
-    saw_function_call = False
-    summaries = _Summaries()
-    final: Any = None
-    async for ev in sdk_stream:
+class ResponsesMapper:
+    """Normalizes Responses stream events (one attempt)."""
+
+    def __init__(self, key: str = "") -> None:
+        self.key = key
+        self.calls: dict[str, str] = {}  # item id → call id
+        self.open_calls: set[str] = set()
+        self.saw_function_call = False
+        self.summaries = _Summaries()
+        self.final: Any = None
+
+    def feed(self, ev: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
+        """The normalized event(s) for one SDK event."""
         kind = ev.type
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
-            if ev.delta:
-                yield TextDelta(text=ev.delta)
-        elif kind == "response.function_call_arguments.delta":
-            cid = calls.get(ev.item_id)
-            if cid is not None and ev.delta:
-                yield ToolUseInputDelta(id=cid, json_delta=ev.delta)
-        elif kind == "response.reasoning_summary_text.delta":
-            tev = summaries.emit(ev.item_id, ev.summary_index, ev.delta, delta=True)
-            if tev is not None:
-                yield tev
-        elif kind == "response.reasoning_summary_text.done":
-            tev = summaries.emit(ev.item_id, ev.summary_index, ev.text, delta=False)
-            if tev is not None:
-                yield tev
-        elif kind == "response.reasoning_summary_part.done":
-            tev = summaries.emit(ev.item_id, ev.summary_index, getattr(ev.part, "text", ""), delta=False)
-            if tev is not None:
-                yield tev
-        elif kind == "response.output_item.added":
+            return TextDelta(text=ev.delta) if ev.delta else None
+        if kind == "response.function_call_arguments.delta":
+            cid = self.calls.get(ev.item_id)
+            return ToolUseInputDelta(id=cid, json_delta=ev.delta) if cid is not None and ev.delta else None
+        if kind == "response.reasoning_summary_text.delta":
+            return self.summaries.emit(ev.item_id, ev.summary_index, ev.delta, delta=True)
+        if kind == "response.reasoning_summary_text.done":
+            return self.summaries.emit(ev.item_id, ev.summary_index, ev.text, delta=False)
+        if kind == "response.reasoning_summary_part.done":
+            return self.summaries.emit(ev.item_id, ev.summary_index, getattr(ev.part, "text", ""), delta=False)
+        if kind == "response.output_item.added":
+            return self._item_added(ev.item)
+        if kind == "response.output_item.done":
             item = ev.item
             if item.type == "function_call":
-                saw_function_call = True
-                calls[item.id or item.call_id] = item.call_id
-                open_calls.add(item.call_id)
-                yield ToolUseStart(id=item.call_id, name=item.name)
-                if item.arguments:
-                    yield ToolUseInputDelta(id=item.call_id, json_delta=item.arguments)
-        elif kind == "response.output_item.done":
-            item = ev.item
-            if item.type == "function_call":
-                if item.call_id in open_calls:
-                    open_calls.discard(item.call_id)
-                    yield ToolUseEnd(id=item.call_id)
+                if item.call_id in self.open_calls:
+                    self.open_calls.discard(item.call_id)
+                    return ToolUseEnd(id=item.call_id)
             elif item.type == "reasoning":
-                for sev in summaries.from_item(item):
-                    yield sev
-        elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            final = ev.response
-            break
-        elif kind == "error":
+                return list(self.summaries.from_item(item)) or None
+            return None
+        if kind in ("response.completed", "response.incomplete", "response.failed"):
+            if self.final is None:
+                self.final = ev.response
+            return None
+        if kind == "error":
             raise stream_error(
-                getattr(ev, "type", None),
-                getattr(ev, "code", None),
-                getattr(ev, "message", None),
-                vendor="OpenAI",
-                secrets=(key,),
+                None, getattr(ev, "code", None), getattr(ev, "message", None), vendor="OpenAI", secrets=(self.key,)
             )
-    if final is None:
-        raise ProviderError("OpenAI responses stream ended before response.completed", retryable=True)
-    if final.status == "failed":
-        err = getattr(final, "error", None)
-        raise stream_error(
-            "response_failed",
-            getattr(err, "code", None) or "server_error",
-            getattr(err, "message", None) or "response failed",
-            vendor="OpenAI",
-            secrets=(key,),
-        )
-    for item in final.output or []:
-        if item.type == "reasoning":
-            for sev in summaries.from_item(item):
-                yield sev
-        elif item.type == "function_call" and item.call_id in open_calls:
-            open_calls.discard(item.call_id)
-            yield ToolUseEnd(id=item.call_id)
-    for cid in sorted(open_calls):
-        yield ToolUseEnd(id=cid)
-    incomplete = getattr(final, "incomplete_details", None)
-    stop = derive_stop_reason(final.status, getattr(incomplete, "reason", None), saw_function_call)
-    u = final.usage
-    usage = Usage()
-    if u is not None:
-        details = getattr(u, "input_tokens_details", None)
-        usage = Usage(
-            input_tokens=u.input_tokens or 0,
-            output_tokens=u.output_tokens or 0,
-            cache_read_tokens=getattr(details, "cached_tokens", None) if details is not None else None,
-        )
-    meta: dict[str, Any] = {"response_id": final.id, "output_items": [_dump(i) for i in final.output or []]}
-    yield MessageEnd(stop_reason=stop, usage=usage, provider_metadata={NAMESPACE: meta})
+        return None
+
+    def _item_added(self, item: Any) -> list[ProviderStreamEvent] | None:
+        if item.type != "function_call":
+            return None
+        self.saw_function_call = True
+        self.calls[item.id or item.call_id] = item.call_id
+        self.open_calls.add(item.call_id)
+        out: list[ProviderStreamEvent] = [ToolUseStart(id=item.call_id, name=item.name)]
+        if item.arguments:
+            out.append(ToolUseInputDelta(id=item.call_id, json_delta=item.arguments))
+        return out
+
+    def finish(self) -> list[ProviderStreamEvent]:
+        """Closing events and `MessageEnd`; raises on ``failed`` or a missing final event."""
+        final = self.final
+        if final is None:
+            raise ProviderError("OpenAI responses stream ended before response.completed", retryable=True)
+        if final.status == "failed":
+            err = getattr(final, "error", None)
+            raise stream_error(
+                "response_failed",
+                getattr(err, "code", None) or "server_error",
+                getattr(err, "message", None) or "response failed",
+                vendor="OpenAI",
+                secrets=(self.key,),
+            )
+        out: list[ProviderStreamEvent] = []
+        for item in final.output or []:
+            if item.type == "reasoning":
+                out.extend(self.summaries.from_item(item))
+            elif item.type == "function_call" and item.call_id in self.open_calls:
+                self.open_calls.discard(item.call_id)
+                out.append(ToolUseEnd(id=item.call_id))
+        out.extend(ToolUseEnd(id=cid) for cid in sorted(self.open_calls))
+        self.open_calls.clear()
+        incomplete = getattr(final, "incomplete_details", None)
+        stop = derive_stop_reason(final.status, getattr(incomplete, "reason", None), self.saw_function_call)
+        u = final.usage
+        usage = Usage()
+        if u is not None:
+            details = getattr(u, "input_tokens_details", None)
+            usage = Usage(
+                input_tokens=u.input_tokens or 0,
+                output_tokens=u.output_tokens or 0,
+                cache_read_tokens=getattr(details, "cached_tokens", None) if details is not None else None,
+            )
+        meta: dict[str, Any] = {"response_id": final.id, "output_items": [_dump(i) for i in final.output or []]}
+        out.append(MessageEnd(stop_reason=stop, usage=usage, provider_metadata={NAMESPACE: meta}))
+        return out
