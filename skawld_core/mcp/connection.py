@@ -231,16 +231,29 @@ class ServerConnection:
     async def call(self, tool: str, arguments: dict[str, Any], timeout_ms: int) -> CallToolResult:
         """Call `tool`; reconnects first when the server died earlier.
 
-        Raises `McpConnectError` (cannot (re)connect), `McpServerDied` (gone
-        during the call), `McpTimeout`, or `mcp.MCPError` for protocol errors.
+        The timeout is reset whenever the server reports progress. Raises
+        `McpConnectError` (cannot (re)connect), `McpServerDied` (gone during the
+        call), `McpTimeout`, or `mcp.MCPError` for protocol errors.
         """
         from mcp import MCPError
 
         client, dead = await self._ready_client()
-        call = asyncio.ensure_future(client.call_tool(tool, arguments, read_timeout_seconds=timeout_ms / 1000))
+        loop = asyncio.get_running_loop()
+        budget = timeout_ms / 1000
+        deadline = loop.time() + budget
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            nonlocal deadline
+            deadline = loop.time() + budget  # progress resets the timeout
+
+        call = asyncio.ensure_future(client.call_tool(tool, arguments, progress_callback=on_progress))
         watch = asyncio.ensure_future(dead.wait())
         try:
-            await asyncio.wait({call, watch}, return_when=asyncio.FIRST_COMPLETED)
+            while not call.done() and not watch.done():
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    break
+                await asyncio.wait({call, watch}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             call.cancel()
             call.add_done_callback(_retrieve)
@@ -248,9 +261,11 @@ class ServerConnection:
         finally:
             watch.cancel()
         if not call.done():
-            call.cancel()
+            call.cancel()  # sends the server a cancellation notice
             call.add_done_callback(_retrieve)
-            raise McpServerDied(self.error or "connection closed")
+            if watch.done() and not watch.cancelled():
+                raise McpServerDied(self.error or "connection closed")
+            raise McpTimeout(f"no answer within {timeout_ms} ms")
         try:
             return call.result()
         except MCPError as exc:

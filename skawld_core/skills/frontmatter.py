@@ -27,15 +27,27 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str] | None:
             break
     else:
         raise FrontmatterError("frontmatter is not terminated by a '---' line")
-    import yaml
-
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        raise FrontmatterError(f"invalid YAML: {exc}") from None
+    data = _load_yaml("\n".join(lines[1:end]))
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise FrontmatterError("frontmatter must be a YAML mapping")
     body = "\n".join(lines[end + 1 :])
     return {str(k): v for k, v in data.items()}, body
+
+
+def _load_yaml(text: str) -> Any:
+    """PyYAML's `safe_load` when installed, else the built-in subset parser."""
+    try:
+        import yaml
+    except ImportError:
+        from . import miniyaml
+
+        try:
+            return miniyaml.parse(text)
+        except ValueError as exc:
+            raise FrontmatterError(f"invalid YAML: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise FrontmatterError(f"invalid YAML: {exc}") from None

@@ -31,7 +31,7 @@ async def test_tools_register_once_and_appear_in_system_prompt(tmp_path: Path) -
     assert manager.connections["fx"].starts == 1
     names = [n for n in agent.tools.names() if n.startswith("mcp__fx__")]
     # every page of the paginated tools/list (page size 2) was read
-    assert len(names) == 12 and "mcp__fx__env_var" in names
+    assert len(names) == 13 and "mcp__fx__env_var" in names
     assert "mcp__fx__echo" in agent.system_blocks()[2].text
     echo = agent.tools.get("mcp__fx__echo")
     note = agent.tools.get("mcp__fx__write_note")
@@ -146,6 +146,14 @@ async def test_hang_times_out_and_server_stays_usable(tmp_path: Path) -> None:
     )
     assert out["e"].content == "echo: still here"
     assert agent.extensions["mcp"].connections["fx"].starts == 1
+    await agent.close()
+
+
+async def test_progress_resets_the_timeout(tmp_path: Path) -> None:
+    entry = fixture_entry(timeoutMs=700)
+    agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"fx": entry}, permission_mode="yolo")
+    out = await run_calls(agent, ("mcp__fx__slow_progress", {"steps": 4, "delay": 0.35}, "s"))
+    assert out["s"].content == "finished 4 steps"  # 1.4 s in total, but progress every 0.35 s
     await agent.close()
 
 
