@@ -5,13 +5,17 @@ the SDK is imported when the first server connects."""
 from __future__ import annotations
 
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig, parse_server_config
+from .manager import McpManager, McpServerStatus, mcp_status
 from .naming import MAX_TOOL_NAME, normalize, qualified_name
 
 __all__ = [
     "MAX_TOOL_NAME",
     "HttpServerConfig",
+    "McpManager",
+    "McpServerStatus",
     "ServerConfig",
     "StdioServerConfig",
+    "mcp_status",
     "normalize",
     "parse_server_config",
     "qualified_name",

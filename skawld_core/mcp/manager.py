@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from .config import ServerConfig, is_disabled, parse_server_config
-from .connection import ServerConnection
+from .connection import McpConnectError, ServerConnection
 from .naming import check_server_names, plan_tool_names
 from .tool import McpTool
 
 if TYPE_CHECKING:
     from ..agent import Agent
 
-__all__ = ["McpManager", "McpServerStatus", "connect_mcp"]
+__all__ = ["McpManager", "McpServerStatus", "connect_mcp", "mcp_status"]
 
 log = logging.getLogger("skawld.mcp")
 log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
@@ -117,6 +117,44 @@ class McpManager:
             out.append(McpServerStatus(name, conn.config.transport, conn.status, error, tools, log_file))
         return out
 
+    async def reconnect(self, name: str) -> McpServerStatus:
+        """(Re)connect one configured server, e.g. one that failed at start in
+        tolerant mode, and register the tools it did not have yet. Failures are
+        recorded, not raised. Adding tools changes the system prompt."""
+        raw = self.agent.mcp_servers.get(name)
+        if raw is None:
+            raise ConfigError(f"no MCP server named '{name}'")
+        conn = self.connections.get(name)
+        if conn is None:
+            try:
+                config = parse_server_config(name, raw, self.agent.cwd)
+            except ConfigError as exc:
+                self.failures[name] = str(exc).removeprefix(f"MCP server '{name}': ")
+                return self._status_of(name)
+            conn = self.connections[name] = ServerConnection(name, config, self.agent.cwd)
+        try:
+            listed = await conn.connect()
+        except McpConnectError as exc:
+            self.failures[name] = str(exc)
+            return self._status_of(name)
+        self.failures.pop(name, None)
+        known = {t.tool_name for t in self.tools if t.server == name}
+        fresh = [t for t in listed if t.name not in known]
+        qualified, problems = plan_tool_names({name: [t.name for t in fresh]}, self.agent.tools.names())
+        self.warnings.extend(problems)
+        for info in fresh:
+            q = qualified.get((name, info.name))
+            if q is not None:
+                tool = McpTool(q, name, info, conn)
+                self.agent.tools.register(tool)
+                self.tools.append(tool)
+        if fresh:
+            self.agent.invalidate_system_prompt()
+        return self._status_of(name)
+
+    def _status_of(self, name: str) -> McpServerStatus:
+        return next(s for s in self.status() if s.name == name)
+
     async def close(self) -> None:
         """Close every connection (idempotent, in parallel)."""
         if self._closed:
@@ -149,3 +187,10 @@ async def connect_mcp(agent: Agent) -> McpManager:
     agent.extensions["mcp"] = manager
     agent.invalidate_system_prompt()
     return manager
+
+
+def mcp_status(agent: Agent) -> list[McpServerStatus]:
+    """The state of every configured server of `agent` (empty before the first
+    `session()` or without servers): for `/mcp`-style displays."""
+    manager = agent.extensions.get("mcp")
+    return manager.status() if isinstance(manager, McpManager) else []

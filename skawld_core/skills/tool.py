@@ -50,6 +50,14 @@ class SkillTool(Tool[SkillInput]):
         self.skills = {s.name: s for s in skills}
         self.session_model = session_model
 
+    def overlay_for(self, skill: str) -> tuple[str | None, list[str] | None]:
+        """The `(model_override, allowed_tools)` a call of `skill` will set, for
+        the `skill_invoked` event; `(None, None)` for plain or unknown skills."""
+        found = self.skills.get(skill.strip().lstrip("/").lower())
+        if found is None or found.is_plain or found.disable_model_invocation:
+            return None, None
+        return overlay_model(self.session_model, found.model), list(found.allowed_tools) or None
+
     def summarize(self, value: SkillInput) -> str:
         name = value.skill.lstrip("/")
         return f"Skill /{name} {value.args}" if value.args else f"Skill /{name}"

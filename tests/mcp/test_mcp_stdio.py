@@ -273,3 +273,28 @@ async def test_mcp_server_time_from_pypi(tmp_path: Path) -> None:
     assert not out["c"].is_error and "21:00" in str(out["c"].content)
     assert types([]) == []
     await agent.close()
+
+
+async def test_reconnect_a_server_that_failed_at_start(tmp_path: Path) -> None:
+    from skawld_core.mcp import mcp_status
+
+    ready = tmp_path / "ready"
+    launcher = tmp_path / "launcher.py"
+    server = fixture_entry()["args"][0]
+    launcher.write_text(
+        f"import os, sys\nif not os.path.exists({str(ready)!r}):\n    sys.exit(4)\n"
+        f"sys.argv = [{server!r}]\nexec(open({server!r}).read())\n"
+    )
+    entry = {"command": sys.executable, "args": [str(launcher)]}
+    agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"late": entry}, mcp_fail_fast=False)
+    assert mcp_status(agent) == []
+    await agent.session()
+    [status] = mcp_status(agent)
+    assert status.status == "failed" and "mcp__late__echo" not in agent.tools
+    ready.touch()
+    status = await agent.extensions["mcp"].reconnect("late")
+    assert status.status == "ready" and status.error is None and "mcp__late__echo" in status.tools
+    assert "mcp__late__echo" in agent.tools and "mcp__late__echo" in agent.system_blocks()[2].text
+    out = await run_calls(agent, ("mcp__late__echo", {"text": "late"}, "e"))
+    assert out["e"].content == "echo: late"
+    await agent.close()

@@ -130,6 +130,9 @@ async def test_overlay_model_and_allowed_tools_for_next_turn_only(tmp_path: Path
     assert events[-1].subtype == "success"
     # the skill itself asks (it changes model/tools); MockExec in the overlay turn does not; later it asks again
     assert asked == ["Skill", "MockExec"]
+    tool = agent.tools.get("Skill")
+    assert tool.overlay_for("/deploy") == ("big-model", ["MockExec"])  # type: ignore[union-attr]
+    assert tool.overlay_for("commit") == (None, None)  # type: ignore[union-attr]
     models = [r.model for r in provider.requests]
     assert models == ["test-model", "big-model", "test-model", "test-model"]
     await agent.close()
