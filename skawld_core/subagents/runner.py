@@ -15,6 +15,7 @@ import asyncio
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from ..events import AssistantEvent, Event, ResultEvent, SubagentEvent
@@ -70,11 +71,13 @@ class SubagentOutcome:
 
 def build_child_tools(parent_tools: ToolRegistry, allow: tuple[str, ...] | None) -> ToolRegistry:
     """The parent's tools, narrowed to `allow` (None or `*` = all), minus
-    `Subagent` and `AskUser`; unknown names are dropped."""
+    `Subagent` and `AskUser`; unknown names are dropped. An entry with a `*`
+    is a glob (e.g. `mcp__github__*`)."""
     names = [n for n in parent_tools.names() if n not in EXCLUDED_CHILD_TOOLS]
     if allow is not None and "*" not in allow:
-        wanted = set(allow)
-        names = [n for n in names if n in wanted]
+        exact = {a for a in allow if "*" not in a}
+        patterns = [a for a in allow if "*" in a]
+        names = [n for n in names if n in exact or any(fnmatchcase(n, p) for p in patterns)]
     return parent_tools.filtered(names)
 
 

@@ -78,3 +78,26 @@ def test_registry(tmp_path: Path) -> None:
     registry = SubagentRegistry(load_agent_definitions([tmp_path]).agents)
     resolved = registry.resolve("general-purpose")
     assert resolved is not None and resolved.description == "mine"
+
+
+def test_build_child_tools() -> None:
+    from ext_helpers import MockExec
+
+    from skawld_core.subagents import build_child_tools
+    from skawld_core.subagents.registry import SubagentRegistry
+    from skawld_core.subagents.tool import SubagentTool
+    from skawld_core.tools import ToolRegistry
+
+    def named(name: str) -> MockExec:
+        tool = MockExec()
+        tool.name = name
+        return tool
+
+    parent = ToolRegistry(
+        [named("Read"), named("Bash"), named("AskUser"), named("mcp__gh__issue"), SubagentTool(SubagentRegistry())]
+    )
+    assert build_child_tools(parent, None).names() == ["Bash", "Read", "mcp__gh__issue"]
+    assert build_child_tools(parent, ("*",)).names() == ["Bash", "Read", "mcp__gh__issue"]
+    assert build_child_tools(parent, ("Read", "Subagent", "AskUser", "Nope")).names() == ["Read"]
+    assert build_child_tools(parent, ("mcp__gh__*", "*agent")).names() == ["mcp__gh__issue"]
+    assert build_child_tools(parent, ()).names() == []
