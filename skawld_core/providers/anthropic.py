@@ -41,7 +41,7 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, metadata, resolve_api_key
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, metadata, resolve_api_key
 from .errors_map import map_error
 from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
@@ -167,8 +167,7 @@ class AnthropicProvider(BaseProvider):
         self.thinking = thinking
         self.effort = effort
         self.retry_policy = retry_policy or DEFAULT_POLICY
-        self._client: Any = None
-        self._client_key: str | None = None
+        self._clients = ClientCache(self._make_client)
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(base_url={self.base_url!r})"
@@ -215,20 +214,20 @@ class AnthropicProvider(BaseProvider):
 
     # ------------------------------------------------------------------ streaming
 
-    def _get_client(self, key: str) -> Any:
-        if self._client is None or self._client_key != key:
-            import anthropic
-            import httpx2
+    def _make_client(self, key: str) -> Any:
+        import anthropic
+        import httpx2
 
-            self._client = anthropic.AsyncAnthropic(
-                api_key=key,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
-                default_headers=self.default_headers or None,
-            )
-            self._client_key = key
-        return self._client
+        return anthropic.AsyncAnthropic(
+            api_key=key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+            default_headers=self.default_headers or None,
+        )
+
+    def _get_client(self, key: str) -> Any:
+        return self._clients.get(key)
 
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one turn with skawld-managed retries (see module docstring).
@@ -257,9 +256,7 @@ class AnthropicProvider(BaseProvider):
 
     async def aclose(self) -> None:
         """Close the SDK client (its connection pool)."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()
+        await self._clients.aclose()
 
 
 class AnthropicMapper:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import AuthError
@@ -41,3 +42,33 @@ def metadata(message: Message, namespace: str) -> Mapping[str, Any]:
     meta = message.provider_metadata or {}
     ns = meta.get(namespace)
     return ns if isinstance(ns, Mapping) else {}
+
+
+class ClientCache:
+    """One SDK client per (API key, running event loop), created on first use.
+
+    httpx connection pools are bound to the loop they were opened on, so a provider
+    reused from another loop (a second ``asyncio.run``) gets a fresh client.
+    """
+
+    def __init__(self, factory: Callable[[str], Any]) -> None:
+        self._factory = factory
+        self.client: Any = None
+        self._key: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self, key: str) -> Any:
+        """The client for ``key`` on the running loop."""
+        loop = asyncio.get_running_loop()
+        if self.client is None or self._key != key or self._loop is not loop:
+            self.client = self._factory(key)
+            self._key = key
+            self._loop = loop
+        return self.client
+
+    async def aclose(self) -> None:
+        """Close the client if it belongs to the running loop; forget it either way."""
+        client, loop = self.client, self._loop
+        self.client, self._key, self._loop = None, None, None
+        if client is not None and loop is asyncio.get_running_loop():
+            await client.close()

@@ -31,7 +31,15 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url, metadata, resolve_api_key
+from .common import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    ClientCache,
+    dump_json,
+    image_url,
+    metadata,
+    resolve_api_key,
+)
 from .errors_map import map_error, stream_error
 from .openai_common import ENV_VAR, known_context_window, make_client
 from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
@@ -155,8 +163,9 @@ class OpenAIResponsesProvider(BaseProvider):
         self.reasoning = reasoning
         self.encrypted_content = encrypted_content
         self.retry_policy = retry_policy or DEFAULT_POLICY
-        self._client: Any = None
-        self._client_key: str | None = None
+        self._clients = ClientCache(
+            lambda key: make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
@@ -204,10 +213,7 @@ class OpenAIResponsesProvider(BaseProvider):
         return params
 
     def _get_client(self, key: str) -> Any:
-        if self._client is None or self._client_key != key:
-            self._client = make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
-            self._client_key = key
-        return self._client
+        return self._clients.get(key)
 
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one turn with skawld-managed retries.
@@ -236,9 +242,7 @@ class OpenAIResponsesProvider(BaseProvider):
 
     async def aclose(self) -> None:
         """Close the SDK client (its connection pool)."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()
+        await self._clients.aclose()
 
 
 def _dump(item: Any) -> dict[str, Any]:
