@@ -222,6 +222,9 @@ class ServerConnection:
             if self.status == "closed":
                 raise McpConnectError("the connection is closed")
             client, dead = self._client, self._dead
+            if client is not None and _transport_closed(client):
+                self._mark_dead("connection closed")  # died while idle: restart before sending
+                client = None
             if client is None or dead is None or dead.is_set() or self.status != "ready":
                 await self._connect_locked()  # restart after a crash (raises McpConnectError)
                 client, dead = self._client, self._dead
@@ -285,6 +288,17 @@ class ServerConnection:
             self.status = "dead"
         if self._stop is not None:
             self._stop.set()  # let the owner task reap the process
+
+
+def _transport_closed(client: Client) -> bool:
+    """Best effort: has the client's transport already closed (a server that
+    died while idle)? Reads the SDK's dispatcher state, which has no public
+    accessor in mcp 2.3; an unknown shape counts as open."""
+    try:
+        dispatcher = getattr(client.session, "_dispatcher", None)
+    except RuntimeError:
+        return True
+    return getattr(dispatcher, "_closed", False) is True
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

@@ -4,6 +4,7 @@ mcp-e2e.test, crash, hang, restart, tolerant mode, logs)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -297,4 +298,26 @@ async def test_reconnect_a_server_that_failed_at_start(tmp_path: Path) -> None:
     assert "mcp__late__echo" in agent.tools and "mcp__late__echo" in agent.system_blocks()[2].text
     out = await run_calls(agent, ("mcp__late__echo", {"text": "late"}, "e"))
     assert out["e"].content == "echo: late"
+    await agent.close()
+
+
+async def test_server_killed_while_idle_is_restarted_before_the_call(tmp_path: Path) -> None:
+    import signal
+
+    agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"fx": fixture_entry()}, permission_mode="yolo")
+    first = await run_calls(agent, ("mcp__fx__pid", {}, "p"))
+    pid = int(str(first["p"].content))
+    os.kill(pid, signal.SIGKILL)
+    conn = agent.extensions["mcp"].connections["fx"]
+    # wait (without sleeping blindly) until the client has seen the transport close
+    from skawld_core.mcp.connection import _transport_closed
+
+    async def closed() -> None:
+        while conn._client is not None and not _transport_closed(conn._client):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(closed(), 10)
+    second = await run_calls(agent, ("mcp__fx__pid", {}, "p"))
+    assert not second["p"].is_error and second["p"].content != first["p"].content
+    assert conn.starts == 2
     await agent.close()
