@@ -75,8 +75,10 @@ def _read_lines(path: Path, size: int, offset: int, limit: int) -> _Lines:
         end = offset + limit
         for raw in fh:
             total += 1
-            if offset <= total < end:
+            if total >= offset:
                 picked.append(_decode(raw[:-1] if raw.endswith(b"\n") else raw))
+                if total + 1 >= end:
+                    break  # the total is only needed when offset lies past the end
     return _Lines(picked, total)
 
 

@@ -197,3 +197,13 @@ async def test_read_through_symlink_marks_target(tmp_path: Path, ctx: ToolContex
     (tmp_path / "l.txt").symlink_to(tmp_path / "t.txt")
     await call(read, ctx, file_path="l.txt")
     assert ctx.file_read_tracker.has_read(tmp_path / "t.txt")
+
+
+async def test_streaming_stops_after_limit(tmp_path: Path, ctx: ToolContext) -> None:
+    (tmp_path / "log.txt").write_text("".join(f"entry {i}\n" for i in range(1, 400_001)))
+    out = text_of(await call(read, ctx, file_path="log.txt", limit=2))
+    assert out == "     1\tentry 1\n     2\tentry 2"
+    out = text_of(await call(read, ctx, file_path="log.txt", offset=400_000))
+    assert out == "400000\tentry 400000"
+    r = await call(read, ctx, file_path="log.txt", offset=400_001)
+    assert r.is_error and "(400000 lines total)" in text_of(r)
