@@ -8,6 +8,7 @@ spellings work too)::
      "connectTimeoutMs": 30000}                                   # type "stdio" (default)
     {"type": "http", "url": "http://127.0.0.1:8000/mcp",
      "headers": {"Authorization": "Bearer …"}, "timeoutMs": 60000}
+    {"type": "sse", "url": "http://127.0.0.1:8000/sse"}          # the older HTTP+SSE transport
 
 A stdio server gets a minimal safe environment (HOME, LOGNAME, PATH, SHELL,
 TERM, USER) plus `env`, or the whole parent environment plus `env` with
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import ConfigError
 
@@ -57,16 +58,17 @@ class StdioServerConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class HttpServerConfig:
-    """A server reached over streamable HTTP."""
+    """A server reached over streamable HTTP (or the legacy SSE transport)."""
 
     url: str
+    kind: Literal["http", "sse"] = "http"
     headers: dict[str, str] = field(default_factory=dict)
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS
 
     @property
     def transport(self) -> str:
-        return "http"
+        return self.kind
 
 
 ServerConfig = StdioServerConfig | HttpServerConfig
@@ -106,18 +108,19 @@ def parse_server_config(name: str, raw: Mapping[str, Any], cwd: Path) -> ServerC
     connect = _ms(
         name, "connectTimeoutMs", _get(raw, "connectTimeoutMs", "connect_timeout_ms"), DEFAULT_CONNECT_TIMEOUT_MS
     )
-    if kind in _HTTP_TYPES:
+    if kind in _HTTP_TYPES or kind == "sse":
         url = raw.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ConfigError(f"MCP server '{name}': url must be an http(s) URL")
         return HttpServerConfig(
             url=url,
+            kind="sse" if kind == "sse" else "http",
             headers=_str_map(name, "headers", raw.get("headers")),
             timeout_ms=timeout,
             connect_timeout_ms=connect,
         )
     if kind != "stdio":
-        raise ConfigError(f"MCP server '{name}': unsupported type {kind!r} (use 'stdio' or 'http')")
+        raise ConfigError(f"MCP server '{name}': unsupported type {kind!r} (use 'stdio', 'http' or 'sse')")
     command = raw.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ConfigError(f"MCP server '{name}': command must be a non-empty string")

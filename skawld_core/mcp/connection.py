@@ -170,7 +170,11 @@ class ServerConnection:
         info = Implementation(name="skawld", version=__version__)
         config = self.config
         transport: Any
-        if isinstance(config, HttpServerConfig):
+        if isinstance(config, HttpServerConfig) and config.kind == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(config.url, headers=config.headers or None)
+        elif isinstance(config, HttpServerConfig):
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 

@@ -28,8 +28,7 @@ async def http_fixture(*args: str) -> AsyncIterator[tuple[str, asyncio.subproces
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         SERVER,
-        "--http",
-        *args,
+        *(args if "--sse" in args else ("--http", *args)),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -37,7 +36,8 @@ async def http_fixture(*args: str) -> AsyncIterator[tuple[str, asyncio.subproces
         assert proc.stdout is not None
         line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
         assert line.startswith("PORT "), line
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp", proc
+        path = "/sse" if "--sse" in args else "/mcp"
+        yield f"http://127.0.0.1:{int(line.split()[1])}{path}", proc
     finally:
         if proc.returncode is None:
             proc.kill()

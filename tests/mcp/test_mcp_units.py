@@ -58,6 +58,8 @@ def test_config_parsing(tmp_path: Path) -> None:
     h = parse_server_config("h", {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"A": "b"}}, tmp_path)
     assert isinstance(h, HttpServerConfig) and h.headers == {"A": "b"} and h.timeout_ms == 60_000
     assert isinstance(parse_server_config("h", {"url": "https://x/mcp"}, tmp_path), HttpServerConfig)
+    sse = parse_server_config("s", {"type": "sse", "url": "http://h/sse"}, tmp_path)
+    assert isinstance(sse, HttpServerConfig) and sse.transport == "sse"
     for bad in [{"command": ""}, {"type": "http"}, {"type": "ws", "url": "x"}, {"command": "a", "timeoutMs": 0}]:
         with pytest.raises(ConfigError):
             parse_server_config("b", bad, tmp_path)
