@@ -82,7 +82,9 @@ C = "Config"
 
 @app.command(epilog=EPILOG, no_args_is_help=False)
 def run(
-    prompt: Annotated[str | None, typer.Argument(help="The prompt (headless mode reads stdin when omitted).")] = None,
+    prompt: Annotated[
+        str | None, typer.Argument(help="The prompt (headless mode reads stdin when omitted).", metavar="PROMPT")
+    ] = None,
     print_mode: Annotated[bool, typer.Option("-p", "--print", help="Run headless: one prompt, then exit.")] = False,
     json_out: Annotated[
         bool, typer.Option("--json", help="NDJSON events on stdout (= --output-format stream-json).")
@@ -97,48 +99,73 @@ def run(
             "--input-format", help="stream-json: keep reading stdin control messages until EOF.", rich_help_panel=O
         ),
     ] = InputFormat.text,
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Model id.", rich_help_panel=M)] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model id.", rich_help_panel=M)
+    ] = None,
     provider: Annotated[ProviderId | None, typer.Option("--provider", help="Model API.", rich_help_panel=M)] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="API base URL.", rich_help_panel=M)] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", metavar="URL", help="API base URL.", rich_help_panel=M)
+    ] = None,
     session: Annotated[
-        str | None, typer.Option("--session", help="Resume this session id, or create it.", rich_help_panel=S)
+        str | None,
+        typer.Option("--session", metavar="ID", help="Resume this session id, or create it.", rich_help_panel=S),
     ] = None,
     resume: Annotated[
-        str | None, typer.Option("--resume", "-r", help="Resume a session by id.", rich_help_panel=S)
+        str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume a session by id.", rich_help_panel=S)
     ] = None,
     continue_last: Annotated[
         bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.", rich_help_panel=S)
     ] = False,
-    cwd: Annotated[str | None, typer.Option("--cwd", help="Working directory.", rich_help_panel=S)] = None,
+    cwd: Annotated[
+        str | None, typer.Option("--cwd", metavar="DIR", help="Working directory.", rich_help_panel=S)
+    ] = None,
     permission_mode: Annotated[
         PermissionModeOpt | None,
         typer.Option("--permission-mode", help="default | acceptEdits | yolo.", rich_help_panel=P),
     ] = None,
     allowed_tools: Annotated[
         list[str] | None,
-        typer.Option("--allowed-tools", help='Allow rules: "Read,Bash(git status),Edit(src/**)".', rich_help_panel=P),
+        typer.Option(
+            "--allowed-tools",
+            metavar="SPECS",
+            help='Allow rules: "Read,Bash(git status),Edit(src/**)".',
+            rich_help_panel=P,
+        ),
     ] = None,
     disallowed_tools: Annotated[
         list[str] | None,
         typer.Option(
-            "--disallowed-tools", help="Deny rules (same syntax; they win over everything).", rich_help_panel=P
+            "--disallowed-tools",
+            metavar="SPECS",
+            help="Deny rules (same syntax; they win over everything).",
+            rich_help_panel=P,
         ),
     ] = None,
     canusetool: Annotated[
         bool, typer.Option("--canusetool", help="Answer permission requests over stdin (headless).", rich_help_panel=P)
     ] = False,
-    max_turns: Annotated[int | None, typer.Option("--max-turns", min=1, help="Turn cap.", rich_help_panel=L)] = None,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", metavar="N", min=1, help="Turn cap.", rich_help_panel=L)
+    ] = None,
     max_output_tokens: Annotated[
-        int | None, typer.Option("--max-output-tokens", min=1, help="Output token cap per turn.", rich_help_panel=L)
+        int | None,
+        typer.Option("--max-output-tokens", metavar="N", min=1, help="Output token cap per turn.", rich_help_panel=L),
     ] = None,
     max_retries: Annotated[
-        int | None, typer.Option("--max-retries", min=0, help="Retries per model call (default 5).", rich_help_panel=L)
+        int | None,
+        typer.Option(
+            "--max-retries", metavar="N", min=0, help="Retries per model call (default 5).", rich_help_panel=L
+        ),
     ] = None,
     system_prompt: Annotated[
-        str | None, typer.Option("--system-prompt", help="Extra instructions for the model.", rich_help_panel=M)
+        str | None,
+        typer.Option("--system-prompt", metavar="TEXT", help="Extra instructions for the model.", rich_help_panel=M),
     ] = None,
     system_prompt_file: Annotated[
-        str | None, typer.Option("--system-prompt-file", help="Read the instructions from a file.", rich_help_panel=M)
+        str | None,
+        typer.Option(
+            "--system-prompt-file", metavar="PATH", help="Read the instructions from a file.", rich_help_panel=M
+        ),
     ] = None,
     partial: Annotated[
         bool, typer.Option("--partial", help="Emit partial_assistant deltas.", rich_help_panel=O)
@@ -154,7 +181,9 @@ def run(
     ] = False,
     config: Annotated[
         str | None,
-        typer.Option("--config", help="Project config file (default .skawld/config.json).", rich_help_panel=C),
+        typer.Option(
+            "--config", metavar="PATH", help="Project config file (default .skawld/config.json).", rich_help_panel=C
+        ),
     ] = None,
     no_user_config: Annotated[
         bool, typer.Option("--no-user-config", help="Ignore ~/.skawld/config.json.", rich_help_panel=C)
@@ -272,12 +301,23 @@ def _check_key(settings: Any) -> None:
 # -- headless ------------------------------------------------------------------
 
 
+def _configure_logging() -> None:
+    """Library logging goes to stderr; ``SKAWLD_LOG`` = error|warn|info|debug (default warn)."""
+    import logging
+
+    levels = {"error": logging.ERROR, "warn": logging.WARNING, "warning": logging.WARNING}
+    levels.update({"info": logging.INFO, "debug": logging.DEBUG})
+    level = levels.get(os.environ.get("SKAWLD_LOG", "warn").strip().lower(), logging.WARNING)
+    logging.basicConfig(stream=sys.stderr, level=level, format="skawld: %(levelname)s %(name)s: %(message)s")
+
+
 def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
     from skawld_core.errors import AuthError, ConfigError, SkawldError
 
     from .control import read_all_stdin
     from .headless import HeadlessOptions, UsageError, run_headless
 
+    _configure_logging()
     settings = _settings(opts, interactive=False, verbose=kw["verbose"])
     _check_key(settings)
     if not settings.model:
@@ -295,7 +335,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             raise _fail("the prompt read from stdin is empty", EXIT_USAGE)
         use_stdin = False
     else:
-        use_stdin = not stdin_tty or stream_input
+        use_stdin = not stdin_tty or stream_input or bool(kw["canusetool"])
     hopts = HeadlessOptions(
         prompt=prompt,
         output_format=fmt,

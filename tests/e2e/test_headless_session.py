@@ -264,3 +264,22 @@ def test_never_a_traceback_on_a_broken_sqlite_file(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "hi", "--json"))
     assert out.returncode != 0
     assert "Traceback" not in out.stderr and out.stderr.strip()
+
+
+def test_interactive_entry_resumes_in_plain_mode(cli: CliEnv) -> None:
+    """Without -p and without a terminal, `skawld --resume ID` / `--continue` open the plain line mode."""
+    cli.srv.anthropic.enqueue(turn(text("first")), turn(text("second")), turn(text("third")))
+    sid = json.loads(cli.run(*cli.args("-p", "one", "--output-format", "json")).stdout)["session_id"]
+    resumed = cli.run(*cli.args("--resume", sid), input="two\n")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(cli.srv.anthropic.requests[1].body["messages"]) == 3
+    cont = cli.run(*cli.args("--continue"), input="three\n")
+    assert cont.returncode == 0, cont.stderr
+    assert len(cli.srv.anthropic.requests[2].body["messages"]) == 5
+    listed = [json.loads(line) for line in cli.run("sessions", "list").stdout.splitlines()]
+    assert [(r["id"], r["message_count"]) for r in listed] == [(sid, 6)]
+
+
+def test_prompt_argument_without_print_is_a_usage_error(cli: CliEnv) -> None:
+    out = cli.run(*cli.args("do something"))
+    assert out.returncode == 2 and "-p" in out.stderr
