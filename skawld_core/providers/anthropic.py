@@ -243,7 +243,18 @@ class AnthropicProvider(BaseProvider):
         params = self.build_params(request)
 
         async def open_stream() -> Any:
-            return await self._get_client(key).messages.create(**params, stream=True)
+            # The SDK's generic request path: its auth, headers, error classes, SSE decoding
+            # and in-stream `error` handling, but events stay wire JSON (no per-event model
+            # construction, which costs more than the whole mapping).
+            from anthropic import AsyncStream
+
+            return await self._get_client(key).post(
+                "/v1/messages",
+                body={**params, "stream": True},
+                cast_to=object,
+                stream=True,
+                stream_cls=AsyncStream[object],
+            )
 
         return mapped_stream(
             open_stream,
@@ -260,7 +271,7 @@ class AnthropicProvider(BaseProvider):
 
 
 class AnthropicMapper:
-    """Normalizes raw Anthropic stream events (one attempt)."""
+    """Normalizes raw Anthropic stream events (wire JSON objects) for one attempt."""
 
     __slots__ = (
         "cache_creation",
@@ -284,65 +295,69 @@ class AnthropicMapper:
         self.saw_stop = False
 
     def feed(self, ev: Any) -> ProviderStreamEvent | None:
-        """The normalized event for one SDK event, if any."""
-        kind = ev.type
+        """The normalized event for one wire event (a dict), if any."""
+        kind = ev.get("type")
         if kind == "content_block_delta":
-            d = ev.delta
-            dt = d.type
+            d = ev["delta"]
+            dt = d.get("type")
             if dt == "text_delta":
-                return TextDelta(text=d.text)
+                return TextDelta(text=d["text"])
             if dt == "input_json_delta":
-                tid = self.tool_ids.get(ev.index)
-                if tid is not None and d.partial_json:
-                    return ToolUseInputDelta(id=tid, json_delta=d.partial_json)
+                tid = self.tool_ids.get(ev.get("index", -1))
+                piece = d.get("partial_json")
+                if tid is not None and piece:
+                    return ToolUseInputDelta(id=tid, json_delta=piece)
             elif dt == "thinking_delta":
-                return ThinkingDelta(text=d.thinking)
+                return ThinkingDelta(text=d["thinking"])
             elif dt == "signature_delta":
-                return ThinkingDelta(text="", signature=d.signature)
+                return ThinkingDelta(text="", signature=d["signature"])
             return None
         if kind == "content_block_start":
-            block = ev.content_block
-            bt = block.type
-            if bt == "tool_use":
-                self.tool_ids[ev.index] = block.id
-                return ToolUseStart(id=block.id, name=block.name)
-            if bt == "text":
-                return TextDelta(text=block.text) if block.text else None
-            if bt == "thinking":
-                if block.thinking or block.signature:
-                    return ThinkingDelta(text=block.thinking or "", signature=block.signature or None)
-            elif bt == "redacted_thinking":
-                self.redacted.append({"type": "redacted_thinking", "data": block.data})
-            return None
+            return self._block_start(ev.get("index", -1), ev["content_block"])
         if kind == "content_block_stop":
-            tid = self.tool_ids.pop(ev.index, None)
+            tid = self.tool_ids.pop(ev.get("index", -1), None)
             return ToolUseEnd(id=tid) if tid is not None else None
         if kind == "message_start":
-            u = ev.message.usage
-            self.wire_input = u.input_tokens or 0
-            self.cache_read = getattr(u, "cache_read_input_tokens", None)
-            self.cache_creation = getattr(u, "cache_creation_input_tokens", None)
-            self.output = u.output_tokens or 0
+            u = (ev.get("message") or {}).get("usage") or {}
+            self.wire_input = u.get("input_tokens") or 0
+            self.cache_read = u.get("cache_read_input_tokens")
+            self.cache_creation = u.get("cache_creation_input_tokens")
+            self.output = u.get("output_tokens") or 0
         elif kind == "message_delta":
             self._delta(ev)
         elif kind == "message_stop":
             self.saw_stop = True
         return None
 
-    def _delta(self, ev: Any) -> None:
-        if ev.delta.stop_reason is not None:
-            self.stop_reason = ev.delta.stop_reason
-        u = ev.usage
-        if u is None:
+    def _block_start(self, index: int, block: dict[str, Any]) -> ProviderStreamEvent | None:
+        bt = block.get("type")
+        if bt == "tool_use":
+            self.tool_ids[index] = block["id"]
+            return ToolUseStart(id=block["id"], name=block["name"])
+        if bt == "text":
+            return TextDelta(text=block["text"]) if block.get("text") else None
+        if bt == "thinking":
+            if block.get("thinking") or block.get("signature"):
+                return ThinkingDelta(text=block.get("thinking") or "", signature=block.get("signature") or None)
+        elif bt == "redacted_thinking":
+            self.redacted.append({"type": "redacted_thinking", "data": block.get("data", "")})
+        return None
+
+    def _delta(self, ev: dict[str, Any]) -> None:
+        stop = (ev.get("delta") or {}).get("stop_reason")
+        if stop is not None:
+            self.stop_reason = stop
+        u = ev.get("usage")
+        if not u:
             return
-        if u.output_tokens is not None:
-            self.output = u.output_tokens
-        if getattr(u, "input_tokens", None) is not None:
-            self.wire_input = u.input_tokens
-        if getattr(u, "cache_read_input_tokens", None) is not None:
-            self.cache_read = u.cache_read_input_tokens
-        if getattr(u, "cache_creation_input_tokens", None) is not None:
-            self.cache_creation = u.cache_creation_input_tokens
+        if u.get("output_tokens") is not None:
+            self.output = u["output_tokens"]
+        if u.get("input_tokens") is not None:
+            self.wire_input = u["input_tokens"]
+        if u.get("cache_read_input_tokens") is not None:
+            self.cache_read = u["cache_read_input_tokens"]
+        if u.get("cache_creation_input_tokens") is not None:
+            self.cache_creation = u["cache_creation_input_tokens"]
 
     def finish(self) -> list[ProviderStreamEvent]:
         """`MessageEnd`, or a retryable `ProviderError` if the stream ended early."""

@@ -86,14 +86,14 @@ async def test_early_close_closes_the_http_response(wire: WireServer) -> None:
     p = make_provider("anthropic", wire)
     seen: list[Any] = []
     client = p._get_client(API_KEY)  # type: ignore[attr-defined]
-    original = client.messages.create
+    original = client.post
 
-    async def spy(**kw: Any) -> Any:
-        stream = await original(**kw)
+    async def spy(*args: Any, **kw: Any) -> Any:
+        stream = await original(*args, **kw)
         seen.append(stream)
         return stream
 
-    client.messages.create = spy
+    client.post = spy
     gen = p.stream(request())
     async for ev in gen:
         if ev.type == "text_delta":
