@@ -315,24 +315,42 @@ def resolve_api_key(settings: Settings) -> str:
     raise MissingApiKeyError(missing_key_message(settings.provider_id))
 
 
+_RESERVED_OPTIONS = frozenset({"api_key", "base_url", "retry_policy", "context_window_override"})
+
+
+def provider_options(cls: type[BaseProvider], options: Mapping[str, Any]) -> dict[str, Any]:
+    """``provider.options`` from config as constructor keywords (camelCase → snake_case).
+
+    Raises `ConfigError` naming any key the provider does not take.
+    """
+    import inspect
+
+    accepted = set(inspect.signature(cls.__init__).parameters) - _RESERVED_OPTIONS - {"self"}
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+        if name not in accepted:
+            raise ConfigError(
+                f"provider.options.{key} is not an option of {cls.__name__} (expected one of: {', '.join(sorted(accepted))})"
+            )
+        out[name] = value
+    return out
+
+
 def make_provider(settings: Settings) -> BaseProvider:
     """The configured provider (imports only that provider's SDK adapter)."""
     key = resolve_api_key(settings)
-    provider: BaseProvider
+    cls: type[BaseProvider]
     if settings.provider_id == "anthropic":
-        from skawld_core.providers.anthropic import AnthropicProvider
-
-        provider = AnthropicProvider(api_key=key, base_url=settings.base_url)
+        from skawld_core.providers.anthropic import AnthropicProvider as cls
     elif settings.provider_id == "openai-chat":
-        from skawld_core.providers.openai_chat import OpenAIChatProvider
-
-        provider = OpenAIChatProvider(api_key=key, base_url=settings.base_url)
+        from skawld_core.providers.openai_chat import OpenAIChatProvider as cls
     elif settings.provider_id == "openai-responses":
-        from skawld_core.providers.openai_responses import OpenAIResponsesProvider
-
-        provider = OpenAIResponsesProvider(api_key=key, base_url=settings.base_url)
+        from skawld_core.providers.openai_responses import OpenAIResponsesProvider as cls
     else:
         raise ConfigError(f"Unknown provider {settings.provider_id!r}")
+    options = provider_options(cls, settings.provider_options)
+    provider: BaseProvider = cls(api_key=key, base_url=settings.base_url, **options)  # type: ignore[call-arg]
     if settings.no_cache:
         from .no_cache import NoCacheProvider
 

@@ -310,6 +310,8 @@ class HeadlessRunner:
             from .bootstrap import session_meta
 
             self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first))
+            if self.aborted:  # a signal arrived while connecting
+                return EXIT_TERM if self.terminated else EXIT_ABORT
             if self.opts.verbose:
                 warn_info(f"session {self.session.id}")
             code = EXIT_OK

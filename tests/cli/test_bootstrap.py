@@ -76,3 +76,15 @@ def test_api_key_resolution(tmp_path: Path) -> None:
         CliOptions(cwd=str(tmp_path), provider="openai-chat", base_url="http://127.0.0.1:1/v1"), env=_env(tmp_path)
     )
     assert resolve_api_key(local)  # a local OpenAI-compatible server needs no key
+
+
+def test_provider_options_are_passed_as_keywords() -> None:
+    from skawld_core.providers.anthropic import AnthropicProvider
+    from skawld_tui.bootstrap import provider_options
+
+    assert provider_options(AnthropicProvider, {"timeout": 30, "defaultHeaders": {"x-team": "a"}}) == {
+        "timeout": 30,
+        "default_headers": {"x-team": "a"},
+    }
+    with pytest.raises(ConfigError, match=r"provider.options.apiKey"):
+        provider_options(AnthropicProvider, {"apiKey": "k"})

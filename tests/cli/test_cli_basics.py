@@ -116,3 +116,9 @@ def test_api_key_in_config_is_warned_about_without_the_value(cli: CliEnv) -> Non
     assert "apiKey" in out.stderr and "'output'" in out.stderr
     assert secret not in out.stderr and secret not in out.stdout
     assert secret in str(cli.srv.anthropic.requests[0].headers), cli.srv.anthropic.requests[0].headers
+
+
+def test_unknown_provider_option_exits_3(cli: CliEnv) -> None:
+    cli.write_user_config({"provider": {"id": "anthropic", "options": {"flux": 1}}})
+    out = cli.run(*cli.args("-p", "hi"))
+    assert out.returncode == 3 and "provider.options.flux" in out.stderr
