@@ -64,6 +64,8 @@ def _apply(path: Path, old: str, new: str, replace_all: bool) -> _Outcome:
     if count == 0 and "\n" in old:
         needle = _to_crlf(old)
         count = text.count(needle)
+        if count:
+            new = _to_crlf(new)  # the matched region uses CRLF, so the replacement does too
     if count == 0:
         return _Outcome("Error: old_string not found in file.")
     if count > 1 and not replace_all:

@@ -138,3 +138,10 @@ async def test_non_utf8_bytes_preserved(tmp_path: Path, ctx: ToolContext) -> Non
     r = await call(edit, ctx, file_path="latin.txt", old_string="x", new_string="y")
     assert not r.is_error
     assert p.read_bytes() == b"caf\xe9 = 1\ny\n"
+
+
+async def test_crlf_region_in_mostly_lf_file(tmp_path: Path, ctx: ToolContext) -> None:
+    p = await _prepared(tmp_path, ctx, "mixed.txt", b"a\nb\nc\nd\r\ne\r\nf\n")
+    r = await call(edit, ctx, file_path="mixed.txt", old_string="d\ne", new_string="D\nE")
+    assert not r.is_error
+    assert p.read_bytes() == b"a\nb\nc\nD\r\nE\r\nf\n"

@@ -62,3 +62,23 @@ async def test_bash_creates_then_read(tmp_path: Path, ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="printf 'made\\n' > made.txt")
     assert text_of(r) == "exit: 0"
     assert text_of(await call(read, ctx, file_path="made.txt")) == "     1\tmade"
+
+
+def test_schemas_are_json_and_stable() -> None:
+    import json
+
+    first = [json.dumps(s.input_schema, sort_keys=False) for s in ToolRegistry(default_tools()).schemas()]
+    second = [json.dumps(s.input_schema, sort_keys=False) for s in ToolRegistry(default_tools()).schemas()]
+    assert first == second
+
+
+def test_import_stays_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, skawld_core.tools; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'openai', 'mcp', 'textual', 'aiosqlite'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
