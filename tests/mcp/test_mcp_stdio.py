@@ -151,10 +151,10 @@ async def test_hang_times_out_and_server_stays_usable(tmp_path: Path) -> None:
 
 
 async def test_progress_resets_the_timeout(tmp_path: Path) -> None:
-    entry = fixture_entry(timeoutMs=700)
+    entry = fixture_entry(timeoutMs=1500)
     agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"fx": entry}, permission_mode="yolo")
-    out = await run_calls(agent, ("mcp__fx__slow_progress", {"steps": 4, "delay": 0.35}, "s"))
-    assert out["s"].content == "finished 4 steps"  # 1.4 s in total, but progress every 0.35 s
+    out = await run_calls(agent, ("mcp__fx__slow_progress", {"steps": 6, "delay": 0.5}, "s"))
+    assert out["s"].content == "finished 6 steps"  # 3 s in total, but progress every 0.5 s
     await agent.close()
 
 
