@@ -29,7 +29,7 @@ from .base import (
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, dump_json, image_url, resolve_api_key
 from .errors_map import map_error
-from .openai_common import ENV_VAR, known_context_window, make_client
+from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
 IMAGE_STUB = "[image returned in following user message]"
@@ -202,7 +202,7 @@ class OpenAIChatProvider(BaseProvider):
         params = self.build_params(request)
 
         async def open_stream() -> Any:
-            return await self._get_client(key).chat.completions.create(**params)
+            return await open_wire_stream(self._get_client(key), "/chat/completions", params)
 
         return mapped_stream(
             open_stream,
@@ -235,36 +235,37 @@ class ChatMapper:
         self.usage: Any = None
 
     def feed(self, chunk: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
-        """The normalized events for one chunk."""
-        if chunk.usage is not None:
-            self.usage = chunk.usage
-        choices = chunk.choices
+        """The normalized events for one chunk (wire JSON)."""
+        usage = chunk.get("usage")
+        if usage:
+            self.usage = usage
+        choices = chunk.get("choices")
         if not choices:
             return None
         if len(choices) == 1:
-            delta = choices[0].delta
+            choice = choices[0]
+            delta = choice.get("delta")
             if (
-                delta is not None
-                and delta.content
-                and not delta.tool_calls
-                and choices[0].finish_reason is None
-                and not getattr(delta, "refusal", None)
+                delta
+                and delta.get("content")
+                and not delta.get("tool_calls")
+                and choice.get("finish_reason") is None
+                and not delta.get("refusal")
             ):
-                return TextDelta(text=delta.content)  # the hot path: one plain text delta
+                return TextDelta(text=delta["content"])  # the hot path: one plain text delta
         out: list[ProviderStreamEvent] = []
         for choice in choices:
-            delta = choice.delta
-            if delta is not None:
-                if delta.content:
-                    out.append(TextDelta(text=delta.content))
-                refusal = getattr(delta, "refusal", None)
-                if refusal:
-                    out.append(TextDelta(text=refusal))
-                if delta.tool_calls:
-                    for tc in delta.tool_calls:
-                        out.extend(_tool_fragment(self.slots, tc))
-            if choice.finish_reason is not None and self.finish_reason is None:
-                self.finish_reason = choice.finish_reason
+            delta = choice.get("delta")
+            if delta:
+                if delta.get("content"):
+                    out.append(TextDelta(text=delta["content"]))
+                if delta.get("refusal"):
+                    out.append(TextDelta(text=delta["refusal"]))
+                for tc in delta.get("tool_calls") or ():
+                    out.extend(_tool_fragment(self.slots, tc))
+            finish = choice.get("finish_reason")
+            if finish is not None and self.finish_reason is None:
+                self.finish_reason = finish
                 out.extend(_close_slots(self.slots))
         return out or None
 
@@ -275,19 +276,20 @@ class ChatMapper:
         return [MessageEnd(stop_reason=map_finish_reason(self.finish_reason), usage=_usage(self.usage))]
 
 
-def _tool_fragment(slots: dict[int, _Slot], tc: Any) -> list[ProviderStreamEvent]:
-    slot = slots.get(tc.index)
+def _tool_fragment(slots: dict[int, _Slot], tc: dict[str, Any]) -> list[ProviderStreamEvent]:
+    index = tc.get("index", 0)
+    slot = slots.get(index)
     if slot is None:
-        slot = slots[tc.index] = _Slot()
+        slot = slots[index] = _Slot()
     out: list[ProviderStreamEvent] = []
-    if tc.id:
-        slot.id = tc.id
-    fn = tc.function
+    if tc.get("id"):
+        slot.id = tc["id"]
+    fn = tc.get("function")
     args = ""
-    if fn is not None:
-        if fn.name:
-            slot.name = fn.name
-        args = fn.arguments or ""
+    if fn:
+        if fn.get("name"):
+            slot.name = fn["name"]
+        args = fn.get("arguments") or ""
     if not slot.started:
         if args:
             slot.buffered.append(args)
@@ -323,12 +325,11 @@ def _close_slots(slots: dict[int, _Slot]) -> list[ProviderStreamEvent]:
 
 
 def _usage(u: Any) -> Usage:
-    if u is None:
+    if not u:
         return Usage()
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    details = u.get("prompt_tokens_details") or {}
     return Usage(
-        input_tokens=u.prompt_tokens or 0,
-        output_tokens=u.completion_tokens or 0,
-        cache_read_tokens=cached,
+        input_tokens=u.get("prompt_tokens") or 0,
+        output_tokens=u.get("completion_tokens") or 0,
+        cache_read_tokens=details.get("cached_tokens"),
     )

@@ -44,3 +44,22 @@ def make_client(
     if headers:
         kwargs["default_headers"] = dict(headers)
     return openai.AsyncOpenAI(**kwargs)
+
+
+async def open_wire_stream(client: Any, path: str, body: dict[str, Any]) -> Any:
+    """POST a streaming request through the SDK's generic request path.
+
+    The SDK still does auth (``security`` as its resources set it), headers, timeouts,
+    error classes, SSE decoding and in-stream ``{"error": ...}`` raising; the events stay
+    wire JSON, which skips the SDK's per-chunk model construction (its largest cost).
+    """
+    from openai import AsyncStream
+
+    return await client.post(
+        path,
+        body=body,
+        cast_to=object,
+        options={"security": {"bearer_auth": True}},
+        stream=True,
+        stream_cls=AsyncStream[object],
+    )

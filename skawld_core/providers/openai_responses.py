@@ -41,7 +41,7 @@ from .common import (
     resolve_api_key,
 )
 from .errors_map import map_error, stream_error
-from .openai_common import ENV_VAR, known_context_window, make_client
+from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
 NAMESPACE = "openai_responses"
@@ -229,7 +229,7 @@ class OpenAIResponsesProvider(BaseProvider):
         params = self.build_params(request)
 
         async def open_stream() -> Any:
-            return await self._get_client(key).responses.create(**params)
+            return await open_wire_stream(self._get_client(key), "/responses", params)
 
         return mapped_stream(
             open_stream,
@@ -246,10 +246,8 @@ class OpenAIResponsesProvider(BaseProvider):
 
 
 def _dump(item: Any) -> dict[str, Any]:
-    if isinstance(item, Mapping):
-        return dict(item)
-    dumped: dict[str, Any] = item.model_dump(mode="json", exclude_none=True)
-    return dumped
+    """An output item for replay: the wire object without top-level nulls."""
+    return {k: v for k, v in dict(item).items() if v is not None}
 
 
 class _Summaries:
@@ -268,17 +266,17 @@ class _Summaries:
         self.seen.add(key)
         return ThinkingDelta(text=text)
 
-    def from_item(self, item: Any) -> list[ThinkingDelta]:
+    def from_item(self, item: dict[str, Any]) -> list[ThinkingDelta]:
         out: list[ThinkingDelta] = []
-        for i, part in enumerate(getattr(item, "summary", None) or []):
-            ev = self.emit(str(item.id), i, getattr(part, "text", "") or "", delta=False)
+        for i, part in enumerate(item.get("summary") or []):
+            ev = self.emit(str(item.get("id")), i, (part or {}).get("text") or "", delta=False)
             if ev is not None:
                 out.append(ev)
         return out
 
 
 class ResponsesMapper:
-    """Normalizes Responses stream events (one attempt)."""
+    """Normalizes Responses stream events (wire JSON) for one attempt."""
 
     def __init__(self, key: str = "") -> None:
         self.key = key
@@ -286,52 +284,60 @@ class ResponsesMapper:
         self.open_calls: set[str] = set()
         self.saw_function_call = False
         self.summaries = _Summaries()
-        self.final: Any = None
+        self.final: dict[str, Any] | None = None
 
     def feed(self, ev: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
-        """The normalized event(s) for one SDK event."""
-        kind = ev.type
+        """The normalized event(s) for one wire event."""
+        kind = ev.get("type")
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
-            return TextDelta(text=ev.delta) if ev.delta else None
+            delta = ev.get("delta")
+            return TextDelta(text=delta) if delta else None
         if kind == "response.function_call_arguments.delta":
-            cid = self.calls.get(ev.item_id)
-            return ToolUseInputDelta(id=cid, json_delta=ev.delta) if cid is not None and ev.delta else None
+            cid = self.calls.get(ev.get("item_id", ""))
+            delta = ev.get("delta")
+            return ToolUseInputDelta(id=cid, json_delta=delta) if cid is not None and delta else None
         if kind == "response.reasoning_summary_text.delta":
-            return self.summaries.emit(ev.item_id, ev.summary_index, ev.delta, delta=True)
+            return self.summaries.emit(
+                ev.get("item_id", ""), ev.get("summary_index", 0), ev.get("delta") or "", delta=True
+            )
         if kind == "response.reasoning_summary_text.done":
-            return self.summaries.emit(ev.item_id, ev.summary_index, ev.text, delta=False)
+            return self.summaries.emit(
+                ev.get("item_id", ""), ev.get("summary_index", 0), ev.get("text") or "", delta=False
+            )
         if kind == "response.reasoning_summary_part.done":
-            return self.summaries.emit(ev.item_id, ev.summary_index, getattr(ev.part, "text", ""), delta=False)
+            text = (ev.get("part") or {}).get("text") or ""
+            return self.summaries.emit(ev.get("item_id", ""), ev.get("summary_index", 0), text, delta=False)
         if kind == "response.output_item.added":
-            return self._item_added(ev.item)
+            return self._item_added(ev.get("item") or {})
         if kind == "response.output_item.done":
-            item = ev.item
-            if item.type == "function_call":
-                if item.call_id in self.open_calls:
-                    self.open_calls.discard(item.call_id)
-                    return ToolUseEnd(id=item.call_id)
-            elif item.type == "reasoning":
+            item = ev.get("item") or {}
+            itype = item.get("type")
+            if itype == "function_call":
+                call_id = item.get("call_id")
+                if call_id in self.open_calls:
+                    self.open_calls.discard(call_id)
+                    return ToolUseEnd(id=call_id)
+            elif itype == "reasoning":
                 return list(self.summaries.from_item(item)) or None
             return None
         if kind in ("response.completed", "response.incomplete", "response.failed"):
             if self.final is None:
-                self.final = ev.response
+                self.final = ev.get("response") or {}
             return None
         if kind == "error":
-            raise stream_error(
-                None, getattr(ev, "code", None), getattr(ev, "message", None), vendor="OpenAI", secrets=(self.key,)
-            )
+            raise stream_error(None, ev.get("code"), ev.get("message"), vendor="OpenAI", secrets=(self.key,))
         return None
 
-    def _item_added(self, item: Any) -> list[ProviderStreamEvent] | None:
-        if item.type != "function_call":
+    def _item_added(self, item: dict[str, Any]) -> list[ProviderStreamEvent] | None:
+        if item.get("type") != "function_call":
             return None
+        call_id = item["call_id"]
         self.saw_function_call = True
-        self.calls[item.id or item.call_id] = item.call_id
-        self.open_calls.add(item.call_id)
-        out: list[ProviderStreamEvent] = [ToolUseStart(id=item.call_id, name=item.name)]
-        if item.arguments:
-            out.append(ToolUseInputDelta(id=item.call_id, json_delta=item.arguments))
+        self.calls[item.get("id") or call_id] = call_id
+        self.open_calls.add(call_id)
+        out: list[ProviderStreamEvent] = [ToolUseStart(id=call_id, name=item["name"])]
+        if item.get("arguments"):
+            out.append(ToolUseInputDelta(id=call_id, json_delta=item["arguments"]))
         return out
 
     def finish(self) -> list[ProviderStreamEvent]:
@@ -339,35 +345,38 @@ class ResponsesMapper:
         final = self.final
         if final is None:
             raise ProviderError("OpenAI responses stream ended before response.completed", retryable=True)
-        if final.status == "failed":
-            err = getattr(final, "error", None)
+        status = final.get("status")
+        if status == "failed":
+            err = final.get("error") or {}
             raise stream_error(
                 "response_failed",
-                getattr(err, "code", None) or "server_error",
-                getattr(err, "message", None) or "response failed",
+                err.get("code") or "server_error",
+                err.get("message") or "response failed",
                 vendor="OpenAI",
                 secrets=(self.key,),
             )
+        output: list[dict[str, Any]] = final.get("output") or []
         out: list[ProviderStreamEvent] = []
-        for item in final.output or []:
-            if item.type == "reasoning":
+        for item in output:
+            itype = item.get("type")
+            if itype == "reasoning":
                 out.extend(self.summaries.from_item(item))
-            elif item.type == "function_call" and item.call_id in self.open_calls:
-                self.open_calls.discard(item.call_id)
-                out.append(ToolUseEnd(id=item.call_id))
+            elif itype == "function_call" and item.get("call_id") in self.open_calls:
+                self.open_calls.discard(item["call_id"])
+                out.append(ToolUseEnd(id=item["call_id"]))
         out.extend(ToolUseEnd(id=cid) for cid in sorted(self.open_calls))
         self.open_calls.clear()
-        incomplete = getattr(final, "incomplete_details", None)
-        stop = derive_stop_reason(final.status, getattr(incomplete, "reason", None), self.saw_function_call)
-        u = final.usage
+        incomplete = final.get("incomplete_details") or {}
+        stop = derive_stop_reason(status, incomplete.get("reason"), self.saw_function_call)
+        u = final.get("usage")
         usage = Usage()
-        if u is not None:
-            details = getattr(u, "input_tokens_details", None)
+        if u:
+            details = u.get("input_tokens_details") or {}
             usage = Usage(
-                input_tokens=u.input_tokens or 0,
-                output_tokens=u.output_tokens or 0,
-                cache_read_tokens=getattr(details, "cached_tokens", None) if details is not None else None,
+                input_tokens=u.get("input_tokens") or 0,
+                output_tokens=u.get("output_tokens") or 0,
+                cache_read_tokens=details.get("cached_tokens"),
             )
-        meta: dict[str, Any] = {"response_id": final.id, "output_items": [_dump(i) for i in final.output or []]}
+        meta: dict[str, Any] = {"response_id": final.get("id"), "output_items": [_dump(i) for i in output]}
         out.append(MessageEnd(stop_reason=stop, usage=usage, provider_metadata={NAMESPACE: meta}))
         return out
