@@ -85,9 +85,18 @@ def parse_rule(line: str) -> Rule | None:
     return Rule(regex, negate, dir_only, basename)
 
 
-@lru_cache(maxsize=4096)
 def load_rules(path: str, base: str, rank: int) -> RuleSet | None:
-    """Rules from one ignore file (cached by path; `None` when absent or empty)."""
+    """Rules from one ignore file (`None` when absent or empty), cached until the
+    file's mtime or size changes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _load_rules(path, base, rank, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4096)
+def _load_rules(path: str, base: str, rank: int, mtime_ns: int, size: int) -> RuleSet | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             rules = tuple(r for r in (parse_rule(line) for line in fh) if r is not None)
@@ -99,11 +108,9 @@ def load_rules(path: str, base: str, rank: int) -> RuleSet | None:
 def _dir_rules(directory: str) -> list[RuleSet]:
     found = []
     for rank, name in enumerate(IGNORE_FILES):
-        path = os.path.join(directory, name)
-        if os.path.isfile(path):
-            rs = load_rules(path, directory, rank)
-            if rs:
-                found.append(rs)
+        rs = load_rules(os.path.join(directory, name), directory, rank)
+        if rs:
+            found.append(rs)
     git = os.path.join(directory, ".git")
     if os.path.isdir(git):
         rs = load_rules(os.path.join(git, "info", "exclude"), directory, EXCLUDE_RANK)

@@ -139,3 +139,14 @@ async def test_gitignore_in_parent_directory(tmp_path: Path, use_rg: bool) -> No
     (tmp_path / "pkg" / "b.py").write_text("")
     r = await call(GlobTool(use_rg=use_rg), make_ctx(tmp_path / "pkg"), pattern="*.py")
     assert text_of(r) == "b.py"
+
+
+async def test_fallback_sees_gitignore_changes(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "b.py").write_text("")
+    g, ctx = GlobTool(use_rg=False), make_ctx(tmp_path)
+    (tmp_path / ".gitignore").write_text("a.py\n")
+    assert text_of(await call(g, ctx, pattern="*.py")) == "b.py"
+    (tmp_path / ".gitignore").write_text("b.py\n")
+    os.utime(tmp_path / ".gitignore", ns=(1, 1))
+    assert text_of(await call(g, ctx, pattern="*.py")) == "a.py"
