@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FrontmatterError", "split_frontmatter"]
+__all__ = ["CLAUDE_MODEL_ALIASES", "FrontmatterError", "model_override", "split_frontmatter"]
+
+# Claude Code model aliases: not model ids any provider accepts, so a file
+# written for Claude Code that names one runs on the session model instead.
+CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku", "default", "opusplan"})
 
 
 class FrontmatterError(ValueError):
@@ -51,3 +55,12 @@ def _load_yaml(text: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise FrontmatterError(f"invalid YAML: {exc}") from None
+
+
+def model_override(value: object) -> str | None:
+    """A frontmatter `model` value as a model id: None when absent, empty, or
+    a Claude Code alias (`inherit`, `sonnet`, `opus`, `haiku`, …)."""
+    if not isinstance(value, str):
+        return None
+    model = value.strip()
+    return None if not model or model.lower() in CLAUDE_MODEL_ALIASES else model

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import FrontmatterError, split_frontmatter
+from .frontmatter import FrontmatterError, model_override, split_frontmatter
 from .types import Skill, SkillLoadResult, SkippedSkill
 
 __all__ = ["BUILTIN_TOOL_NAMES", "load_skills", "parse_skill"]
@@ -130,8 +130,7 @@ def _arguments(data: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _model(data: dict[str, Any]) -> str | None:
-    model = _opt_str(data, "model")
-    return None if model is None or model.lower() == "inherit" else model
+    return model_override(_opt_str(data, "model"))
 
 
 def parse_skill(text: str, directory: Path) -> Skill:

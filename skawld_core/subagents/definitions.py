@@ -4,7 +4,8 @@ Frontmatter is lenient (unknown keys, such as Claude Code's `color`, are
 ignored): `description` is required; `name` defaults to the file name (case
 kept); `tools` is a list or a comma-separated string, `(...)` suffixes are
 stripped (`Bash(npm:*)` → `Bash`), a wrong type counts as absent; `model` is an
-optional model id (`inherit` means the session model). The body is the
+optional model id (`inherit` and the
+Claude Code aliases `sonnet`/`opus`/`haiku` mean the session model). The body is the
 subagent's system prompt.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..skills.frontmatter import FrontmatterError, split_frontmatter
+from ..skills.frontmatter import FrontmatterError, model_override, split_frontmatter
 
 __all__ = [
     "AgentDefinition",
@@ -104,15 +105,12 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
         name = path.stem
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise ValueError(f"invalid agent name {name!r}")
-    model = data.get("model")
-    if not isinstance(model, str) or not model.strip() or model.strip().lower() == "inherit":
-        model = None
     return AgentDefinition(
         name=name,
         description=" ".join(description.split()),
         body=body.strip(),
         tools=normalize_tools(data.get("tools")),
-        model=model.strip() if model else None,
+        model=model_override(data.get("model")),
         path=path,
     )
 

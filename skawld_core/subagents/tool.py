@@ -132,10 +132,12 @@ class SubagentTool(Tool[SubagentInput]):
 def _run_knobs(parent: Session) -> dict[str, Any]:
     """The parent's current `thinking` / `effort` (inherited by the child).
 
-    Read from the active run's options; `Session` has no public accessor yet.
+    Read from `Session.run_options` when the session has it, else from the
+    active run's options (no public accessor yet).
     """
-    run = getattr(parent, "_run", None)
-    options = getattr(run, "_options", None)
+    options = getattr(parent, "run_options", None)
+    if options is None:
+        options = getattr(getattr(parent, "_run", None), "_options", None)
     return {
         "thinking": getattr(options, "thinking", None),
         "effort": getattr(options, "effort", None),

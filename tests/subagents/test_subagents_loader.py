@@ -24,6 +24,17 @@ def test_valid_sorted_and_defaults(tmp_path: Path) -> None:
     assert load_agent_definitions([tmp_path / "missing"]).agents == []
 
 
+def test_claude_code_agent_file_loads_unchanged(tmp_path: Path) -> None:
+    write_agent(
+        tmp_path,
+        "code-reviewer.md",
+        "name: code-reviewer\ndescription: Reviews code\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\ncolor: purple",
+        "You are a senior code reviewer.",
+    )
+    [agent] = load_agent_definitions([tmp_path]).agents
+    assert (agent.name, agent.tools, agent.model) == ("code-reviewer", ("Read", "Grep", "Glob", "Bash"), None)
+
+
 def test_skips(tmp_path: Path) -> None:
     write_agent(tmp_path, "nodesc.md", "name: nodesc")
     write_agent(tmp_path, "nofm.md", None, "no frontmatter at all")
