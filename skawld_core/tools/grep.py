@@ -102,8 +102,8 @@ class GrepTool(Tool[GrepInput]):
         "Search file contents with a regular expression (ripgrep). output_mode: files_with_matches (default; "
         "file paths), content (matching lines, with -n line numbers and -A/-B/-C context) or count. Filter "
         "files with glob (e.g. '*.py') or type (e.g. 'py'). -i ignores case; multiline lets a pattern span "
-        f"lines. .gitignore is respected and hidden files are skipped. Output is capped at head_limit lines "
-        f"(default {DEFAULT_HEAD_LIMIT})."
+        "lines. .gitignore is respected and hidden files are skipped. Paths in the output are absolute. Output "
+        f"is capped at head_limit lines (default {DEFAULT_HEAD_LIMIT})."
     )
     scope = "read"
     parallel_safe = True

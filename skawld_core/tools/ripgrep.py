@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import selectors
 import shutil
 import subprocess
@@ -78,7 +79,7 @@ class _Run:
                 sel.register(proc.stderr, selectors.EVENT_READ, err)
                 while sel.get_map():
                     for key, _ in sel.select():
-                        chunk = key.fileobj.read1(1 << 20)  # type: ignore[union-attr]
+                        chunk = os.read(key.fd, 1 << 20)
                         if not chunk:
                             sel.unregister(key.fileobj)
                             continue
