@@ -43,6 +43,8 @@ GREP_QUERIES: list[dict[str, Any]] = [
     {"pattern": r"^\s+\w+\(\)", "output_mode": "content", "-n": True},
     {"pattern": r"start.*?end", "multiline": True, "output_mode": "content", "-n": True},
     {"pattern": r"start.*?end", "multiline": True, "output_mode": "count"},
+    {"pattern": r"start.*?end", "multiline": True, "output_mode": "content", "-n": True, "-C": 1},
+    {"pattern": r"TODO.*\n.*line", "multiline": True},
     {"pattern": r"TODO \d+", "output_mode": "content", "head_limit": 10},
     {"pattern": "colon", "output_mode": "content", "-n": True},
     {"pattern": "unicode", "output_mode": "content"},
