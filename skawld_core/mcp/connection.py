@@ -127,6 +127,7 @@ class ServerConnection:
     async def _own(self, ready: asyncio.Future[list[McpToolInfo]], stop: asyncio.Event, dead: asyncio.Event) -> None:
         import anyio
 
+        client: Client | None = None
         try:
             # One scope around the client's whole life (its task groups must
             # nest inside it); its deadline bounds only the connect.
@@ -151,9 +152,12 @@ class ServerConnection:
             elif not stop.is_set():
                 self.error = reason
         finally:
-            self._client = None
-            if self.status == "ready" and not stop.is_set():
-                self.status = "dead"
+            if not ready.done():
+                ready.set_exception(McpConnectError("the connection ended before it was ready"))
+            if client is not None and self._client is client:  # a newer owner may have replaced it
+                self._client = None
+                if self.status == "ready" and not stop.is_set():
+                    self.status = "dead"
             dead.set()
 
     def _with_log_hint(self, reason: str) -> str:
