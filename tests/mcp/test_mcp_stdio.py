@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from ext_helpers import make_agent, types
-from mcp_support import fixture_entry, run_calls
+from mcp_support import fixture_entry, results, run_calls
 
 from skawld_core.errors import ConfigError
 from skawld_core.events import Event, ToolCallStartEvent
@@ -320,4 +320,39 @@ async def test_server_killed_while_idle_is_restarted_before_the_call(tmp_path: P
     second = await run_calls(agent, ("mcp__fx__pid", {}, "p"))
     assert not second["p"].is_error and second["p"].content != first["p"].content
     assert conn.starts == 2
+    await agent.close()
+
+
+async def test_parallel_read_only_calls_share_one_connection(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"fx": fixture_entry()})
+    out = await run_calls(agent, *(("mcp__fx__echo", {"text": str(i)}, f"e{i}") for i in range(5)))
+    assert [out[f"e{i}"].content for i in range(5)] == [f"echo: {i}" for i in range(5)]
+    assert agent.extensions["mcp"].connections["fx"].starts == 1
+    await agent.close()
+
+
+async def test_subagent_with_an_mcp_allowlist(tmp_path: Path) -> None:
+    from ext_helpers import write_agent
+
+    from skawld_core.events import SubagentEvent
+
+    write_agent(tmp_path / ".skawld", "fetcher.md", "description: uses fx\ntools: mcp__fx__e*", "Use the fx tools.")
+    provider = ScriptedProvider()
+    provider.enqueue(
+        reply(tool_call("Subagent", {"description": "d", "prompt": "CHILD", "subagent_type": "fetcher"}, id="s"))
+    )
+
+    def child(req: Any) -> bool:
+        return "CHILD" in str(req.messages[0].content)
+
+    provider.enqueue(reply(tool_call("mcp__fx__echo", {"text": "from child"}, id="c")), match=child)
+    provider.enqueue(reply("child saw it"), match=child)
+    provider.enqueue(reply("done"))
+    agent = make_agent(tmp_path, provider, mcp_servers={"fx": fixture_entry()}, permission_mode="yolo")
+    session = await agent.session()
+    events = [e async for e in session.run("go")]
+    inner = [e.event for e in events if isinstance(e, SubagentEvent)]
+    assert inner[0].tools == ["mcp__fx__echo", "mcp__fx__empty", "mcp__fx__env_var"]
+    assert results(inner)["c"].content == "echo: from child"
+    assert results(events)["s"].content == "child saw it"
     await agent.close()
