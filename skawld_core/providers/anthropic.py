@@ -2,8 +2,12 @@
 
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
-- The SDK client is created on the first stream with ``max_retries=0``; skawld's
-  `retrying_stream` owns retries.
+- The SDK client is created on the first stream (one per event loop) with
+  ``max_retries=0``; skawld's `mapped_stream` driver owns retries.
+- Requests go through the SDK client's generic ``post("/v1/messages", stream=True)``: the
+  SDK still does auth, headers, timeouts, error classes, SSE decoding and in-stream
+  ``error`` events, but the events stay wire JSON (the SDK's per-event model construction
+  costs more than all of skawld's mapping; see ``bench/provider.py``).
 - Prompt caching: one breakpoint on the last cacheable system block and, when
   ``cache_prompt`` is on, one on the last eligible block of the last message if it is a
   user message (two at most); ``cache_ttl="1h"`` adds ``ttl`` to both.

@@ -5,6 +5,9 @@ Also the way to reach OpenAI-compatible servers (vLLM, Ollama, ...) via ``base_u
 local servers that ignore it still need a non-empty value (e.g. ``api_key="local"``).
 A missing key raises `AuthError` from `stream()`.
 
+Requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the
+SDK client is created lazily, one per event loop, with ``max_retries=0``.
+
 Thinking blocks are never sent (Chat has no field for them); refusals stream as text;
 a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 """

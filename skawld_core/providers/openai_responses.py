@@ -7,6 +7,7 @@ Compaction strips the id, so a compacted view is always sent in full. With
 ``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
 ``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
 
+Requests go through the SDK client's generic ``post`` (see `open_wire_stream`).
 Replayed assistant messages use their raw ``output_items`` when present. Thinking
 blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
 ``error`` events and ``response.failed`` raise typed errors; a stream with no
