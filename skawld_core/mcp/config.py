@@ -53,6 +53,7 @@ class StdioServerConfig:
 
     @property
     def transport(self) -> str:
+        """ "stdio"."""
         return "stdio"
 
 
@@ -68,6 +69,7 @@ class HttpServerConfig:
 
     @property
     def transport(self) -> str:
+        """ "http" or "sse"."""
         return self.kind
 
 

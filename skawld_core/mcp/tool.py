@@ -63,9 +63,11 @@ class McpTool(Tool[McpInput]):
 
     @property
     def input_schema(self) -> dict[str, Any]:
+        """The server's JSON schema for the tool's input."""
         return self._schema
 
     def validate(self, raw: dict[str, Any]) -> McpInput:
+        """Only checks the input is an object; the server validates the rest."""
         if not isinstance(raw, dict):
             raise ToolInputError("input must be an object", tool_name=self.name)
         return McpInput.model_construct(arguments=raw)
@@ -82,6 +84,7 @@ class McpTool(Tool[McpInput]):
         return f"{self.name}({text})"
 
     async def execute(self, value: McpInput, ctx: ToolContext) -> ToolResult:
+        """Call the server tool; failures become `is_error` results."""
         from .connection import McpConnectError, McpServerDied, McpTimeout
 
         server = self.server

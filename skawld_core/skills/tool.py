@@ -63,6 +63,7 @@ class SkillTool(Tool[SkillInput]):
         return f"Skill /{name} {value.args}" if value.args else f"Skill /{name}"
 
     async def execute(self, value: SkillInput, ctx: ToolContext) -> ToolResult:
+        """Expand the skill, record the invocation, stash its overlay."""
         name = value.skill.strip().lstrip("/").lower()
         skill = self.skills.get(name)
         if skill is None:

@@ -46,6 +46,7 @@ class ChildSession(Session):
         self.child_model = model
 
     def take_overlay(self) -> tuple[str | None, frozenset[str]]:
+        """The skill overlay for the next turn, with the definition's model as the default."""
         model, tools = super().take_overlay()
         return (model or self.child_model), tools
 
@@ -62,10 +63,12 @@ class SubagentOutcome:
 
     @property
     def aborted(self) -> bool:
+        """The child run was aborted."""
         return self.subtype == "aborted"
 
     @property
     def errored(self) -> bool:
+        """The child run ended with an error."""
         return self.subtype == "error"
 
 

@@ -100,6 +100,7 @@ class SubagentTool(Tool[SubagentInput]):
         return ToolResult(content=text, summary=f"unknown subagent type {name}", is_error=True)
 
     async def execute(self, value: SubagentInput, ctx: ToolContext) -> ToolResult:
+        """Run the requested subagent in a child session and return its final text."""
         parent: Session | None = ctx.extras.get("session")
         if parent is None:
             return ToolResult(content="Subagent needs a session to run in.", is_error=True)
