@@ -254,7 +254,8 @@ async def test_early_close_releases_the_http_response(kind: str, wire: WireServe
 
 
 async def test_cancellation_closes_promptly(kind: str, wire: WireServer) -> None:
-    endpoint(wire, kind).enqueue(turn(text(["a"] * 100), frame_delay=0.5))
+    frames_before_text = {"anthropic": 3, "chat": 2, "responses": 5}[kind]
+    endpoint(wire, kind).enqueue(turn(text(["a"] * 100), gate_after=frames_before_text))  # never released
     p = make_provider(kind, wire)
     got_first = asyncio.Event()
 

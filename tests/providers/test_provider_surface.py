@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from skawld_core.errors import AuthError, ConfigError
+from skawld_core.messages import user_text
 from skawld_core.providers import AnthropicProvider, OpenAIChatProvider, OpenAIResponsesProvider
 from tests.support.provider_kit import API_KEY, collect, endpoint, make_provider, request, texts
 from tests.support.wire_server import WireServer, http_error, text, turn
@@ -123,3 +124,39 @@ def test_wire_server_works_with_a_plain_sync_client() -> None:
         assert info.value.code == 400 and "no scripted reply" in info.value.read().decode()
         assert [r.body for r in srv.chat.requests] == [{"model": "x"}] * 3
         assert json.loads(srv.requests[0].raw) == {"model": "x"}
+
+
+async def test_gate_holds_the_stream_until_released(wire: WireServer) -> None:
+    import asyncio
+
+    held = turn(text(["first", "second"]), gate_after=3)  # message_start, block start, "first"
+    wire.anthropic.enqueue(held)
+    p = make_provider("anthropic", wire)
+    gen = p.stream(request())
+    seen = [await gen.__anext__(), await gen.__anext__()]
+    assert [e.type for e in seen] == ["message_start", "text_delta"]
+    pending = asyncio.ensure_future(gen.__anext__())
+    await asyncio.sleep(0.1)
+    assert not pending.done()  # the server is holding the rest
+    held.gate.set()
+    assert (await pending).text == "second"  # type: ignore[union-attr]
+    rest = [e async for e in gen]
+    assert rest[-1].type == "message_end"
+    await p.aclose()
+
+
+async def test_callable_replies_and_wait_for_requests(wire: WireServer) -> None:
+    import asyncio
+
+    def echo(req: Any) -> Any:
+        return turn(text("you said " + req.body["messages"][-1]["content"]))
+
+    wire.chat.default = echo
+    p = make_provider("chat", wire)
+    events = await collect(p, request([user_text("ping")]))
+    assert texts(events) == "you said ping"
+    got = await asyncio.to_thread(wire.chat.wait_for_requests, 1, 1.0)
+    assert len(got) == 1
+    with pytest.raises(TimeoutError):
+        wire.chat.wait_for_requests(2, 0.05)
+    await p.aclose()

@@ -22,7 +22,10 @@ A `Turn` is vendor-neutral (text / thinking / redacted thinking / refusal / tool
 stop reason in Anthropic vocabulary, usage with cache tokens) and is rendered into the
 endpoint's own SSE dialect. Faults on a turn: ``first_byte_delay``, ``frame_delay``,
 ``reset_after`` (TCP RST after N frames), ``truncate_after`` / ``truncated`` (clean end
-without the final event), ``error_after`` (in-stream error event after N frames).
+without the final event), ``error_after`` (in-stream error event after N frames),
+``gate_after`` (send N frames, then hold until ``turn.gate.set()``, for deterministic
+mid-stream cancel/interrupt tests). ``ep.wait_for_requests(n)`` blocks until n requests
+arrived; a reply may also be a callable ``(RecordedRequest) -> reply``.
 `http_error(...)` is a plain JSON error reply with optional headers; `raw_sse(...)` sends
 exact hand-made frames. An endpoint whose
 queue is empty answers 400 "wire server: no scripted reply", unless ``default`` is set.
@@ -37,6 +40,7 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -147,6 +151,8 @@ class Turn:
     error_message: str = "Overloaded"
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    gate_after: int | None = None  # send this many frames, then wait for `gate`
+    gate: threading.Event = field(default_factory=threading.Event)
 
     @property
     def stop_reason(self) -> str:
@@ -178,6 +184,8 @@ class RawStream:
 
 
 Reply = Turn | HttpError | RawStream
+ReplySource = Reply | Callable[["RecordedRequest"], Reply]
+"""A reply, or a function of the request that returns one (dynamic replies)."""
 
 
 def text(value: str | list[str], *, chunks: int | None = None, chunk_size: int | None = None) -> Text:
@@ -575,16 +583,25 @@ class Endpoint:
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self._queue: deque[Reply] = deque()
-        self._lock = threading.Lock()
+        self._queue: deque[ReplySource] = deque()
+        self._lock = threading.Condition()
         self.requests: list[RecordedRequest] = []
-        self.default: Reply | None = None  # served when the queue is empty
+        self.default: ReplySource | None = None  # served when the queue is empty
 
-    def enqueue(self, *replies: Reply) -> Endpoint:
-        """Append replies (turns or http errors), served one per request in order."""
+    def enqueue(self, *replies: ReplySource) -> Endpoint:
+        """Append replies (turns, http errors, raw streams, or callables of the request),
+        served one per request in order."""
         with self._lock:
             self._queue.extend(replies)
         return self
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> list[RecordedRequest]:
+        """Block until at least ``count`` requests arrived (raises `TimeoutError`).
+        From async code: ``await asyncio.to_thread(ep.wait_for_requests, n)``."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.requests) >= count, timeout):
+                raise TimeoutError(f"{self.kind}: {len(self.requests)} of {count} requests after {timeout}s")
+            return list(self.requests)
 
     def pending(self) -> int:
         """How many scripted replies are still unserved."""
@@ -605,9 +622,11 @@ class Endpoint:
     def _next(self, req: RecordedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(req)
-            if self._queue:
-                return self._queue.popleft()
-            return self.default
+            self._lock.notify_all()
+            source = self._queue.popleft() if self._queue else self.default
+        if source is not None and not isinstance(source, (Turn, HttpError, RawStream)):
+            return source(req)
+        return source
 
 
 class _Server(ThreadingHTTPServer):
@@ -728,6 +747,12 @@ class _Handler(BaseHTTPRequestHandler):
         buf: list[bytes] = []
         size = 0
         for n, frame in enumerate(frames):
+            if t.gate_after is not None and n == t.gate_after:
+                self._flush(buf)
+                buf, size = [], 0
+                while not t.gate.wait(0.05):
+                    if stopping.is_set():
+                        raise _Reset()
             if t.reset_after is not None and n == t.reset_after:
                 self._flush(buf)
                 self._reset()
