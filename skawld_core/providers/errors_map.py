@@ -16,6 +16,7 @@ Messages are built from the API's own error text, and any API key is scrubbed.
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -116,6 +117,9 @@ def map_error(
         return exc
     if type(exc).__name__ == "AbortError":
         return AbortError(str(exc) or "aborted", cause=exc)
+    if isinstance(exc, json.JSONDecodeError):
+        # A corrupted stream frame: like a broken connection, worth a retry before output.
+        return ProviderError(f"{vendor} sent a malformed stream event: {exc.msg}", retryable=True, cause=exc)
     secret_list = list(secrets)
     status = getattr(exc, "status_code", None)
     body = getattr(exc, "body", None)

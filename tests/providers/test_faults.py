@@ -12,7 +12,7 @@ import pytest
 from skawld_core.errors import AuthError, ContextLengthError, ProviderError, RateLimitError
 from skawld_core.providers.retry import RetryPolicy
 from tests.support.provider_kit import API_KEY, KINDS, RecordingSleep, collect, endpoint, make_provider, request, texts
-from tests.support.wire_server import WireServer, http_error, text, tool_call, turn
+from tests.support.wire_server import WireServer, http_error, raw_sse, text, tool_call, turn
 
 pytestmark = [pytest.mark.timeout(30), pytest.mark.parametrize("kind", KINDS)]
 
@@ -280,3 +280,11 @@ async def test_tool_call_survives_retry(kind: str, wire: WireServer, fast_retry:
     events = await collect(make_provider(kind, wire, retry_policy=fast_retry))
     assert [e.type for e in events].count("tool_use_start") == 1
     assert events[-1].type == "message_end" and events[-1].stop_reason == "tool_use"
+
+
+async def test_malformed_frame_before_output_is_retried(kind: str, wire: WireServer, fast_retry: RetryPolicy) -> None:
+    ep = endpoint(wire, kind)
+    event = "message_start" if kind == "anthropic" else ("response.created" if kind == "responses" else None)
+    ep.enqueue(raw_sse((event, "{not json")), ok())
+    assert texts(await collect(make_provider(kind, wire, retry_policy=fast_retry))) == "all good"
+    assert len(ep.requests) == 2
