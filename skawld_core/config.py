@@ -18,7 +18,8 @@ pointers when it:
 - sets ``permissions.mode`` to ``acceptEdits`` or ``yolo``, or has an ``allow`` rule
   (the reference's gate);
 - sets ``provider.baseURL`` (that server would receive the user's API key), starts
-  ``mcpServers`` or runs ``hooks`` commands (they execute code) — skawld's stricter gate;
+  ``mcpServers`` or runs ``hooks`` commands (they execute code), or sets a ``cwd``
+  outside the project directory (the agent would work elsewhere) — skawld's stricter gate;
 
 unless ``accept_project_config=True`` or the user accepted that exact file before
 (`trust_project_config`, remembered by path and SHA-256 in
@@ -246,6 +247,10 @@ def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
 def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
     doc: dict[str, Any] = {}
 
@@ -387,6 +392,8 @@ def load_config(
     if loaded is not None:
         doc, warns = loaded
         gated = _gate_pointers(doc)
+        if "cwd" in doc and not _inside((base / Path(doc["cwd"]).expanduser()).resolve(), base):
+            gated.append("/cwd")
         if gated and not accept_project_config and not is_project_config_trusted(project_path, env=environ):
             raise UntrustedProjectConfigError(project_path, gated)
         _resolve_paths(doc, project_path.parent)

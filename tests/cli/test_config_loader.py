@@ -291,3 +291,12 @@ def test_trust_is_remembered_per_path_and_hash(home: Path, proj: Path) -> None:
     project(proj, {"permissions": {"mode": "yolo"}, "mcpServers": {"x": {"command": "evil"}}})
     with pytest.raises(UntrustedProjectConfigError):  # the file changed: asked again
         load(home, proj)
+
+
+def test_project_cwd_outside_the_project_is_gated(home: Path, proj: Path) -> None:
+    project(proj, {"cwd": "sub"})
+    assert load(home, proj).config.cwd == "sub"
+    project(proj, {"cwd": "../elsewhere"})
+    with pytest.raises(UntrustedProjectConfigError) as info:
+        load(home, proj)
+    assert info.value.pointers == ["/cwd"]
