@@ -210,10 +210,13 @@ class HeadlessRunner:
                         warn(f"{name or 'tool'} call denied: {content.removeprefix('Tool call denied:').strip()}")
 
     def _emit(self, event: Event, stats: _RunStats) -> None:
-        from skawld_core.events import PermissionRequestEvent, to_json
+        from skawld_core.events import PermissionRequestEvent, SubagentEvent, to_json
 
-        if isinstance(event, PermissionRequestEvent):
-            self.announced.update(r.tool_use_id for r in event.requests)
+        inner: Event = event
+        while isinstance(inner, SubagentEvent):  # a subagent's calls are answered the same way
+            inner = inner.event
+        if isinstance(inner, PermissionRequestEvent):
+            self.announced.update(r.tool_use_id for r in inner.requests)
         self._track(event, stats)
         if self.opts.output_format == "stream-json":
             self.writer.line(to_json(event))

@@ -168,3 +168,26 @@ def test_prompt_sent_during_a_run_becomes_a_follow_up(cli: CliEnv) -> None:
     assert code == 0, err
     results = [json.loads(line)["result"] for line in out.splitlines()]
     assert results == ["first", "second"]
+
+
+def test_subagent_permission_request_answered_over_stdin(cli: CliEnv) -> None:
+    from skawld_core.events import SubagentEvent
+
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Subagent", {"description": "write", "prompt": "Write a file."}, id="s1")),
+        turn(tool_call("Bash", {"command": "echo child > child.txt"}, id="cb1")),
+        turn(text("child done")),
+        turn(text("parent done")),
+    )
+    proc = cli.popen(*cli.args("-p", "delegate", "--json", "--canusetool", "--allowed-tools", "Subagent"))
+
+    def child_asks(e: Event) -> bool:
+        return isinstance(e, SubagentEvent) and isinstance(e.event, PermissionRequestEvent)
+
+    read_until(proc, child_asks)
+    send(proc, {"type": "permission_response", "tool_use_id": "cb1", "decision": "allow"})
+    code, rest, err = finish(proc)
+    assert code == 0, err
+    assert isinstance(rest[-1], ResultEvent) and rest[-1].final_text == "parent done"
+    assert (cli.repo / "child.txt").read_text() == "child\n"
+    assert "unknown tool_use_id" not in err
