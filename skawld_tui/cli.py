@@ -221,7 +221,9 @@ def run(
         no_user_config=no_user_config,
         accept_project_config=accept_project_config,
     )
-    headless = print_mode or json_out or output_format is not None
+    if json_out and output_format not in (None, OutputFormat.stream_json):
+        raise _fail(f"--json conflicts with --output-format {output_format.value}", EXIT_USAGE)
+    headless = print_mode or json_out or output_format is not None or input_format is InputFormat.stream_json
     fmt = OutputFormat.stream_json if json_out else (output_format or OutputFormat.text)
     if headless:
         code = _headless(

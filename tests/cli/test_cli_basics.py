@@ -32,6 +32,7 @@ def test_help_and_version(cli: CliEnv) -> None:
         ["-p", "hi", "--output-format", "xml"],
         ["sessions", "export", "x", "--format", "pdf"],
         ["-p", "hi", "--resume", "a", "--session", "b"],
+        ["-p", "hi", "--json", "--output-format", "text"],
     ],
 )
 def test_usage_errors_exit_2_with_usage_line(cli: CliEnv, args: list[str]) -> None:
