@@ -101,7 +101,7 @@ class RunLoop:
             SystemEvent(
                 session_id=session.id,
                 run_id=self.run_id,
-                model=agent.model,
+                model=session.model,
                 tools=session.tools.names(),
                 permission_mode=agent.permission_mode,
                 cwd=str(agent.cwd),
@@ -150,7 +150,7 @@ class RunLoop:
             await self._maybe_compact("threshold")
             model_override, overlay_tools = session.take_overlay()
             try:
-                assembler = await self._stream_with_recovery(model_override or agent.model)
+                assembler = await self._stream_with_recovery(model_override or session.model)
                 turns += 1
                 message = assembler.message()
                 await self._persist([message])
@@ -268,7 +268,7 @@ class RunLoop:
         agent = self.agent
         provider = agent.provider
         if trigger == "threshold" and not should_compact(
-            session.last_usage, agent.max_output_tokens, provider.context_window(agent.model)
+            session.last_usage, agent.max_output_tokens, provider.context_window(session.model)
         ):
             return False
         view = session.provider_view
@@ -285,7 +285,7 @@ class RunLoop:
                 await self.emit(err)
         report = UsageReport()
         compacted = await agent.compaction.compact(
-            list(view), provider=provider, model=agent.model, usage_report=report
+            list(view), provider=provider, model=session.model, usage_report=report
         )
         if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
             return False
@@ -323,7 +323,7 @@ class RunLoop:
             self._forced_compaction_used = True
             if not await self._maybe_compact("forced"):
                 raise
-            return await self._stream_turn(self.agent.model)
+            return await self._stream_turn(self.session.model)
 
     def _request(self, model: str) -> ProviderRequest:
         session = self.session

@@ -284,7 +284,16 @@ class Scheduler:
         skill = self._skill_name(call)
         if skill is not None:
             args = call.input.get("args")
-            await self.emit(SkillInvokedEvent(name=skill, args=args if isinstance(args, str) else None))
+            overlay_for = getattr(call.tool, "overlay_for", None)
+            model_override, allowed_tools = overlay_for(skill) if callable(overlay_for) else (None, None)
+            await self.emit(
+                SkillInvokedEvent(
+                    name=skill,
+                    args=args if isinstance(args, str) else None,
+                    model_override=model_override,
+                    allowed_tools=allowed_tools,
+                )
+            )
         self._started.add(tool_use_id)
         await self.emit(ToolCallStartEvent(tool_use_id=tool_use_id, tool_name=call.name, input=call.input))
         started = time.perf_counter()

@@ -65,8 +65,10 @@ class Session:
         tools: ToolRegistry | None = None,
         system: list[SystemBlock] | None = None,
         is_child: bool = False,
+        model: str | None = None,
     ) -> None:
         self.agent = agent
+        self._model = model
         self._record = record
         self.provider_view: list[Message] = list(history)
         self.full_history: list[Message] = list(history)
@@ -103,6 +105,16 @@ class Session:
     def message_count(self) -> int:
         """Length of the provider view (which compaction may shorten)."""
         return len(self.provider_view)
+
+    @property
+    def model(self) -> str:
+        """The model this session talks to (a subagent's own, or the agent's)."""
+        return self._model or self.agent.model
+
+    @property
+    def run_options(self) -> RunOptions | None:
+        """The active run's options (`None` when idle)."""
+        return self._run.options if self._run is not None else None
 
     @property
     def store(self) -> SessionStore:
@@ -262,7 +274,7 @@ class Run:
         self.run_id = str(uuid.uuid4())
         self.result: ResultEvent | None = None
         self._prompt = prompt
-        self._options = options
+        self.options = options
         self._queue: asyncio.Queue[_Item] | None = None
         self._driver: asyncio.Task[None] | None = None
         self._loop_state: Any = None
@@ -277,7 +289,7 @@ class Run:
         from .loop import RunLoop
 
         self._queue = asyncio.Queue()
-        state = RunLoop(self.session, self._prompt, self._options, self.run_id, self._emit, self._emit_nowait)
+        state = RunLoop(self.session, self._prompt, self.options, self.run_id, self._emit, self._emit_nowait)
         state.aborting = self._aborted
         self._loop_state = state
         self._driver = asyncio.get_running_loop().create_task(self._drive(state), name=f"skawld-run-{self.run_id}")

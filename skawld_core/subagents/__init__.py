@@ -12,7 +12,7 @@ from .definitions import (
     parse_agent_definition,
 )
 from .registry import DEFAULT_AGENT, DEFAULT_AGENT_NAME, SubagentRegistry
-from .runner import ChildSession, SubagentOutcome, build_child_tools, run_subagent
+from .runner import SubagentOutcome, build_child_tools, run_subagent
 from .tool import SubagentInput, SubagentTool, subagent_description
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "AgentDefinition",
     "AgentLoadResult",
     "AgentSkipReason",
-    "ChildSession",
     "SkippedAgent",
     "SubagentInput",
     "SubagentOutcome",

@@ -26,29 +26,12 @@ from ..tools.registry import ToolRegistry
 from .definitions import AgentDefinition
 
 if TYPE_CHECKING:
-    from ..agent import Agent
     from ..events import ErrorEvent
     from ..providers.base import Effort, ThinkingConfig
-    from ..sessions.store import SessionRecord
 
-__all__ = ["EXCLUDED_CHILD_TOOLS", "ChildSession", "SubagentOutcome", "build_child_tools", "run_subagent"]
+__all__ = ["EXCLUDED_CHILD_TOOLS", "SubagentOutcome", "build_child_tools", "run_subagent"]
 
 EXCLUDED_CHILD_TOOLS = frozenset({"Subagent", "AskUser"})
-
-
-class ChildSession(Session):
-    """A subagent's session: a `Session` with a per-session model (the agent
-    definition's `model`), applied on every turn unless a skill overlay sets
-    one. (The `system` event and compaction still name the agent's model.)"""
-
-    def __init__(self, agent: Agent, record: SessionRecord, *, model: str | None = None, **kwargs: Any) -> None:
-        super().__init__(agent, record, [], **kwargs)
-        self.child_model = model
-
-    def take_overlay(self) -> tuple[str | None, frozenset[str]]:
-        """The skill overlay for the next turn, with the definition's model as the default."""
-        model, tools = super().take_overlay()
-        return (model or self.child_model), tools
 
 
 @dataclass(frozen=True)
@@ -127,7 +110,7 @@ async def run_subagent(
         tool_names=tools.names(),
         user_instructions=definition.body or None,
     )
-    child = ChildSession(agent, record, model=definition.model, tools=tools, system=system, is_child=True)
+    child = Session(agent, record, [], model=definition.model, tools=tools, system=system, is_child=True)
     if live is not None:
         live[child.id] = child
     last_text = ""

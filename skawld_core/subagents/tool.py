@@ -131,14 +131,8 @@ class SubagentTool(Tool[SubagentInput]):
 
 
 def _run_knobs(parent: Session) -> dict[str, Any]:
-    """The parent's current `thinking` / `effort` (inherited by the child).
-
-    Read from `Session.run_options` when the session has it, else from the
-    active run's options (no public accessor yet).
-    """
-    options = getattr(parent, "run_options", None)
-    if options is None:
-        options = getattr(getattr(parent, "_run", None), "_options", None)
+    """The parent's current `thinking` / `effort` (inherited by the child)."""
+    options = parent.run_options
     return {
         "thinking": getattr(options, "thinking", None),
         "effort": getattr(options, "effort", None),
