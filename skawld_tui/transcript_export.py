@@ -105,6 +105,12 @@ def _render(tree: SessionTree, level: int, out: list[str]) -> None:
         out.append(f"{sub} {'Tool results' if only_results else msg.role.capitalize()} (#{stored.seq})\n")
         for block in msg.content:
             if isinstance(block, TextBlock):
+                body = block.text.strip()
+                if body.startswith("<env>") and body.endswith("</env>"):
+                    continue  # the per-run date prefix
+                if body.startswith("<system-reminder>"):
+                    out.append(f"<details><summary>system reminder</summary>\n\n{_fence(body)}\n\n</details>\n")
+                    continue
                 out.append(block.text.rstrip() + "\n")
             elif isinstance(block, ThinkingBlock):
                 out.append("\n".join("> " + line for line in block.thinking.splitlines()) + "\n")
