@@ -288,3 +288,26 @@ async def test_malformed_frame_before_output_is_retried(kind: str, wire: WireSer
     ep.enqueue(raw_sse((event, "{not json")), ok())
     assert texts(await collect(make_provider(kind, wire, retry_policy=fast_retry))) == "all good"
     assert len(ep.requests) == 2
+
+
+async def test_repeated_429_retry_after_zero_uses_the_whole_budget(
+    kind: str, wire: WireServer, fast_retry: RetryPolicy, sleeps: RecordingSleep
+) -> None:
+    ep = endpoint(wire, kind)
+    ep.default = http_error(429, headers={"retry-after": "0"})
+    p = make_provider(kind, wire, retry_policy=fast_retry)
+    with pytest.raises(RateLimitError):
+        await collect(p)
+    assert len(ep.requests) == 6 and sleeps.delays == [0.0] * 5
+    ep.requests.clear()
+    with pytest.raises(RateLimitError):
+        await collect(p, request(max_retries=2))
+    assert len(ep.requests) == 3
+
+
+async def test_vendor_sdk_retries_are_off(kind: str, wire: WireServer) -> None:
+    p = make_provider(kind, wire)
+    endpoint(wire, kind).enqueue(ok())
+    await collect(p)
+    assert p._get_client(API_KEY).max_retries == 0  # type: ignore[attr-defined]
+    await p.aclose()
