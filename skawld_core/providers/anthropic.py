@@ -45,7 +45,7 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, metadata, resolve_api_key
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, dump_json, metadata, resolve_api_key
 from .errors_map import map_error
 from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
 
@@ -280,6 +280,7 @@ class AnthropicMapper:
     __slots__ = (
         "cache_creation",
         "cache_read",
+        "initial_inputs",
         "output",
         "redacted",
         "saw_stop",
@@ -290,6 +291,7 @@ class AnthropicMapper:
 
     def __init__(self) -> None:
         self.tool_ids: dict[int, str] = {}
+        self.initial_inputs: dict[int, Any] = {}  # tool input given whole in content_block_start
         self.redacted: list[dict[str, Any]] = []
         self.wire_input = 0
         self.cache_read: int | None = None
@@ -298,8 +300,8 @@ class AnthropicMapper:
         self.stop_reason: str | None = None
         self.saw_stop = False
 
-    def feed(self, ev: Any) -> ProviderStreamEvent | None:
-        """The normalized event for one wire event (a dict), if any."""
+    def feed(self, ev: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
+        """The normalized event(s) for one wire event (a dict), if any."""
         kind = ev.get("type")
         if kind == "content_block_delta":
             d = ev["delta"]
@@ -307,9 +309,12 @@ class AnthropicMapper:
             if dt == "text_delta":
                 return TextDelta(text=d["text"])
             if dt == "input_json_delta":
-                tid = self.tool_ids.get(ev.get("index", -1))
+                index = ev.get("index", -1)
+                tid = self.tool_ids.get(index)
                 piece = d.get("partial_json")
                 if tid is not None and piece:
+                    if self.initial_inputs:
+                        self.initial_inputs.pop(index, None)
                     return ToolUseInputDelta(id=tid, json_delta=piece)
             elif dt == "thinking_delta":
                 return ThinkingDelta(text=d["thinking"])
@@ -319,8 +324,14 @@ class AnthropicMapper:
         if kind == "content_block_start":
             return self._block_start(ev.get("index", -1), ev["content_block"])
         if kind == "content_block_stop":
-            tid = self.tool_ids.pop(ev.get("index", -1), None)
-            return ToolUseEnd(id=tid) if tid is not None else None
+            index = ev.get("index", -1)
+            tid = self.tool_ids.pop(index, None)
+            if tid is None:
+                return None
+            whole = self.initial_inputs.pop(index, None) if self.initial_inputs else None
+            if whole is not None:
+                return [ToolUseInputDelta(id=tid, json_delta=dump_json(whole)), ToolUseEnd(id=tid)]
+            return ToolUseEnd(id=tid)
         if kind == "message_start":
             u = (ev.get("message") or {}).get("usage") or {}
             self.wire_input = u.get("input_tokens") or 0
@@ -337,6 +348,8 @@ class AnthropicMapper:
         bt = block.get("type")
         if bt == "tool_use":
             self.tool_ids[index] = block["id"]
+            if block.get("input"):
+                self.initial_inputs[index] = block["input"]
             return ToolUseStart(id=block["id"], name=block["name"])
         if bt == "text":
             return TextDelta(text=block["text"]) if block.get("text") else None

@@ -8,7 +8,8 @@ A missing key raises `AuthError` from `stream()`.
 Requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the
 SDK client is created lazily, one per event loop, with ``max_retries=0``.
 
-Thinking blocks are never sent (Chat has no field for them); refusals stream as text;
+Thinking blocks are never sent (Chat has no field for them); a compatible server's
+``reasoning_content`` / ``reasoning`` deltas stream as thinking; refusals stream as text;
 a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 """
 
@@ -26,6 +27,7 @@ from .base import (
     ProviderRequest,
     ProviderStreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolUseEnd,
     ToolUseInputDelta,
     ToolUseStart,
@@ -254,12 +256,17 @@ class ChatMapper:
                 and not delta.get("tool_calls")
                 and choice.get("finish_reason") is None
                 and not delta.get("refusal")
+                and not delta.get("reasoning_content")
+                and not delta.get("reasoning")
             ):
                 return TextDelta(text=delta["content"])  # the hot path: one plain text delta
         out: list[ProviderStreamEvent] = []
         for choice in choices:
             delta = choice.get("delta")
             if delta:
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if reasoning and isinstance(reasoning, str):
+                    out.append(ThinkingDelta(text=reasoning))  # vLLM / DeepSeek-style servers
                 if delta.get("content"):
                     out.append(TextDelta(text=delta["content"]))
                 if delta.get("refusal"):

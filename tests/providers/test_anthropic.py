@@ -21,6 +21,7 @@ from tests.support.provider_kit import collect, make_provider, request, tool_jso
 from tests.support.wire_server import (
     WireServer,
     WireUsage,
+    raw_sse,
     redacted_thinking,
     text,
     thinking,
@@ -307,3 +308,44 @@ async def test_request_on_the_wire(wire: WireServer) -> None:
     ]
     assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert body["tools"][0]["name"] == "Bash"
+
+
+async def test_tool_input_given_whole_at_block_start(wire: WireServer) -> None:
+    """Some proxies send the complete input in content_block_start and no deltas."""
+
+    def ev(kind: str, **data: object) -> tuple[str, dict[str, object]]:
+        return (kind, {"type": kind, **data})
+
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    wire.anthropic.enqueue(
+        raw_sse(
+            ev(
+                "message_start",
+                message={
+                    "id": "m",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "m",
+                    "usage": usage,
+                },
+            ),
+            ev(
+                "content_block_start",
+                index=0,
+                content_block={"type": "tool_use", "id": "t1", "name": "Ls", "input": {"path": "."}},
+            ),
+            ev("content_block_stop", index=0),
+            ev("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 3}),
+            ev("message_stop"),
+        )
+    )
+    events = await collect(make_provider("anthropic", wire))
+    assert [e.type for e in events] == [
+        "message_start",
+        "tool_use_start",
+        "tool_use_input_delta",
+        "tool_use_end",
+        "message_end",
+    ]
+    assert tool_json(events, "t1") == '{"path":"."}'

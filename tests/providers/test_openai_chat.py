@@ -252,3 +252,21 @@ async def test_wire_compatible_server_without_tool_ids_or_usage(wire: WireServer
         "message_end",
     ]
     assert events[1].id == "call_0" and events[-1].usage.input_tokens == 0
+
+
+async def test_wire_reasoning_content_from_compatible_servers_is_thinking(wire: WireServer) -> None:
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    wire.chat.enqueue(
+        raw_sse(
+            (None, {**head, "choices": [{"index": 0, "delta": {"reasoning_content": "hmm "}, "finish_reason": None}]}),
+            (None, {**head, "choices": [{"index": 0, "delta": {"reasoning": "ok"}, "finish_reason": None}]}),
+            (None, {**head, "choices": [{"index": 0, "delta": {"content": "answer"}, "finish_reason": "stop"}]}),
+            (None, "[DONE]"),
+        )
+    )
+    events = await collect(make_provider("chat", wire))
+    assert [(e.type, getattr(e, "text", None)) for e in events[1:-1]] == [
+        ("thinking_delta", "hmm "),
+        ("thinking_delta", "ok"),
+        ("text_delta", "answer"),
+    ]
