@@ -27,8 +27,12 @@ without the final event), ``error_after`` (in-stream error event after N frames)
 mid-stream cancel/interrupt tests). ``ep.wait_for_requests(n)`` blocks until n requests
 arrived; a reply may also be a callable ``(RecordedRequest) -> reply``.
 `http_error(...)` is a plain JSON error reply with optional headers; `raw_sse(...)` sends
-exact hand-made frames. An endpoint whose
-queue is empty answers 400 "wire server: no scripted reply", unless ``default`` is set.
+exact hand-made frames. An endpoint whose queue is empty answers 400 "wire server: no
+scripted reply", unless ``default`` is set.
+
+Modules: `wire_script` (turns, faults, builders), `wire_formats` (the three SSE
+renderers), this one (the threaded HTTP server). Everything is re-exported here.
+Run ``python -m tests.support.wire_server`` for a manual server answering every request.
 """
 
 from __future__ import annotations
@@ -40,13 +44,45 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .wire_formats import (
+    _ANTHROPIC_ERROR_TYPES,
+    anthropic_error_event,
+    chat_error_event,
+    render_anthropic,
+    render_chat,
+    render_responses,
+    responses_error_event,
+)
+from .wire_script import (
+    HttpError,
+    RawStream,
+    RecordedRequest,
+    Redacted,
+    Refusal,
+    Reply,
+    ReplySource,
+    Text,
+    Thinking,
+    ToolCall,
+    Turn,
+    WireUsage,
+    http_error,
+    raw_sse,
+    redacted_thinking,
+    refusal,
+    text,
+    thinking,
+    tool_call,
+    turn,
+)
+
 __all__ = [
     "Endpoint",
+    "Reply",
+    "ReplySource",
     "HttpError",
     "RecordedRequest",
     "RawStream",
@@ -69,513 +105,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------- script model
-
-
-def _split(s: str, chunks: int | None, chunk_size: int | None) -> list[str]:
-    if chunk_size:
-        return [s[i : i + chunk_size] for i in range(0, len(s), chunk_size)] or [""]
-    n = max(1, chunks or 1)
-    step = max(1, -(-len(s) // n))
-    return [s[i : i + step] for i in range(0, len(s), step)] or [""]
-
-
-@dataclass
-class Text:
-    """Assistant text, streamed as ``parts`` (one delta each)."""
-
-    parts: list[str]
-
-
-@dataclass
-class Thinking:
-    """Thinking / reasoning-summary text plus an (Anthropic) signature."""
-
-    parts: list[str]
-    signature: str | None = "sig"
-
-
-@dataclass
-class Redacted:
-    """An Anthropic ``redacted_thinking`` block (other formats skip it)."""
-
-    data: str
-
-
-@dataclass
-class Refusal:
-    """A refusal (OpenAI ``refusal`` deltas; Anthropic renders it as text)."""
-
-    parts: list[str]
-
-
-@dataclass
-class ToolCall:
-    """A tool call whose input JSON is sent in ``parts`` (split across many deltas)."""
-
-    id: str
-    name: str
-    parts: list[str]
-    late_id: bool = False  # chat only: first argument fragment arrives before id/name
-
-
-Part = Text | Thinking | Redacted | Refusal | ToolCall
-
-
-@dataclass
-class WireUsage:
-    """Token counts. ``input_tokens`` excludes cache tokens (Anthropic wire meaning);
-    OpenAI renders ``prompt_tokens = input + cache_read + cache_creation``."""
-
-    input_tokens: int = 10
-    output_tokens: int = 42
-    cache_read_tokens: int = 0
-    cache_creation_tokens: int = 0
-
-
-@dataclass
-class Turn:
-    """One scripted streamed reply (vendor-neutral)."""
-
-    parts: list[Part]
-    stop: str | None = None  # anthropic vocabulary; None = tool_use if tool calls else end_turn
-    usage: WireUsage = field(default_factory=WireUsage)
-    response_id: str | None = None  # Responses / Anthropic message id; auto when None
-    first_byte_delay: float = 0.0
-    frame_delay: float = 0.0
-    reset_after: int | None = None
-    truncate_after: int | None = None
-    truncated: bool = False  # drop the terminal frames
-    error_after: int | None = None
-    error_type: str = "overloaded_error"
-    error_message: str = "Overloaded"
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    gate_after: int | None = None  # send this many frames, then wait for `gate`
-    gate: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def stop_reason(self) -> str:
-        if self.stop is not None:
-            return self.stop
-        return "tool_use" if any(isinstance(p, ToolCall) for p in self.parts) else "end_turn"
-
-
-@dataclass
-class HttpError:
-    """A non-streamed JSON error reply."""
-
-    status: int
-    message: str = "error"
-    err_type: str | None = None
-    code: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    body: Any = None  # overrides the rendered body when set
-    first_byte_delay: float = 0.0
-
-
-@dataclass
-class RawStream:
-    """Exact SSE bytes, sent as a 200 ``text/event-stream`` (for hand-made wire cases)."""
-
-    frames: list[bytes]
-    headers: dict[str, str] = field(default_factory=dict)
-    first_byte_delay: float = 0.0
-
-
-Reply = Turn | HttpError | RawStream
-ReplySource = Reply | Callable[["RecordedRequest"], Reply]
-"""A reply, or a function of the request that returns one (dynamic replies)."""
-
-
-def text(value: str | list[str], *, chunks: int | None = None, chunk_size: int | None = None) -> Text:
-    """Text streamed as the given list of deltas, or ``value`` split into ``chunks``/``chunk_size``."""
-    return Text(list(value) if isinstance(value, list) else _split(value, chunks, chunk_size))
-
-
-def thinking(value: str | list[str], *, signature: str | None = "sig", chunks: int | None = None) -> Thinking:
-    """Thinking text with its signature."""
-    return Thinking(list(value) if isinstance(value, list) else _split(value, chunks, None), signature)
-
-
-def redacted_thinking(data: str) -> Redacted:
-    """An Anthropic redacted-thinking block."""
-    return Redacted(data)
-
-
-def refusal(value: str | list[str]) -> Refusal:
-    """A refusal message."""
-    return Refusal(list(value) if isinstance(value, list) else [value])
-
-
-def tool_call(
-    name: str,
-    input: Any = None,
-    *,
-    id: str = "call_1",
-    raw_json: str | None = None,
-    chunk_size: int | None = 3,
-    parts: list[str] | None = None,
-    late_id: bool = False,
-) -> ToolCall:
-    """A tool call; the JSON input is split into ``chunk_size``-character deltas (or ``parts``)."""
-    if parts is None:
-        src = raw_json if raw_json is not None else json.dumps({} if input is None else input)
-        parts = _split(src, None, chunk_size)
-    return ToolCall(id, name, parts, late_id)
-
-
-def raw_sse(*frames: tuple[str | None, Any] | bytes) -> RawStream:
-    """A hand-made stream: ``(event_name_or_None, data)`` pairs (data is JSON-encoded unless
-    a str) or ready-made frame bytes."""
-    return RawStream([f if isinstance(f, bytes) else _sse(f[0], f[1]) for f in frames])
-
-
-def turn(*parts: Part, **kwargs: Any) -> Turn:
-    """A scripted turn: ``turn(text("hi"), tool_call(...), stop="end_turn", usage=WireUsage(...))``."""
-    return Turn(list(parts), **kwargs)
-
-
-def http_error(
-    status: int,
-    message: str | None = None,
-    *,
-    err_type: str | None = None,
-    code: str | None = None,
-    headers: dict[str, str] | None = None,
-    body: Any = None,
-) -> HttpError:
-    """A JSON error reply with ``status`` and optional headers (e.g. ``retry-after``)."""
-    return HttpError(status, message or f"scripted error {status}", err_type, code, dict(headers or {}), body)
-
-
-# --------------------------------------------------------------------------- renderers
-
-
-def _sse(event: str | None, data: Any) -> bytes:
-    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
-
-
-_ANTHROPIC_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    408: "timeout_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    529: "overloaded_error",
-}
-
-
-@dataclass
-class Rendered:
-    """Frames of a turn, with how many trailing frames are the terminal ones."""
-
-    frames: list[bytes]
-    terminal: int
-
-
-def render_anthropic(t: Turn, model: str) -> Rendered:
-    """Anthropic Messages SSE frames (every frame has an ``event:`` line)."""
-    u = t.usage
-    msg_id = t.response_id or "msg_01"
-    f: list[bytes] = [
-        _sse(
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [],
-                    "model": model,
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": {
-                        "input_tokens": u.input_tokens,
-                        "cache_creation_input_tokens": u.cache_creation_tokens,
-                        "cache_read_input_tokens": u.cache_read_tokens,
-                        "output_tokens": 1,
-                    },
-                },
-            },
-        )
-    ]
-    for i, p in enumerate(t.parts):
-
-        def delta(d: dict[str, Any], i: int = i) -> bytes:
-            return _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d})
-
-        if isinstance(p, (Text, Refusal)):
-            f.append(
-                _sse(
-                    "content_block_start",
-                    {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
-                )
-            )
-            f.extend(delta({"type": "text_delta", "text": s}) for s in p.parts)
-        elif isinstance(p, Thinking):
-            f.append(
-                _sse(
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                    },
-                )
-            )
-            f.extend(delta({"type": "thinking_delta", "thinking": s}) for s in p.parts)
-            if p.signature is not None:
-                f.append(delta({"type": "signature_delta", "signature": p.signature}))
-        elif isinstance(p, Redacted):
-            f.append(
-                _sse(
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "redacted_thinking", "data": p.data},
-                    },
-                )
-            )
-        else:
-            f.append(
-                _sse(
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": i,
-                        "content_block": {"type": "tool_use", "id": p.id, "name": p.name, "input": {}},
-                    },
-                )
-            )
-            f.append(delta({"type": "input_json_delta", "partial_json": ""}))
-            f.extend(delta({"type": "input_json_delta", "partial_json": s}) for s in p.parts)
-        f.append(_sse("content_block_stop", {"type": "content_block_stop", "index": i}))
-    f.append(
-        _sse(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": t.stop_reason, "stop_sequence": None},
-                "usage": {
-                    "output_tokens": u.output_tokens,
-                    "input_tokens": u.input_tokens,
-                    "cache_creation_input_tokens": u.cache_creation_tokens,
-                    "cache_read_input_tokens": u.cache_read_tokens,
-                },
-            },
-        )
-    )
-    f.append(_sse("message_stop", {"type": "message_stop"}))
-    return Rendered(f, 2)
-
-
-def anthropic_error_event(t: Turn) -> bytes:
-    return _sse("error", {"type": "error", "error": {"type": t.error_type, "message": t.error_message}})
-
-
-_CHAT_FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter"}
-
-
-def render_chat(t: Turn, model: str) -> Rendered:
-    """Chat Completions chunks (bare ``data:`` frames, ``[DONE]`` at the end)."""
-    cid = t.response_id or "chatcmpl-1"
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse(
-            None,
-            {
-                "id": cid,
-                "object": "chat.completion.chunk",
-                "created": 1700000000,
-                "model": model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-                "usage": None,
-            },
-        )
-
-    f = [chunk({"role": "assistant", "content": "", "refusal": None})]
-    tool_index = 0
-    for p in t.parts:
-        if isinstance(p, Text):
-            f.extend(chunk({"content": s}) for s in p.parts)
-        elif isinstance(p, Refusal):
-            f.extend(chunk({"refusal": s}) for s in p.parts)
-        elif isinstance(p, ToolCall):
-            head = {"index": tool_index, "id": p.id, "type": "function", "function": {"name": p.name, "arguments": ""}}
-            pieces = list(p.parts)
-            if p.late_id and pieces:
-                f.append(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": pieces.pop(0)}}]}))
-            f.append(chunk({"tool_calls": [head]}))
-            f.extend(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": s}}]}) for s in pieces)
-            tool_index += 1
-    u = t.usage
-    prompt = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens
-    f.append(chunk({}, _CHAT_FINISH.get(t.stop_reason, t.stop_reason)))
-    f.append(
-        _sse(
-            None,
-            {
-                "id": cid,
-                "object": "chat.completion.chunk",
-                "created": 1700000000,
-                "model": model,
-                "choices": [],
-                "usage": {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": u.output_tokens,
-                    "total_tokens": prompt + u.output_tokens,
-                    "prompt_tokens_details": {"cached_tokens": u.cache_read_tokens},
-                    "completion_tokens_details": {"reasoning_tokens": 0},
-                },
-            },
-        )
-    )
-    f.append(_sse(None, "[DONE]"))
-    return Rendered(f, 3)
-
-
-def chat_error_event(t: Turn) -> bytes:
-    return _sse(None, {"error": {"message": t.error_message, "type": t.error_type, "param": None, "code": None}})
-
-
-def render_responses(t: Turn, model: str) -> Rendered:
-    """Responses API SSE frames (``event:`` lines, ends with ``response.completed``/``incomplete``)."""
-    rid = t.response_id or "resp_1"
-    seq = 0
-    f: list[bytes] = []
-
-    def ev(kind: str, **data: Any) -> None:
-        nonlocal seq
-        f.append(_sse(kind, {"type": kind, "sequence_number": seq, **data}))
-        seq += 1
-
-    def response(status: str, output: list[Any], usage: Any = None, incomplete: Any = None) -> dict[str, Any]:
-        return {
-            "id": rid,
-            "object": "response",
-            "created_at": 1700000000,
-            "model": model,
-            "status": status,
-            "output": output,
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            "incomplete_details": incomplete,
-            "error": None,
-            "usage": usage,
-        }
-
-    ev("response.created", response=response("in_progress", []))
-    ev("response.in_progress", response=response("in_progress", []))
-    output: list[dict[str, Any]] = []
-    for oi, p in enumerate(t.parts):
-        if isinstance(p, Thinking):
-            item_id = f"rs_{oi}"
-            ev("response.output_item.added", output_index=oi, item={"id": item_id, "type": "reasoning", "summary": []})
-            ev(
-                "response.reasoning_summary_part.added",
-                item_id=item_id,
-                output_index=oi,
-                summary_index=0,
-                part={"type": "summary_text", "text": ""},
-            )
-            for s in p.parts:
-                ev("response.reasoning_summary_text.delta", item_id=item_id, output_index=oi, summary_index=0, delta=s)
-            full = "".join(p.parts)
-            ev("response.reasoning_summary_text.done", item_id=item_id, output_index=oi, summary_index=0, text=full)
-            item = {"id": item_id, "type": "reasoning", "summary": [{"type": "summary_text", "text": full}]}
-            ev("response.output_item.done", output_index=oi, item=item)
-            output.append(item)
-        elif isinstance(p, (Text, Refusal)):
-            item_id = f"msg_{oi}"
-            is_refusal = isinstance(p, Refusal)
-            ev(
-                "response.output_item.added",
-                output_index=oi,
-                item={"id": item_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []},
-            )
-            part0 = (
-                {"type": "refusal", "refusal": ""}
-                if is_refusal
-                else {"type": "output_text", "text": "", "annotations": []}
-            )
-            ev("response.content_part.added", item_id=item_id, output_index=oi, content_index=0, part=part0)
-            kind = "response.refusal.delta" if is_refusal else "response.output_text.delta"
-            for s in p.parts:
-                extra = {} if is_refusal else {"logprobs": []}
-                ev(kind, item_id=item_id, output_index=oi, content_index=0, delta=s, **extra)
-            full = "".join(p.parts)
-            done_part = (
-                {"type": "refusal", "refusal": full}
-                if is_refusal
-                else {"type": "output_text", "text": full, "annotations": []}
-            )
-            ev("response.content_part.done", item_id=item_id, output_index=oi, content_index=0, part=done_part)
-            item = {
-                "id": item_id,
-                "type": "message",
-                "status": "completed",
-                "role": "assistant",
-                "content": [done_part],
-            }
-            ev("response.output_item.done", output_index=oi, item=item)
-            output.append(item)
-        elif isinstance(p, ToolCall):
-            item_id = f"fc_{oi}"
-            base = {"id": item_id, "type": "function_call", "call_id": p.id, "name": p.name}
-            ev("response.output_item.added", output_index=oi, item={**base, "arguments": "", "status": "in_progress"})
-            for s in p.parts:
-                ev("response.function_call_arguments.delta", item_id=item_id, output_index=oi, delta=s)
-            args = "".join(p.parts)
-            ev("response.function_call_arguments.done", item_id=item_id, output_index=oi, arguments=args)
-            item = {**base, "arguments": args, "status": "completed"}
-            ev("response.output_item.done", output_index=oi, item=item)
-            output.append(item)
-    u = t.usage
-    prompt = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens
-    usage = {
-        "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": u.cache_read_tokens},
-        "output_tokens": u.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": prompt + u.output_tokens,
-    }
-    if t.stop_reason == "max_tokens":
-        ev("response.incomplete", response=response("incomplete", output, usage, {"reason": "max_output_tokens"}))
-    elif t.stop_reason == "refusal":
-        ev("response.incomplete", response=response("incomplete", output, usage, {"reason": "content_filter"}))
-    else:
-        ev("response.completed", response=response("completed", output, usage))
-    return Rendered(f, 1)
-
-
-def responses_error_event(t: Turn) -> bytes:
-    return _sse(
-        "error",
-        {"type": "error", "code": t.error_type, "message": t.error_message, "param": None, "sequence_number": 0},
-    )
-
-
 # --------------------------------------------------------------------------- server
-
-
-@dataclass
-class RecordedRequest:
-    """One request as received: path, lower-cased headers, parsed JSON body."""
-
-    path: str
-    headers: dict[str, str]
-    body: Any
-    raw: bytes
 
 
 class Endpoint:
