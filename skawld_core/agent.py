@@ -70,6 +70,7 @@ class Agent:
         hooks: Any = None,
         ask_user: Any = None,
         mcp_fail_fast: bool = True,
+        instruction_files: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -88,6 +89,7 @@ class Agent:
         self.cwd = Path(cwd).resolve() if cwd is not None else Path.cwd()
         self.permission_mode: PermissionMode = permission_mode
         self.system_prompt = system_prompt
+        self.instruction_files = [str(p) for p in instruction_files]
         self.compaction: CompactionStrategy = compaction or default_compaction()
         self.max_retries = max_retries
         self.max_output_tokens = max_output_tokens

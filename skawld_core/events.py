@@ -19,7 +19,8 @@ class _Event(BaseModel):
 
 
 class SystemEvent(_Event):
-    """First event of every run."""
+    """First event of every run. `instructions` (a skawld addition, left out
+    when empty) lists the project/user instruction files in the system prompt."""
 
     type: Literal["system"] = "system"
     subtype: Literal["init"] = "init"
@@ -29,6 +30,7 @@ class SystemEvent(_Event):
     tools: list[str]
     permission_mode: PermissionMode
     cwd: str
+    instructions: list[str] | None = None
 
 
 class SkillSummary(BaseModel):

@@ -105,6 +105,7 @@ class RunLoop:
                 tools=session.tools.names(),
                 permission_mode=agent.permission_mode,
                 cwd=str(agent.cwd),
+                instructions=list(agent.instruction_files) or None,
             )
         )
         skills = agent.skill_summaries()

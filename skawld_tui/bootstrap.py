@@ -408,6 +408,8 @@ def build_agent(
         mcp_servers=settings.mcp_servers or None,
         hooks=hooks,
         ask_user=ask_user,
+        mcp_fail_fast=False,
+        instruction_files=settings.instruction_files,
     )
 
 

@@ -161,8 +161,11 @@ def test_instructions_files_join_the_system_prompt(cli: CliEnv) -> None:
     sub = cli.repo / "pkg"
     sub.mkdir()
     cli.srv.anthropic.enqueue(turn(text("ok")))
-    out = cli.run(*cli.args("-p", "hi", "--verbose", "--cwd", str(sub)))
+    out = cli.run(*cli.args("-p", "hi", "--verbose", "--cwd", str(sub), "--json"))
     assert out.returncode == 0, out.stderr
+    system_event = json.loads(out.stdout.splitlines()[0])
+    assert system_event["type"] == "system"
+    assert system_event["instructions"] == [str(cli.home / ".skawld" / "AGENTS.md"), str(cli.repo / "AGENTS.md")]
     system = json.dumps(cli.srv.anthropic.requests[0].body["system"])
     assert system.index("Config prompt first.") < system.index("User rule: be terse.") < system.index("Project rule")
     assert "should be ignored" not in system
