@@ -85,11 +85,19 @@ from .messages import (
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .config import load_config
     from .session import Run, Session
+    from .tools import default_tools
 
 __version__ = "0.1.0"
 
-_LAZY = {"Agent": ".agent", "Session": ".session", "Run": ".session"}
+_LAZY = {
+    "Agent": ".agent",
+    "Session": ".session",
+    "Run": ".session",
+    "load_config": ".config",
+    "default_tools": ".tools",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -155,6 +163,7 @@ __all__ = [
     "UserEvent",
     "__version__",
     "add_usage",
+    "default_tools",
     "from_json",
     "is_assistant_event",
     "is_compaction_event",
@@ -172,5 +181,6 @@ __all__ = [
     "is_tool_call_start_event",
     "is_usage_event",
     "is_user_event",
+    "load_config",
     "to_json",
 ]
