@@ -199,12 +199,12 @@ class OpenAIChatProvider(BaseProvider):
         A missing key raises `AuthError` on the first iteration, before any request.
         """
         key = ""
+        params: dict[str, Any] = {}
 
-        def setup() -> None:
+        def setup() -> None:  # runs on first iteration, so every failure surfaces there
             nonlocal key
             key = resolve_api_key(self._api_key, ENV_VAR)
-
-        params = self.build_params(request)
+            params.update(self.build_params(request))
 
         async def open_stream() -> Any:
             return await open_wire_stream(self._get_client(key), "/chat/completions", params)
