@@ -10,6 +10,7 @@ steers it; Esc interrupts (twice: abort); Ctrl+C twice quits.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -117,6 +118,9 @@ class SkawldApp(SlashMixin, App[int]):
         return self.query_one(CompletionList)
 
     async def on_mount(self) -> None:
+        # Everything alive now (modules, the base layout) lives as long as the app:
+        # keep it out of the cyclic GC's full scans, which otherwise stall the UI.
+        gc.freeze()
         self.transcript.anchor()
         self.completions.display = False
         self.renderer = EventRenderer(
@@ -283,6 +287,7 @@ class SkawldApp(SlashMixin, App[int]):
 
     async def _prune_transcript(self) -> None:
         await self.transcript.prune()
+        self.call_after_refresh(idle_gc)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
@@ -449,3 +454,25 @@ class SkawldApp(SlashMixin, App[int]):
         async with self._ask_lock:
             answer = await self._ask_modal(AskUserScreen(list(request.questions)))
         return answer if isinstance(answer, dict) else {"declined": True}
+
+
+def idle_gc() -> None:
+    """A full collection while idle (a run just ended), then freeze the survivors.
+
+    Objects that outlive a run (history, mounted widgets) would otherwise be
+    rescanned by every full collection during the next stream, which stalls the
+    UI for hundreds of ms in long sessions. Unfreezing first lets pruned widgets
+    (cyclic garbage) be collected.
+    """
+    global _last_idle_gc
+    now = time.monotonic()
+    if now - _last_idle_gc < IDLE_GC_EVERY:
+        return
+    _last_idle_gc = now
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+IDLE_GC_EVERY = 5.0  # seconds; back-to-back short runs share one collection
+_last_idle_gc = 0.0

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from typing import ClassVar
 
+from rich.console import JustifyMethod
+from rich.markdown import Heading, Markdown, MarkdownElement
 from rich.text import Text
-from textual.widgets import Collapsible, Markdown, Static
+from textual.containers import VerticalGroup
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Collapsible, Static
+from textual.widgets import Markdown as TextualMarkdown
+
+from ..md_chunks import ChunkSplitter
 
 
 class UserMessage(Static):
@@ -20,7 +31,7 @@ class UserMessage(Static):
 
 
 class MarkdownFeed:
-    """Coalesces streamed text into serialised `Markdown.append` calls.
+    """Coalesces streamed text into serialised `append` calls on its target.
 
     `write()` is synchronous and cheap; one pump task appends whatever piled up
     since the last append (at most one append per frame), so the producer never
@@ -29,13 +40,14 @@ class MarkdownFeed:
 
     FRAME = 1 / 30
 
-    def __init__(self, md: Markdown) -> None:
-        self.md = md
+    def __init__(self, target: AssistantMarkdown) -> None:
+        self.target = target
         self.parts: list[str] = []
         self.text = ""
         self.appends = 0
         self._wake = asyncio.Event()
         self._closing = False
+        self._closed = asyncio.Event()
         self._task = asyncio.create_task(self._pump())
 
     def write(self, text: str) -> None:
@@ -51,15 +63,17 @@ class MarkdownFeed:
                 chunk = "".join(self.parts)
                 self.parts.clear()
                 self.appends += 1
-                await self.md.append(chunk)
-                if not self._closing:
-                    await asyncio.sleep(self.FRAME)
+                await self.target.append(chunk)
+                if not self._closing:  # at most one append per frame; closing cuts the wait short
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._closed.wait(), self.FRAME)
             if self._closing and not self.parts:
                 return
 
     async def close(self) -> None:
         """Flush what is left and stop the pump."""
         self._closing = True
+        self._closed.set()
         self._wake.set()
         try:
             await self._task
@@ -70,28 +84,120 @@ class MarkdownFeed:
         self._task.cancel()
 
 
-class AssistantMarkdown(Markdown):
-    """One assistant text segment (streamed, then replaced by the final text)."""
+class _LeftHeading(Heading):
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
-    DEFAULT_CSS = "AssistantMarkdown { margin: 0 0 0 2; padding: 0; background: transparent; }"
+
+class RichMarkdown(Markdown):
+    """rich's Markdown with left-aligned headings."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "heading_open": _LeftHeading}
+
+
+def render_markdown(text: str) -> RichMarkdown:
+    return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
+
+
+class MarkdownChunk(Widget):
+    """A run of Markdown blocks, rendered to strips once per width.
+
+    A line-API widget: layout and repaint reuse the rendered strips, so a
+    finished chunk costs nothing when the screen refreshes for the live tail.
+    """
+
+    DEFAULT_CSS = "MarkdownChunk { height: auto; }"
+
+    def __init__(self, text: str, *, classes: str = "md-chunk") -> None:
+        super().__init__(classes=classes)
+        self.text = text
+        self._strips: list[Strip] = []
+        self._width = -1
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self._width = -1
+        self.refresh(layout=True)
+
+    def _lines(self, width: int) -> list[Strip]:
+        if width != self._width:
+            self._width = width
+            if not self.text.strip() or width <= 0:
+                self._strips = []
+            else:
+                console = self.app.console
+                options = console.options.update(width=width, height=None, highlight=False)
+                lines = console.render_lines(render_markdown(self.text), options, pad=False)
+                self._strips = [Strip(line).adjust_cell_length(width) for line in lines]
+        return self._strips
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        lines = self._lines(width)
+        style = self.rich_style
+        if y >= len(lines):
+            return Strip.blank(width, style)
+        return lines[y].apply_style(style) if style else lines[y]
+
+
+class AssistantMarkdown(VerticalGroup):
+    """One assistant text segment.
+
+    Streamed text is split (`ChunkSplitter`) into finished chunks, each a
+    `Static` rendered once, and a live tail re-rendered at most once per
+    frame, so the cost of an update does not grow with the message and the
+    widget count stays small (one widget per ~1.5 KB). Replaced by the final
+    text if that differs from what streamed.
+    """
 
     def __init__(self, text: str = "") -> None:
-        super().__init__(text, classes="assistant-text")
+        super().__init__(classes="assistant-text")
+        self.source = ""
         self.feed: MarkdownFeed | None = None
+        self._splitter = ChunkSplitter()
+        self._tail = MarkdownChunk("", classes="md-chunk md-tail")
+        self._initial = text
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self._tail
+
+    async def on_mount(self) -> None:
+        if self._initial:
+            text, self._initial = self._initial, ""
+            await self.append(text)
 
     def start_stream(self) -> MarkdownFeed:
         self.feed = MarkdownFeed(self)
         return self.feed
 
+    async def append(self, text: str) -> None:
+        """Add text: mount newly finished chunks, re-render the tail."""
+        self.source += text
+        chunks = self._splitter.feed(text)
+        if chunks:
+            await self.mount_all([MarkdownChunk(c) for c in chunks], before=self._tail)
+        tail = self._splitter.tail
+        self._tail.set_text(tail)
+        self._tail.display = bool(tail.strip())
+
+    async def update(self, text: str) -> None:
+        """Replace the whole text."""
+        await self.remove_children([c for c in self.children if c is not self._tail])
+        self.source = ""
+        self._splitter = ChunkSplitter()
+        await self.append(text)
+
     async def finish(self, final: str | None) -> None:
         """Close the stream; when the final text differs from what streamed, show the final text."""
         if self.feed is not None:
             await self.feed.close()
-            streamed = self.feed.text
             self.feed = None
-        else:
-            streamed = self.source
-        if final is not None and final.strip() != streamed.strip():
+        if final is not None and final.strip() != self.source.strip():
             await self.update(final)
 
 
@@ -119,7 +225,7 @@ class NoteLine(Static):
         super().__init__(text if isinstance(text, Text) else Text(text), classes=classes, markup=False)
 
 
-class CommandOutput(Markdown):
+class CommandOutput(TextualMarkdown):
     """Output of a slash command, as Markdown."""
 
     DEFAULT_CSS = "CommandOutput { margin: 0 0 0 2; background: transparent; }"

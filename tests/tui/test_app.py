@@ -474,3 +474,46 @@ async def test_long_session_prunes_old_turns_and_keeps_history_reachable() -> No
         more = [u.text for u in app.query(UserMessage)]
         assert len(more) > len(mounted) and more[-1] == "question 39"
         assert more == [f"question {i}" for i in range(40 - len(more), 40)]
+
+
+async def test_ask_user_modal_answers_by_number_key() -> None:
+    question = {
+        "questions": [
+            {"question": "Which database?", "header": "DB", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}
+        ]
+    }
+    app = make_app([reply(tool_call("AskUser", question, id="q1")), reply("SQLite it is")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "set up storage")
+        from skawld_tui.screens.ask_user import AskUserScreen
+
+        await until(lambda: isinstance(app.screen, AskUserScreen), pilot)
+        await pilot.press("2")
+        await run_done(pilot)
+        assert "→ SQLite" in (panel(app, "q1").result or "")
+
+
+async def test_every_slash_command_runs(tmp_path: Path) -> None:
+    app = make_app([reply("hi")], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await run_done(pilot)
+        for command in ["/usage", "/skills", "/agents", "/mcp", "/tasks", "/model other-model", "/compact"]:
+            await send(pilot, command)
+            await pilot.pause()
+        assert not app.query(ErrorBlock)
+        assert app.agent is not None and app.agent.model == "other-model"
+        assert app.status.info.model == "other-model"
+        await send(pilot, "/export out.md")
+        await pilot.pause()
+        exported = (tmp_path / "out.md").read_text()
+        assert "## User\n\nhello" in exported and "## Assistant\n\nhi" in exported
+        await send(pilot, "/new")
+        await until(lambda: app.session is not None and app.session.id != "test-session", pilot)
+        await pilot.pause()
+        assert not app.query(UserMessage)
+        await send(pilot, "/exit")
+        await pilot.pause()
+    assert app.return_code == 0
