@@ -121,7 +121,9 @@ class Probe:
             "stall_p95_ms": 1000 * stalls[int(len(stalls) * 0.95)],
             "stall_max_ms": 1000 * stalls[-1],
             "gc_max_ms": 1000 * max(self.gc_pauses, default=0.0),
-            "worst_stalls_at_s": sorted(zip(self.stalls, getattr(self, "stall_at", [])), reverse=True)[:3],
+            "worst_stalls_at_s": sorted(zip(self.stalls, getattr(self, "stall_at", []), strict=False), reverse=True)[
+                :3
+            ],
         }
 
 
