@@ -234,7 +234,12 @@ async def scenario_stream(n: int, rate: float, turns: int) -> dict[str, Any]:
                 await run_and_wait(app, f"question {i}")
             fill_s = time.perf_counter() - t_fill
             provider.requests.clear()  # a test-double artefact: real providers keep no request log
-            gc.collect()
+            # The next prompt comes after the user read the last answer: the app's
+            # idle collection (rate-limited to one per 5 s) has run by then.
+            import skawld_tui.app as app_module
+
+            app_module._last_idle_gc = 0.0
+            app_module.idle_gc()
             await pilot.pause()
             widgets_before = len(list(app.query("*")))
             loop = asyncio.get_running_loop()

@@ -63,6 +63,8 @@ class SkawldApp(SlashMixin, App[int]):
         Binding("shift+tab", "cycle_mode", "Mode", priority=True, show=False),
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
         Binding("ctrl+end", "follow", "Follow", show=False),
+        Binding("pageup", "scroll_transcript(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript(1)", "Page down", show=False, priority=True),
     ]
 
     def __init__(
@@ -79,6 +81,7 @@ class SkawldApp(SlashMixin, App[int]):
         self.agent: Agent | None = None
         self.session: Session | None = None
         self.session_ready = asyncio.Event()
+        self.session_error: BaseException | None = None
         self.always_allowed: set[tuple[str, ...]] = set()
         self.running = False
         self.runs_completed = 0
@@ -140,7 +143,12 @@ class SkawldApp(SlashMixin, App[int]):
 
     @work(group="session", exit_on_error=False)
     async def open_session(self, session_id: str | None) -> None:
-        await self.load_session(session_id)
+        try:
+            await self.load_session(session_id)
+        except Exception as exc:
+            self.session_error = exc
+            self.session_ready.set()  # release waiting prompts; they report the error
+            raise
 
     async def load_session(self, session_id: str | None) -> None:
         """Create or resume a session and render its stored history."""
@@ -183,6 +191,17 @@ class SkawldApp(SlashMixin, App[int]):
 
     async def on_history_marker_load(self, _: HistoryMarker.Load) -> None:
         await self.action_load_earlier()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scroll_transcript":
+            return len(self.screen_stack) == 1  # a modal keeps its own paging keys
+        return True
+
+    def action_scroll_transcript(self, direction: int) -> None:
+        if direction < 0:
+            self.transcript.scroll_page_up(animate=False)
+        else:
+            self.transcript.scroll_page_down(animate=False)
 
     def action_follow(self) -> None:
         self.transcript.scroll_end(animate=False)
@@ -232,7 +251,8 @@ class SkawldApp(SlashMixin, App[int]):
         try:
             await self.session_ready.wait()
             session = self.session
-            assert session is not None
+            if session is None:
+                raise RuntimeError(f"no session could be opened: {self.session_error}")
             last = [c for c in self.transcript.children if isinstance(c, UserMessage)]
             if last and last[-1].history_index is None:
                 last[-1].history_index = len(session.full_history)

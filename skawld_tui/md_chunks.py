@@ -17,7 +17,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 class ChunkSplitter:
     """Feed text; take completed chunks; `tail` is the unfinished rest."""
 
-    def __init__(self, target: int = 1500, max_fence: int = 6000) -> None:
+    def __init__(self, target: int = 800, max_fence: int = 2500) -> None:
         self.target = target
         self.max_fence = max_fence
         self.tail = ""

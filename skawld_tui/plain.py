@@ -178,7 +178,7 @@ class PlainChat:
             self.out(f"hook {event.hook_event}: {event.message}", style="yellow", depth=depth)
         elif kind == "result" and not depth:
             usage = event.total_usage
-            parts = [event.subtype]
+            parts: list[str] = [event.subtype]
             if self.show_timings:
                 parts.append(format_duration(event.duration_ms))
             parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
@@ -274,8 +274,8 @@ class PlainChat:
         elif name == "usage":
             self.out(f"session {session.id}: {len(session.full_history)} messages", style="dim")
         elif name == "skills":
-            for s in agent.skill_summaries():
-                self.out(f"  /{s.name} — {s.description}")
+            for skill in agent.skill_summaries():
+                self.out(f"  /{skill.name} — {skill.description}")
         elif name == "export":
             from .transcript_model import export_markdown
 

@@ -20,7 +20,7 @@ class AskUserScreen(ModalScreen[dict[str, Any]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "decline", "Decline"),
-        Binding("space", "toggle", "Toggle", show=False),
+        Binding("space", "toggle_option", "Toggle", show=False),
     ]
 
     def __init__(self, questions: list[Any]) -> None:
@@ -66,7 +66,7 @@ class AskUserScreen(ModalScreen[dict[str, Any]]):
             label.append(f" — {opt.description}", style="dim")
         return label
 
-    def action_toggle(self) -> None:
+    def action_toggle_option(self) -> None:
         if not self.question.multi_select:
             return
         options = self.query_one("#ask-options", OptionList)

@@ -250,7 +250,7 @@ class EventRenderer:
                 sink.pane.collapsed = True
             return
         usage = event.total_usage
-        parts = [event.subtype]
+        parts: list[str] = [event.subtype]
         if self.show_timings:
             parts.append(format_duration(event.duration_ms))
         parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
