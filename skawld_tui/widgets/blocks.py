@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import ClassVar
 
-from rich.console import JustifyMethod
-from rich.markdown import Heading, Markdown, MarkdownElement
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalGroup
 from textual.geometry import Size
@@ -63,10 +65,14 @@ class MarkdownFeed:
                 chunk = "".join(self.parts)
                 self.parts.clear()
                 self.appends += 1
+                started = time.perf_counter()
                 await self.target.append(chunk)
-                if not self._closing:  # at most one append per frame; closing cuts the wait short
+                if not self._closing:
+                    # At most one append per frame, and rendering gets at most about half
+                    # the time (slow appends wait longer); closing cuts the wait short.
+                    wait = max(self.FRAME, 1.2 * (time.perf_counter() - started))
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._closed.wait(), self.FRAME)
+                        await asyncio.wait_for(self._closed.wait(), wait)
             if self._closing and not self.parts:
                 return
 
@@ -94,8 +100,27 @@ class RichMarkdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "heading_open": _LeftHeading}
 
 
-def render_markdown(text: str) -> RichMarkdown:
-    return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
+class _PlainCodeBlock(CodeBlock):
+    """A code block without syntax highlighting (cheap to re-render)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        yield Syntax(code, "text", theme=self.theme, word_wrap=True, padding=1)
+
+
+class TailMarkdown(RichMarkdown):
+    """For the live tail: re-rendered every frame, so code is not highlighted until its chunk is done."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements,
+        "fence": _PlainCodeBlock,
+        "code_block": _PlainCodeBlock,
+    }
+
+
+def render_markdown(text: str, *, plain_code: bool = False) -> RichMarkdown:
+    cls = TailMarkdown if plain_code else RichMarkdown
+    return cls(text, code_theme="monokai", hyperlinks=False)
 
 
 class MarkdownChunk(Widget):
@@ -107,9 +132,10 @@ class MarkdownChunk(Widget):
 
     DEFAULT_CSS = "MarkdownChunk { height: auto; }"
 
-    def __init__(self, text: str, *, classes: str = "md-chunk") -> None:
+    def __init__(self, text: str, *, classes: str = "md-chunk", plain_code: bool = False) -> None:
         super().__init__(classes=classes)
         self.text = text
+        self.plain_code = plain_code
         self._strips: list[Strip] = []
         self._width = -1
 
@@ -126,7 +152,7 @@ class MarkdownChunk(Widget):
             else:
                 console = self.app.console
                 options = console.options.update(width=width, height=None, highlight=False)
-                lines = console.render_lines(render_markdown(self.text), options, pad=False)
+                lines = console.render_lines(render_markdown(self.text, plain_code=self.plain_code), options, pad=False)
                 self._strips = [Strip(line).adjust_cell_length(width) for line in lines]
         return self._strips
 
@@ -160,7 +186,7 @@ class AssistantMarkdown(VerticalGroup):
         self.source = ""
         self.feed: MarkdownFeed | None = None
         self._splitter = ChunkSplitter()
-        self._tail = MarkdownChunk("", classes="md-chunk md-tail")
+        self._tail = MarkdownChunk("", classes="md-chunk md-tail", plain_code=True)
         self._initial = text
 
     def compose(self):  # type: ignore[no-untyped-def]
