@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ProviderError
@@ -33,7 +33,6 @@ from ..messages import (
     Usage,
 )
 from .base import (
-    BaseProvider,
     Effort,
     MessageEnd,
     ProviderRequest,
@@ -45,9 +44,9 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, dump_json, metadata, resolve_api_key
-from .errors_map import map_error
-from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, metadata
+from .retry import RetryPolicy
+from .wire import WireProvider
 
 ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 32768
@@ -135,7 +134,7 @@ def translate_message(message: Message) -> dict[str, Any] | None:
     return {"role": message.role, "content": content}
 
 
-class AnthropicProvider(BaseProvider):
+class AnthropicProvider(WireProvider):
     """Streams turns from the Anthropic Messages API.
 
     Args:
@@ -150,6 +149,8 @@ class AnthropicProvider(BaseProvider):
     """
 
     id = "anthropic"
+    env_var = ENV_VAR
+    vendor = "Anthropic"
 
     def __init__(
         self,
@@ -163,18 +164,16 @@ class AnthropicProvider(BaseProvider):
         effort: Effort | str | None = None,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
-        self._api_key = api_key
-        self.base_url = base_url
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
-        self.default_headers = dict(default_headers or {})
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            default_headers=default_headers,
+            retry_policy=retry_policy,
+        )
         self.thinking = thinking
         self.effort = effort
-        self.retry_policy = retry_policy or DEFAULT_POLICY
-        self._clients = ClientCache(self._make_client)
-
-    def __repr__(self) -> str:
-        return f"AnthropicProvider(base_url={self.base_url!r})"
 
     def context_window(self, model: str) -> int:
         """200k for every current Claude model, and by default."""
@@ -230,48 +229,22 @@ class AnthropicProvider(BaseProvider):
             default_headers=self.default_headers or None,
         )
 
-    def _get_client(self, key: str) -> Any:
-        return self._clients.get(key)
+    def _new_mapper(self, key: str) -> AnthropicMapper:
+        return AnthropicMapper()
 
-    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries (see module docstring).
+    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+        # The SDK's generic request path: its auth, headers, error classes, SSE decoding
+        # and in-stream `error` handling, but events stay wire JSON (no per-event model
+        # construction, which costs more than the whole mapping).
+        from anthropic import AsyncStream
 
-        A missing key raises `AuthError` on the first iteration, before any request.
-        """
-        key = ""
-        params: dict[str, Any] = {}
-
-        def setup() -> None:  # runs on first iteration, so every failure surfaces there
-            nonlocal key
-            key = resolve_api_key(self._api_key, ENV_VAR)
-            params.update(self.build_params(request))
-
-        async def open_stream() -> Any:
-            # The SDK's generic request path: its auth, headers, error classes, SSE decoding
-            # and in-stream `error` handling, but events stay wire JSON (no per-event model
-            # construction, which costs more than the whole mapping).
-            from anthropic import AsyncStream
-
-            return await self._get_client(key).post(
-                "/v1/messages",
-                body={**params, "stream": True},
-                cast_to=object,
-                stream=True,
-                stream_cls=AsyncStream[object],
-            )
-
-        return mapped_stream(
-            open_stream,
-            AnthropicMapper,
-            lambda exc: map_error(exc, vendor="Anthropic", secrets=(key,)),
-            request.max_retries,
-            self.retry_policy,
-            setup,
+        return await client.post(
+            "/v1/messages",
+            body={**params, "stream": True},
+            cast_to=object,
+            stream=True,
+            stream_cls=AsyncStream[object],
         )
-
-    async def aclose(self) -> None:
-        """Close the SDK client (its connection pool)."""
-        await self._clients.aclose()
 
 
 class AnthropicMapper:

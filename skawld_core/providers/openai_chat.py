@@ -15,14 +15,13 @@ a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProviderError
 from ..messages import ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from .base import (
-    BaseProvider,
     MessageEnd,
     ProviderRequest,
     ProviderStreamEvent,
@@ -32,10 +31,10 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, dump_json, image_url, resolve_api_key
-from .errors_map import map_error
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
-from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
+from .retry import RetryPolicy, StreamMapper
+from .wire import WireProvider
 
 IMAGE_STUB = "[image returned in following user message]"
 _FINISH: dict[str, StopReason] = {
@@ -120,7 +119,7 @@ def translate_messages(request: ProviderRequest) -> list[dict[str, Any]]:
     return out
 
 
-class OpenAIChatProvider(BaseProvider):
+class OpenAIChatProvider(WireProvider):
     """Streams turns from an OpenAI Chat Completions endpoint.
 
     Args:
@@ -133,6 +132,8 @@ class OpenAIChatProvider(BaseProvider):
     """
 
     id = "openai-chat"
+    env_var = ENV_VAR
+    vendor = "OpenAI"
 
     def __init__(
         self,
@@ -145,19 +146,15 @@ class OpenAIChatProvider(BaseProvider):
         context_window_override: ContextWindowOverride | None = None,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
-        self._api_key = api_key
-        self.base_url = base_url
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
-        self.default_headers = dict(default_headers or {})
-        self.context_window_override = context_window_override
-        self.retry_policy = retry_policy or DEFAULT_POLICY
-        self._clients = ClientCache(
-            lambda key: make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            default_headers=default_headers,
+            retry_policy=retry_policy,
         )
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatProvider(base_url={self.base_url!r})"
+        self.context_window_override = context_window_override
 
     def context_window(self, model: str) -> int:
         """Override first, then the known-model table, then 128k."""
@@ -190,37 +187,14 @@ class OpenAIChatProvider(BaseProvider):
             params["temperature"] = request.temperature
         return params
 
-    def _get_client(self, key: str) -> Any:
-        return self._clients.get(key)
+    def _make_client(self, key: str) -> Any:
+        return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
-    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries.
+    def _new_mapper(self, key: str) -> StreamMapper:
+        return ChatMapper()
 
-        A missing key raises `AuthError` on the first iteration, before any request.
-        """
-        key = ""
-        params: dict[str, Any] = {}
-
-        def setup() -> None:  # runs on first iteration, so every failure surfaces there
-            nonlocal key
-            key = resolve_api_key(self._api_key, ENV_VAR)
-            params.update(self.build_params(request))
-
-        async def open_stream() -> Any:
-            return await open_wire_stream(self._get_client(key), "/chat/completions", params)
-
-        return mapped_stream(
-            open_stream,
-            ChatMapper,
-            lambda exc: map_error(exc, vendor="OpenAI", secrets=(key,)),
-            request.max_retries,
-            self.retry_policy,
-            setup,
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK client (its connection pool)."""
-        await self._clients.aclose()
+    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+        return await open_wire_stream(client, "/chat/completions", params)
 
 
 @dataclass

@@ -16,13 +16,12 @@ blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..errors import ProviderError
 from ..messages import ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from .base import (
-    BaseProvider,
     MessageEnd,
     ProviderRequest,
     ProviderStreamEvent,
@@ -35,15 +34,14 @@ from .base import (
 from .common import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
-    ClientCache,
     dump_json,
     image_url,
     metadata,
-    resolve_api_key,
 )
-from .errors_map import map_error, stream_error
+from .errors_map import stream_error
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
-from .retry import DEFAULT_POLICY, RetryPolicy, mapped_stream
+from .retry import RetryPolicy, StreamMapper
+from .wire import WireProvider
 
 NAMESPACE = "openai_responses"
 Chaining = Literal["auto", "disabled"]
@@ -123,7 +121,7 @@ def derive_stop_reason(status: str | None, incomplete_reason: str | None, saw_fu
     return "error"
 
 
-class OpenAIResponsesProvider(BaseProvider):
+class OpenAIResponsesProvider(WireProvider):
     """Streams turns from the OpenAI Responses API.
 
     Args:
@@ -139,6 +137,8 @@ class OpenAIResponsesProvider(BaseProvider):
     """
 
     id = "openai-responses"
+    env_var = ENV_VAR
+    vendor = "OpenAI"
 
     def __init__(
         self,
@@ -154,22 +154,18 @@ class OpenAIResponsesProvider(BaseProvider):
         encrypted_content: bool = True,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
-        self._api_key = api_key
-        self.base_url = base_url
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
-        self.default_headers = dict(default_headers or {})
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            default_headers=default_headers,
+            retry_policy=retry_policy,
+        )
         self.store = store
         self.chaining: Chaining = chaining or ("disabled" if store is False else "auto")
         self.reasoning = reasoning
         self.encrypted_content = encrypted_content
-        self.retry_policy = retry_policy or DEFAULT_POLICY
-        self._clients = ClientCache(
-            lambda key: make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
-        )
-
-    def __repr__(self) -> str:
-        return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
 
     def context_window(self, model: str) -> int:
         """The known-model table, else 128k."""
@@ -213,37 +209,14 @@ class OpenAIResponsesProvider(BaseProvider):
             params["store"] = self.store
         return params
 
-    def _get_client(self, key: str) -> Any:
-        return self._clients.get(key)
+    def _make_client(self, key: str) -> Any:
+        return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
-    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
-        """Stream one turn with skawld-managed retries.
+    def _new_mapper(self, key: str) -> StreamMapper:
+        return ResponsesMapper(key)
 
-        A missing key raises `AuthError` on the first iteration, before any request.
-        """
-        key = ""
-        params: dict[str, Any] = {}
-
-        def setup() -> None:  # runs on first iteration, so every failure surfaces there
-            nonlocal key
-            key = resolve_api_key(self._api_key, ENV_VAR)
-            params.update(self.build_params(request))
-
-        async def open_stream() -> Any:
-            return await open_wire_stream(self._get_client(key), "/responses", params)
-
-        return mapped_stream(
-            open_stream,
-            lambda: ResponsesMapper(key),
-            lambda exc: map_error(exc, vendor="OpenAI", secrets=(key,)),
-            request.max_retries,
-            self.retry_policy,
-            setup,
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK client (its connection pool)."""
-        await self._clients.aclose()
+    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+        return await open_wire_stream(client, "/responses", params)
 
 
 def _dump(item: Any) -> dict[str, Any]:
