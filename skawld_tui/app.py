@@ -10,6 +10,7 @@ steers it; Esc interrupts (twice: abort); Ctrl+C twice quits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from collections.abc import Callable
@@ -82,6 +83,7 @@ class SkawldApp(SlashMixin, App[int]):
         self.session: Session | None = None
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
+        self._agent_closed = False
         self.always_allowed: set[tuple[str, ...]] = set()
         self.running = False
         self.runs_completed = 0
@@ -395,15 +397,24 @@ class SkawldApp(SlashMixin, App[int]):
         self.notify("Press Ctrl+C again to quit", timeout=2)
 
     async def action_quit_app(self) -> None:
+        await self.close_agent()
+        self.exit(0)
+
+    async def close_agent(self) -> None:
+        """Abort a running turn and close the agent (MCP servers, the store's
+        connection thread) once, whichever way the app ends."""
+        if self._agent_closed:
+            return
+        self._agent_closed = True
         if self.session is not None:
             self.session.abort()
         self.workers.cancel_group(self, "agent")
         if self.agent is not None:
-            try:
-                await self.agent.close()
-            except Exception:
-                pass
-        self.exit(0)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.agent.close(), 5.0)
+
+    async def on_unmount(self) -> None:
+        await self.close_agent()
 
     def action_cycle_mode(self) -> None:
         if self.agent is None:

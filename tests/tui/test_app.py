@@ -517,3 +517,16 @@ async def test_every_slash_command_runs(tmp_path: Path) -> None:
         await send(pilot, "/exit")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_agent_is_closed_however_the_app_ends(tmp_path: Path) -> None:
+    from skawld_core.sessions import SqliteSessionStore
+
+    store = SqliteSessionStore(tmp_path / "s.db")
+    app = make_app([reply("hi")], store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await run_done(pilot)
+    assert app.agent is not None and app.agent._closed
+    await store.close()  # the agent does not own a store it was given; closing twice is fine
