@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from skawld_core.events import PermissionRequestEvent, ResultEvent, SystemEvent, UsageEvent, UserEvent
+from skawld_core.events import PermissionRequestEvent, ResultEvent, SubagentEvent, SystemEvent, UsageEvent, UserEvent
 from skawld_core.messages import Usage
 from skawld_core.permissions import PermissionAllow, PermissionDeny
 
@@ -266,6 +266,12 @@ class SkawldApp(SlashMixin, App[int]):
             await self._run_finished()
 
     def _observe(self, event: Any) -> None:
+        inner = event
+        while isinstance(inner, SubagentEvent):
+            inner = inner.event
+        if isinstance(inner, PermissionRequestEvent):  # a subagent's batch is numbered too
+            self._asks_total, self._asks_done = len(inner.requests), 0
+            return
         if isinstance(event, PermissionRequestEvent):
             self._asks_total, self._asks_done = len(event.requests), 0
         elif isinstance(event, SystemEvent):

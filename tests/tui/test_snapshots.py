@@ -208,3 +208,31 @@ def test_error_block(snap_compare: Any) -> None:
         await run_done(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_ask_user_modal(snap_compare: Any) -> None:
+    question = {
+        "questions": [
+            {
+                "question": "Which database should the service use?",
+                "header": "Database",
+                "options": [
+                    {"label": "Postgres", "description": "the production default"},
+                    {"label": "SQLite", "description": "zero setup"},
+                ],
+            }
+        ]
+    }
+    app = make_app([reply(tool_call("AskUser", question, id="q1"))])
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        from skawld_tui.screens.ask_user import AskUserScreen
+
+        await ready(pilot)
+        await send(pilot, "set up storage")
+        await until(lambda: isinstance(pilot.app.screen, AskUserScreen), pilot)
+        for ta in pilot.app.screen.query("Input"):
+            ta.cursor_blink = False  # type: ignore[attr-defined]
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -22,6 +22,7 @@ from .mock_tools import MockExec, MockRead  # noqa: E402
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 async def test_real_anthropic_provider_streams_tools_and_permissions() -> None:
     with WireServer() as srv:
         srv.anthropic.enqueue(
