@@ -530,3 +530,26 @@ async def test_agent_is_closed_however_the_app_ends(tmp_path: Path) -> None:
         await run_done(pilot)
     assert app.agent is not None and app.agent._closed
     await store.close()  # the agent does not own a store it was given; closing twice is fine
+
+
+async def test_resumed_long_session_shows_a_tail_and_loads_earlier() -> None:
+    store = InMemorySessionStore()
+    await store.create(id="long")
+    history: list[Message] = []
+    for i in range(60):
+        history += [
+            Message(role="user", content=[TextBlock(text=f"question {i}")]),
+            Message(role="assistant", content=[TextBlock(text=f"answer {i}")]),
+        ]
+    await store.append_messages("long", history)
+    app = make_app([], store=store, resume_id="long")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        shown = [u.text for u in app.query(UserMessage)]
+        assert shown[-1] == "question 59" and len(shown) == 20
+        assert app.transcript.marker.hidden_messages == 80
+        await pilot.press("ctrl+up")
+        await pilot.pause()
+        more = [u.text for u in app.query(UserMessage)]
+        assert more == [f"question {i}" for i in range(20, 60)]
+        assert app.transcript.marker.hidden_messages == 40
