@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -313,6 +314,25 @@ class PlainChat:
             await self.run_prompt(text)
 
 
+class LinePrompt:
+    """A minimal prompt for pipes (stdin or stdout not a terminal): no
+    redraws or escape codes, one line per answer; EOF raises `EOFError`."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    async def prompt_async(self, message: str = "") -> str:
+        self.console.file.write(message)
+        self.console.file.flush()
+        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        if not line:
+            raise EOFError
+        line = line.rstrip("\n")
+        if not sys.stdin.isatty():  # echo piped input so logs read like a session
+            self.console.file.write(line + "\n")
+        return line
+
+
 def make_prompt_session(**kwargs: Any) -> PromptSession[str]:
     """A prompt_toolkit session with history and slash-command completion."""
     from prompt_toolkit import PromptSession
@@ -333,7 +353,12 @@ async def run_plain(
     prompt_session: PromptSession[str] | None = None,
 ) -> int:
     """Run the plain chat until /exit, Ctrl+D or Ctrl+C twice; returns the exit code."""
-    chat = PlainChat(console or Console(highlight=False), prompt_session or make_prompt_session())
+    console = console or Console(highlight=False)
+    if prompt_session is None:
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        prompt_session = make_prompt_session() if interactive else LinePrompt(console)  # type: ignore[assignment]
+    assert prompt_session is not None
+    chat = PlainChat(console, prompt_session)
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
     except Exception as exc:
