@@ -324,7 +324,7 @@ class LinePrompt:
     async def prompt_async(self, message: str = "") -> str:
         self.console.file.write(message)
         self.console.file.flush()
-        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        line: str = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
         if not line:
             raise EOFError
         line = line.rstrip("\n")
