@@ -15,11 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from .assembly import StreamAssembler
-from .compaction import UsageReport, should_compact
+from .compaction import should_compact
 from .errors import AbortError, ContextLengthError, HookError, SkawldError, TurnLimitError
 from .events import (
     AssistantEvent,
-    CompactionEvent,
     ErrorEvent,
     ErrorInfo,
     Event,
@@ -266,54 +265,17 @@ class RunLoop:
 
     async def _maybe_compact(self, trigger: Literal["threshold", "forced"]) -> bool:
         session = self.session
-        agent = self.agent
-        provider = agent.provider
         if trigger == "threshold" and not should_compact(
-            session.last_usage, agent.max_output_tokens, provider.context_window(session.model)
+            session.last_usage, self.agent.max_output_tokens, self.agent.provider.context_window(session.model)
         ):
             return False
-        view = session.provider_view
-        tokens_before = session.last_usage.input_tokens if session.last_usage else 0
-        hooks = self._hooks_for("pre_compact")
-        if hooks is not None:
-            from .hooks import PreCompactInput
-
-            errors = await hooks.pre_compact(
-                PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
-                self._hook_context(),
-            )
-            for err in errors:
-                await self.emit(err)
-        report = UsageReport()
-        compacted = await agent.compaction.compact(
-            list(view), provider=provider, model=session.model, usage_report=report
-        )
-        if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
+        event, errors = await session.compact_view(trigger, self._hook_context())
+        for err in errors:
+            await self.emit(err)
+        if event is None:
             return False
-        before = len(view)
-        view[:] = compacted
-        await self.emit(
-            CompactionEvent(
-                messages_before=before,
-                messages_after=len(compacted),
-                tokens_before=tokens_before,
-                tokens_after=0,
-                strategy=agent.compaction.id,
-                summary_usage=report.usage,
-            )
-        )
-        view.extend(self._skill_context_messages())
+        await self.emit(event)
         return True
-
-    def _skill_context_messages(self) -> list[Message]:
-        out: list[Message] = []
-        listing = self.agent.skill_listing()
-        if listing:
-            out.append(Message(role="user", content=[TextBlock(text=system_reminder(listing))]))
-        for rec in self.session.invoked_skills:
-            if rec.body:
-                out.append(Message(role="user", content=[TextBlock(text=system_reminder(rec.body))]))
-        return out
 
     async def _stream_with_recovery(self, model: str) -> StreamAssembler:
         try:

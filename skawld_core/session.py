@@ -15,13 +15,15 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from .compaction import UsageReport
 from .errors import AbortError, ConfigError
-from .events import Event, ResultEvent
-from .messages import ImageBlock, InvokedSkillRecord, Message, Usage
+from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
+from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.store import SessionRecord, SessionStore
+from .system_prompt import system_reminder
 from .tools.base import ToolContext
 from .tools.file_tracker import FileReadTracker
 from .tools.registry import ToolRegistry
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .agent import Agent
+    from .hooks import HookContext
 
 ImageSpec = ImageBlock | dict[str, Any]
 
@@ -184,6 +187,69 @@ class Session:
         future.add_done_callback(_consume_exception)
         self._steers.append((prompt, [image_block(i) for i in images], future))
         return future
+
+    async def compact(self) -> CompactionEvent | None:
+        """Summarize older history now, between runs (the app's `/compact`).
+
+        Returns the compaction event, or `None` when there was nothing to
+        compact. Raises `ConfigError` while a run is active.
+        """
+        if self._run is not None:
+            raise ConfigError("Cannot compact while a run is active")
+        from .hooks import HookContext
+
+        context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
+        event, _ = await self.compact_view("manual", context)
+        return event
+
+    async def compact_view(
+        self, trigger: Literal["threshold", "forced", "manual"], hook_context: HookContext
+    ) -> tuple[CompactionEvent | None, list[HookErrorEvent]]:
+        """Run PreCompact hooks and the compaction strategy over the provider
+        view, replacing it in place (the full history and the store are not
+        touched), then re-inject skill context. Returns the event (`None` for
+        a no-op) and any hook errors."""
+        agent = self.agent
+        view = self.provider_view
+        tokens_before = self.last_usage.input_tokens if self.last_usage else 0
+        errors: list[HookErrorEvent] = []
+        hooks = agent.hooks
+        if hooks is not None and hooks.has("pre_compact"):
+            from .hooks import PreCompactInput
+
+            errors = await hooks.pre_compact(
+                PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
+                hook_context,
+            )
+        report = UsageReport()
+        compacted = await agent.compaction.compact(
+            list(view), provider=agent.provider, model=self.model, usage_report=report
+        )
+        if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
+            return None, errors
+        before = len(view)
+        view[:] = compacted
+        view.extend(self._skill_context_messages())
+        event = CompactionEvent(
+            messages_before=before,
+            messages_after=len(compacted),
+            tokens_before=tokens_before,
+            tokens_after=0,
+            strategy=agent.compaction.id,
+            summary_usage=report.usage,
+        )
+        return event, errors
+
+    def _skill_context_messages(self) -> list[Message]:
+        """The skill listing and invoked skills' bodies, re-injected after compaction."""
+        out: list[Message] = []
+        listing = self.agent.skill_listing()
+        if listing:
+            out.append(Message(role="user", content=[TextBlock(text=system_reminder(listing))]))
+        for rec in self.invoked_skills:
+            if rec.body:
+                out.append(Message(role="user", content=[TextBlock(text=system_reminder(rec.body))]))
+        return out
 
     async def update_meta(self, patch: dict[str, Any]) -> dict[str, Any]:
         """Shallow-merge `patch` into the stored meta."""

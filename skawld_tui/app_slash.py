@@ -81,19 +81,13 @@ class SlashMixin:
         app: SkawldApp = self  # type: ignore[assignment]
         if await self._busy("compact") or app.agent is None or app.session is None:
             return
-        from skawld_core.compaction import UsageReport
-
-        agent, session = app.agent, app.session
-        view = session.provider_view
-        before = len(view)
-        compacted = await agent.compaction.compact(
-            list(view), provider=agent.provider, model=agent.model, usage_report=UsageReport()
-        )
-        if len(compacted) >= before:
+        event = await app.session.compact()
+        if event is None:
             await app.transcript.mount(NoteLine("nothing to compact"))
             return
-        view[:] = compacted
-        await app.transcript.mount(Divider(f"context compacted: {before} → {len(compacted)} messages"))
+        await app.transcript.mount(
+            Divider(f"context compacted: {event.messages_before} → {event.messages_after} messages")
+        )
 
     async def _cmd_model(self, args: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]

@@ -101,7 +101,7 @@ class StopInput:
 class PreCompactInput:
     """Compaction is about to run (observational)."""
 
-    trigger: Literal["threshold", "forced"]
+    trigger: Literal["threshold", "forced", "manual"]
     messages_before: int
     tokens_before: int
 

@@ -112,3 +112,24 @@ async def test_pre_compact_hook_and_custom_strategy(make_agent: MakeAgent) -> No
     assert seen == [("threshold", 3, 900)]
     assert any(e.type == "hook_error" and "pc boom" in e.message for e in events)  # type: ignore[union-attr]
     assert len(session.full_history) == 4 and len(session.provider_view) == 2
+
+
+async def test_manual_compaction_between_runs(make_agent: MakeAgent) -> None:
+    import pytest
+
+    from skawld_core import ConfigError
+
+    provider = ScriptedProvider([*(reply(f"t{i}") for i in range(12)), reply("the summary")])
+    agent = make_agent(provider)
+    session = await agent.session()
+    for i in range(12):
+        async with session.run(f"p{i}") as run:
+            [e async for e in run]
+    event = await session.compact()
+    assert event is not None and event.messages_before == 24 and event.messages_after == 20
+    assert first_text(session.provider_view[0]).endswith("the summary")
+    assert len(session.full_history) == 24
+    run = session.run("busy")
+    with pytest.raises(ConfigError):
+        await session.compact()
+    await run.aclose()
