@@ -28,6 +28,9 @@ PROVIDER_KEY_VARS = {
     "openai-responses": "OPENAI_API_KEY",
 }
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai-chat": "gpt-5", "openai-responses": "gpt-5"}
+"""The model used when none is configured. An OpenAI-compatible `baseURL` (vLLM,
+Ollama) gets none: skawld cannot guess its models."""
 
 
 class MissingApiKeyError(AuthError):
@@ -193,6 +196,12 @@ def find_repo_root(start: Path) -> Path:
     return start
 
 
+def _default_model(provider_id: str, base_url: str | None) -> str | None:
+    if base_url and provider_id != "anthropic":
+        return None
+    return DEFAULT_MODELS.get(provider_id)
+
+
 def project_instruction_file(cwd: Path) -> Path | None:
     """``AGENTS.md`` at the repository root, falling back to ``CLAUDE.md``."""
     root = find_repo_root(cwd)
@@ -261,7 +270,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
     return Settings(
         provider_id=cfg.provider.id,
-        model=cfg.model,
+        model=cfg.model or _default_model(cfg.provider.id, cfg.provider.base_url),
         base_url=cfg.provider.base_url,
         api_key=opts.api_key or cfg.provider.api_key,
         provider_options=dict(cfg.provider.options),

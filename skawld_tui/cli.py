@@ -176,6 +176,10 @@ def run(
     pretty: Annotated[
         bool, typer.Option("--pretty", help="Indented JSON and a blank line.", rich_help_panel=O)
     ] = False,
+    plain: Annotated[
+        bool,
+        typer.Option("--plain", help="Line-oriented chat instead of the full-screen app.", rich_help_panel=O),
+    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Config sources and files on stderr.", rich_help_panel=O)
     ] = False,
@@ -242,7 +246,7 @@ def run(
     else:
         if prompt is not None:
             raise _fail("a prompt on the command line needs -p (the app takes prompts once it starts)", EXIT_USAGE)
-        code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose)
+        code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain)
     raise typer.Exit(code)
 
 
@@ -363,7 +367,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
 # -- interactive ----------------------------------------------------------------
 
 
-def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose: bool) -> int:
+def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False) -> int:
     import asyncio
 
     from .bootstrap import build_agent, make_store, newest_session_id
@@ -388,7 +392,7 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
 
-    use_tui = sys.stdin.isatty() and sys.stdout.isatty()
+    use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     try:
         if use_tui:
             from .app import SkawldApp
