@@ -8,8 +8,7 @@ import pytest
 from skawld_core import Agent
 from skawld_core.sessions.memory import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider
-
-from .mock_tools import MockAlwaysFail, MockExec, MockRead, MockWrite
+from tests.support.mock_tools import MockAlwaysFail, MockExec, MockRead, MockWrite
 
 MakeAgent = Callable[..., Agent]
 

@@ -19,9 +19,9 @@ from skawld_core import (
     UserEvent,
 )
 from skawld_core.testing import ScriptedProvider, reply, tool_call
+from tests.support.mock_tools import types
 
 from .conftest import MakeAgent
-from .mock_tools import types
 
 
 async def consume(run: Any, on_event: Any = None) -> list[Event]:

@@ -12,9 +12,9 @@ from skawld_core import Agent, ConfigError, InvokedSkillRecord, ResultEvent, Ski
 from skawld_core.sessions import InMemorySessionStore, SqliteSessionStore
 from skawld_core.system_prompt import build_system_blocks, env_prefix
 from skawld_core.testing import ScriptedProvider, reply, tool_call
+from tests.support.mock_tools import MockRead, types
 
 from .conftest import MakeAgent
-from .mock_tools import MockRead, types
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from skawld_core.permissions import CanUseToolRequest, PermissionAllow
 from skawld_core.sessions import InMemorySessionStore, StoredMessage
 from skawld_core.testing import FunctionProvider, ScriptedProvider, reply, tool_call
 from skawld_core.transcript import NOT_RUN_MAX_TOKENS
+from tests.support.mock_tools import types
 
 from .conftest import MakeAgent
-from .mock_tools import types
 
 
 class FlakyStore(InMemorySessionStore):

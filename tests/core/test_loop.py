@@ -28,9 +28,9 @@ from skawld_core import (
 )
 from skawld_core.providers import ThinkingConfig, ThinkingDelta
 from skawld_core.testing import ScriptedProvider, reply, text, thinking, tool_call
+from tests.support.mock_tools import types
 
 from .conftest import MakeAgent
-from .mock_tools import types
 
 
 async def collect(session, prompt: str = "hi", **kw) -> list[Event]:  # type: ignore[no-untyped-def]

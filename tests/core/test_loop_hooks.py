@@ -18,9 +18,9 @@ from skawld_core.hooks import (
 )
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow
 from skawld_core.testing import ScriptedProvider, reply, tool_call
+from tests.support.mock_tools import types
 
 from .conftest import MakeAgent
-from .mock_tools import types
 
 
 async def run_all(agent: Any, prompt: str = "go") -> list[Event]:

@@ -3,8 +3,7 @@ from __future__ import annotations
 from skawld_core import Agent
 from skawld_core.sessions.memory import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
-
-from .mock_tools import MockRead, types
+from tests.support.mock_tools import MockRead, types
 
 
 async def test_plain_text_turn() -> None:

@@ -18,9 +18,9 @@ from skawld_core import (
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow, PermissionDeny
 from skawld_core.scheduler import default_tool_concurrency
 from skawld_core.testing import ScriptedProvider, reply, tool_call
+from tests.support.mock_tools import EmittingTool, MockRead, types
 
 from .conftest import MakeAgent
-from .mock_tools import EmittingTool, MockRead, types
 
 
 async def run_all(agent: Any, prompt: str = "go") -> list[Event]:

@@ -7,9 +7,9 @@ from typing import Any
 from skawld_core import Event, Usage
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
+from tests.support.mock_tools import EmittingTool, MockRead, MockWrite
 
 from .conftest import MakeAgent
-from .mock_tools import EmittingTool, MockRead, MockWrite
 
 
 def shape(events: list[Event]) -> list[tuple[str, Any]]:

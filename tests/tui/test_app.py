@@ -19,9 +19,9 @@ from skawld_core.tools import Tool, ToolContext, ToolResult
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
 from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
+from tests.support.mock_tools import MockExec, MockRead, MockWrite
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
-from .mock_tools import MockExec, MockRead, MockWrite
 
 pytestmark = pytest.mark.timeout(60)
 

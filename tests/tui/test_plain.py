@@ -17,8 +17,7 @@ from skawld_core import Agent
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_tui.plain import make_prompt_session, run_plain
-
-from .mock_tools import MockExec, MockRead
+from tests.support.mock_tools import MockExec, MockRead
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -21,9 +21,9 @@ from skawld_core.tools.read import ReadTool
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown
 from skawld_tui.widgets.tool_panel import ToolPanel
+from tests.support.mock_tools import MockAlwaysFail, MockRead
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
-from .mock_tools import MockAlwaysFail, MockRead
 from .test_app import Delegate, nested_provider, stored_history
 
 pytestmark = pytest.mark.timeout(60)

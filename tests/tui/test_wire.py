@@ -15,10 +15,10 @@ from skawld_core.providers import AnthropicProvider  # noqa: E402
 from skawld_tui.screens.permission import PermissionScreen  # noqa: E402
 from skawld_tui.widgets.blocks import AssistantMarkdown  # noqa: E402
 from skawld_tui.widgets.tool_panel import ToolPanel  # noqa: E402
+from tests.support.mock_tools import MockExec, MockRead  # noqa: E402
 from tests.support.wire_server import WireServer, text, tool_call, turn  # noqa: E402
 
 from .helpers import SIZE, make_app, ready, run_done, send, until  # noqa: E402
-from .mock_tools import MockExec, MockRead  # noqa: E402
 
 
 @pytest.mark.timeout(60)

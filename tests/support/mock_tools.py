@@ -1,4 +1,4 @@
-"""Small in-memory tools for the app tests (copied from tests/core/mock_tools.py)."""
+"""Small in-memory tools for loop, scheduler and app tests (the reference's mock tools)."""
 
 from __future__ import annotations
 
