@@ -13,7 +13,7 @@ import asyncio
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -324,11 +324,6 @@ class _Item:
     error: BaseException | None = None
 
 
-@dataclass
-class _Channel:
-    queue: asyncio.Queue[_Item] = field(default_factory=asyncio.Queue)
-
-
 class Run:
     """One run: an async iterator of events and an async context manager.
 
@@ -348,6 +343,7 @@ class Run:
         self._aborted = False
         self._closing = False
         self._finished = False
+        self._driving = False
 
     # -- producer side ----------------------------------------------------
 
@@ -361,6 +357,7 @@ class Run:
         self._driver = asyncio.get_running_loop().create_task(self._drive(state), name=f"skawld-run-{self.run_id}")
 
     async def _drive(self, state: Any) -> None:
+        self._driving = True
         try:
             await state.run()
         except asyncio.CancelledError:
@@ -388,7 +385,9 @@ class Run:
         self._aborted = True
         if self._loop_state is not None:
             self._loop_state.aborting = True
-        if self._driver is not None and not self._driver.done():
+        # A driver that has not started yet sees the flag at its first step;
+        # cancelling it then would end it before it could emit `result`.
+        if self._driver is not None and self._driving and not self._driver.done():
             self._driver.cancel()
 
     # -- consumer side ----------------------------------------------------
@@ -436,8 +435,13 @@ class Run:
             self.abort()
             try:
                 await asyncio.shield(driver)
-            except BaseException:
-                pass
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    self._finish()
+                    raise
+            except Exception:
+                pass  # the loop's own failure; nothing left to report on close
         self._finish()
 
     async def aclose(self) -> None:

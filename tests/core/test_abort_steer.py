@@ -216,3 +216,44 @@ async def test_steer_and_interrupt_while_idle(make_agent: MakeAgent) -> None:
         session.steer("nobody listens")
     session.interrupt()
     assert not session.interrupt_requested
+
+
+async def test_abort_racing_the_start_of_the_run_still_ends_with_result(make_agent: MakeAgent) -> None:
+    session = await make_agent(ScriptedProvider([reply("never")])).session()
+    run = session.run("x")
+    first = asyncio.ensure_future(run.__anext__())
+    await asyncio.sleep(0)
+    assert run._driver is not None and not run._driving  # the driver exists but has not taken a step
+    session.abort()
+    events = [await first]
+    async with run:
+        events += [e async for e in run]
+    assert isinstance(events[-1], ResultEvent) and events[-1].subtype == "aborted"
+
+
+async def test_cancelling_the_consumer_propagates_and_frees_the_session(make_agent: MakeAgent) -> None:
+    gate = asyncio.Event()
+    provider = ScriptedProvider()
+    provider.enqueue(reply("slow"), hold=gate, hold_at=1)
+    session = await make_agent(provider).session()
+
+    async def consume() -> None:
+        async with session.run("x") as run:
+            async for _ in run:
+                pass
+
+    task = asyncio.ensure_future(consume())
+    while not provider.requests:
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not session.is_running
+    provider.enqueue(reply("next"))
+    events = await consume_all(session)
+    assert isinstance(events[-1], ResultEvent) and events[-1].subtype == "success"
+
+
+async def consume_all(session: Any) -> list[Event]:
+    async with session.run("again") as run:
+        return [e async for e in run]
