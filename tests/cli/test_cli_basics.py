@@ -100,8 +100,9 @@ def test_server_401_exits_4(cli: CliEnv) -> None:
     assert '"name":"AuthError"' in out.stdout
 
 
-def test_no_model_exits_3(cli: CliEnv) -> None:
-    out = cli.run(*cli.args("-p", "hi", model=False))
+def test_no_model_for_a_compatible_server_exits_3(cli: CliEnv) -> None:
+    # Anthropic and OpenAI have default models; an OpenAI-compatible server has none.
+    out = cli.run(*cli.args("-p", "hi", "--provider", "openai-chat", model=False))
     assert out.returncode == 3
     assert "--model" in out.stderr
 
