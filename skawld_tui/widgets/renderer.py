@@ -198,6 +198,16 @@ class EventRenderer:
         sink.thinking = None
         final = "\n\n".join(b.text for b in event.message.content if isinstance(b, TextBlock) and b.text)
         await self.close_text(sink, final or None)
+        # One panel per call, in the model's order, before permissions and
+        # parallel execution reorder the events that fill them.
+        for block in event.message.tool_uses():
+            if block.id not in sink.panels:
+                summary = summarize_tool(block.name, block.input, self.registry)
+                panel = ToolPanel(
+                    block.id, block.name, block.input, summary, status="queued", show_timings=self.show_timings
+                )
+                sink.panels[block.id] = panel
+                await self.mount(sink, panel)
 
     async def _user(self, sink: Sink, event: UserEvent, path: Path) -> None:
         message = event.message

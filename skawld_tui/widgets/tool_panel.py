@@ -14,9 +14,9 @@ from textual.widgets import Collapsible, Static
 
 from ..transcript_model import edit_diff, format_duration, language_for
 
-Status = Literal["pending", "running", "ok", "error"]
+Status = Literal["queued", "pending", "running", "ok", "error"]
 
-_MARKS: dict[Status, str] = {"pending": "?", "running": "⋯", "ok": "✓", "error": "✗"}
+_MARKS: dict[Status, str] = {"queued": "·", "pending": "?", "running": "⋯", "ok": "✓", "error": "✗"}
 SUBAGENT_TOOLS = frozenset({"Subagent", "Task", "Agent"})
 MAX_RESULT_CHARS = 20_000
 

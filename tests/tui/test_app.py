@@ -199,6 +199,26 @@ async def test_permission_modal_allow_always_deny_by_key() -> None:
         assert "not now" in str(result.content)
 
 
+async def test_panels_keep_the_model_call_order_when_a_later_call_needs_approval() -> None:
+    app = make_app(
+        [
+            reply(tool_call("MockRead", {"path": "r"}, id="r1"), tool_call("MockExec", {"path": "x"}, id="x1")),
+            reply("ok"),
+        ],
+        tools=[MockRead(), MockExec()],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await until(lambda: isinstance(app.screen, PermissionScreen), pilot)
+        assert panel(app, "r1").status in ("queued", "running", "ok")
+        assert panel(app, "x1").status == "pending"
+        await pilot.press("y")
+        await run_done(pilot)
+        order = [p.tool_use_id for p in app.query(ToolPanel)]
+        assert order == ["r1", "x1"]
+
+
 async def test_several_asks_in_one_batch_are_answered_in_turn() -> None:
     app = make_app(
         [
