@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -16,12 +17,19 @@ class PromptArea(TextArea):
     (at the first/last row), Tab accepts a completion."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Send", priority=True, show=False),
-        Binding("ctrl+j,shift+enter", "newline", "New line", show=False, priority=True),
         Binding("up", "history(-1)", show=False),
         Binding("down", "history(1)", show=False),
-        Binding("tab", "accept_completion", show=False, priority=True),
     ]
+    # Enter, Ctrl+J / Shift+Enter and Tab are handled in `_on_key`, in order with
+    # the typed characters: as priority bindings they would jump ahead of keys
+    # still queued for this widget, and a fast burst (a paste, typing during
+    # start-up) would be sent half-typed.
+    _KEY_ACTIONS: ClassVar[dict[str, str]] = {
+        "enter": "submit",
+        "ctrl+j": "newline",
+        "shift+enter": "newline",
+        "tab": "accept_completion",
+    }
 
     class Submitted(Message):
         """The user pressed Enter on some text."""
@@ -54,6 +62,15 @@ class PromptArea(TextArea):
         self.prompt_history: list[str] = []
         self.prompt_index = 0
         self.completing = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = self._KEY_ACTIONS.get(event.key)
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        getattr(self, f"action_{action}")()
 
     def action_newline(self) -> None:
         self.insert("\n")

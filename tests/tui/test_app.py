@@ -412,6 +412,23 @@ async def test_at_path_completion(tmp_path: Path) -> None:
         assert not app.completions.display
 
 
+async def test_a_burst_of_keys_is_sent_whole() -> None:
+    """Keys that arrive faster than the prompt handles them (a paste, typing during
+    start-up) are submitted in order: Enter never jumps ahead of queued characters."""
+    from textual import events
+
+    app = make_app([reply("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for ch in "what does app.py print?":
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await run_done(pilot)
+        prompt = app.test_provider.requests[0].messages[0]  # type: ignore[attr-defined]
+        assert any(isinstance(b, TextBlock) and b.text == "what does app.py print?" for b in prompt.content)
+        assert app.prompt.text == ""
+
+
 async def test_prompt_history_and_newline() -> None:
     app = make_app([reply("one"), reply("two")])
     async with app.run_test(size=SIZE) as pilot:
