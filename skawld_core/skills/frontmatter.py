@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 __all__ = ["CLAUDE_MODEL_ALIASES", "FrontmatterError", "model_override", "split_frontmatter"]
@@ -64,3 +65,11 @@ def model_override(value: object) -> str | None:
         return None
     model = value.strip()
     return None if not model or model.lower() in CLAUDE_MODEL_ALIASES else model
+
+
+def sorted_entries(directory: Path) -> list[Path]:
+    """The entries of a config directory by name; none when it is missing or unreadable."""
+    try:
+        return sorted(directory.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import FrontmatterError, model_override, split_frontmatter
+from .frontmatter import FrontmatterError, model_override, sorted_entries, split_frontmatter
 from .types import Skill, SkillLoadResult, SkippedSkill
 
 __all__ = ["BUILTIN_TOOL_NAMES", "load_skills", "parse_skill"]
@@ -169,20 +169,13 @@ def parse_skill(text: str, directory: Path) -> Skill:
         raise ValueError(str(exc)) from None
 
 
-def _entries(skills_dir: Path) -> list[Path]:
-    try:
-        return sorted(skills_dir.iterdir(), key=lambda p: p.name)
-    except OSError:
-        return []
-
-
 def load_skills(config_dirs: Sequence[Path], reserved_names: Iterable[str] = BUILTIN_TOOL_NAMES) -> SkillLoadResult:
     """Load skills from `<dir>/skills/*/SKILL.md` for each config dir, in order."""
     reserved = {n.lower() for n in reserved_names}
     result = SkillLoadResult()
     loaded: dict[str, Skill] = {}
     for config_dir in config_dirs:
-        for entry in _entries(Path(config_dir) / "skills"):
+        for entry in sorted_entries(Path(config_dir) / "skills"):
             if entry.is_symlink():
                 result.skipped.append(SkippedSkill(entry, "io-error", "symlinks are not followed"))
                 continue

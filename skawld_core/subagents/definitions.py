@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..skills.frontmatter import FrontmatterError, model_override, split_frontmatter
+from ..skills.frontmatter import FrontmatterError, model_override, sorted_entries, split_frontmatter
 
 __all__ = [
     "AgentDefinition",
@@ -115,20 +115,13 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
     )
 
 
-def _entries(agents_dir: Path) -> list[Path]:
-    try:
-        return sorted(agents_dir.iterdir(), key=lambda p: p.name)
-    except OSError:
-        return []
-
-
 def load_agent_definitions(config_dirs: Sequence[Path]) -> AgentLoadResult:
     """Load `<dir>/agents/*.md` for each config dir in order; the first wins a
     duplicate name (compared case-insensitively). Never raises."""
     result = AgentLoadResult()
     seen: dict[str, AgentDefinition] = {}
     for config_dir in config_dirs:
-        for entry in _entries(Path(config_dir) / "agents"):
+        for entry in sorted_entries(Path(config_dir) / "agents"):
             if entry.suffix != ".md":
                 continue
             if entry.is_symlink():
