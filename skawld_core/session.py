@@ -13,7 +13,7 @@ import asyncio
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -293,7 +293,8 @@ class Session:
         await self.store.set_invoked_skills(self.id, self.invoked_skills)
 
     def tool_context(self, run_id: str, tool_use_id: str, emit: Callable[[Event], None]) -> ToolContext:
-        return ToolContext(
+        permissions = self.agent.permissions
+        context = ToolContext(
             cwd=self.agent.cwd,
             session_id=self.id,
             run_id=run_id,
@@ -301,9 +302,10 @@ class Session:
             file_read_tracker=self.file_read_tracker,
             session_store=self.store,
             emit=emit,
-            can_read=self.agent.permissions.can_read,
             extras={"session": self},
         )
+        # Without Read path rules every file is readable: Glob and Grep skip the per-file check.
+        return replace(context, can_read=permissions.can_read) if permissions.restricts_reads else context
 
     def _release(self, run: Run) -> None:
         if self._run is run:

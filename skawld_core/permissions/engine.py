@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from ..messages import PermissionMode
 from .bash_rules import evaluate_bash
 from .mode import PERMISSION_MODES, mode_default
-from .paths import path_candidates, path_rule_matches, path_target, rule_applies_to
+from .paths import PathCandidates, path_candidates, path_rule_matches, path_target, rule_applies_to
 from .rules import BashRule, PathRule, ToolRule, parse_rule
 from .types import (
     CanUseTool,
@@ -230,15 +230,18 @@ class PermissionEngine:
             return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
         return await self.resolve(call, validate)
 
+    @property
+    def restricts_reads(self) -> bool:
+        """True when some path rule applies to Read, so Glob and Grep must filter their results."""
+        return any(isinstance(rule, PathRule) and rule_applies_to(rule, "Read") for rule in self._rules)
+
     def can_read(self, path: Path) -> bool:
         """False when a path rule that applies to Read denies `path` (first matching Read path rule wins)."""
-        target = Path(path)
-        candidates = path_candidates(str(target), self._root)
+        candidates: PathCandidates | None = None
         for rule in self._rules:
-            if (
-                isinstance(rule, PathRule)
-                and rule_applies_to(rule, "Read")
-                and path_rule_matches(rule, candidates, self._root)
-            ):
-                return rule.decision != "deny"
+            if isinstance(rule, PathRule) and rule_applies_to(rule, "Read"):
+                if candidates is None:
+                    candidates = path_candidates(str(Path(path)), self._root)
+                if path_rule_matches(rule, candidates, self._root):
+                    return rule.decision != "deny"
         return True
