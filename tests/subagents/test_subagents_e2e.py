@@ -6,29 +6,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from ext_helpers import MockExec, make_agent, types, unwrap, write_agent
-from pydantic import BaseModel
 
 from skawld_core.events import Event, SubagentEvent, ToolCallEndEvent, ToolCallStartEvent, UserEvent
 from skawld_core.messages import ToolResultBlock
-from skawld_core.providers.base import ProviderRequest, ThinkingConfig
-from skawld_core.subagents import DEFAULT_AGENT, run_subagent
+from skawld_core.providers.base import ThinkingConfig
 from skawld_core.testing import ScriptedProvider, reply, tool_call
-from skawld_core.tools import Tool, ToolContext, ToolResult
+from tests.support.nesting import Delegate, is_child
 
 pytestmark = pytest.mark.timeout(30)
-
-
-def is_child(marker: str) -> Any:
-    """Match requests whose first message (the child's prompt) contains `marker`."""
-
-    def match(req: ProviderRequest) -> bool:
-        return bool(req.messages) and marker in str(req.messages[0].content)
-
-    return match
 
 
 def tool_result(events: list[Event], tool_use_id: str) -> ToolResultBlock:
@@ -243,30 +231,6 @@ async def test_parent_abort_cancels_both_children(tmp_path: Path) -> None:
     assert registry.live == {}
     assert len(children) == 2 and not any(c.is_running for c in children)
     await agent.close()
-
-
-class DelegateInput(BaseModel):
-    prompt: str
-
-
-class Delegate(Tool[DelegateInput]):
-    """A custom tool that launches its own subagent (nesting one level more)."""
-
-    name = "Delegate"
-    description = "Delegate to a nested agent."
-    scope = "read"
-    input_model = DelegateInput
-
-    async def execute(self, value: DelegateInput, ctx: ToolContext) -> ToolResult:
-        outcome = await run_subagent(
-            ctx.extras["session"],
-            DEFAULT_AGENT,
-            value.prompt,
-            ctx.emit or (lambda _e: None),
-            display_name="Inner",
-            subagent_type="_default",
-        )
-        return ToolResult(content=outcome.text)
 
 
 async def test_nested_envelopes_two_levels(tmp_path: Path) -> None:

@@ -8,18 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from skawld_core.providers.base import ProviderRequest
 from skawld_core.sessions import InMemorySessionStore
-from skawld_core.subagents import DEFAULT_AGENT, run_subagent
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
-from skawld_core.tools import Tool, ToolContext, ToolResult
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
 from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
 from tests.support.mock_tools import MockExec, MockRead, MockWrite
+from tests.support.nesting import Delegate, is_child
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 
@@ -94,37 +91,6 @@ async def test_parallel_tool_panels_filled_by_id_in_shuffled_order() -> None:
         await pilot.pause()
         shown = " ".join(str(w.render()) for w in target.query(".tool-output *, .tool-output"))
         assert "read fr3" in shown
-
-
-def is_child(marker: str) -> Any:
-    def match(req: ProviderRequest) -> bool:
-        return bool(req.messages) and marker in str(req.messages[0].content)
-
-    return match
-
-
-class DelegateInput(BaseModel):
-    prompt: str
-
-
-class Delegate(Tool[DelegateInput]):
-    """Launches its own subagent (one level more of nesting)."""
-
-    name = "Delegate"
-    description = "Delegate to a nested agent."
-    scope = "read"
-    input_model = DelegateInput
-
-    async def execute(self, value: DelegateInput, ctx: ToolContext) -> ToolResult:
-        outcome = await run_subagent(
-            ctx.extras["session"],
-            DEFAULT_AGENT,
-            value.prompt,
-            ctx.emit or (lambda _e: None),
-            display_name="Inner",
-            subagent_type="_default",
-        )
-        return ToolResult(content=outcome.text)
 
 
 def nested_provider() -> ScriptedProvider:

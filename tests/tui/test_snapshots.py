@@ -22,9 +22,10 @@ from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown
 from skawld_tui.widgets.tool_panel import ToolPanel
 from tests.support.mock_tools import MockAlwaysFail, MockRead
+from tests.support.nesting import Delegate
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
-from .test_app import Delegate, nested_provider, stored_history
+from .test_app import nested_provider, stored_history
 
 pytestmark = pytest.mark.timeout(60)
 
