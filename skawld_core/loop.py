@@ -71,7 +71,6 @@ class RunLoop:
         self._stop_hook_active = False
         self._inflight: tuple[asyncio.Future[Any], list[Message]] | None = None
         self._scheduler: Scheduler | None = None
-        self._pending_tool_uses: list[str] = []
 
     # -- public entry -----------------------------------------------------
 
@@ -328,7 +327,6 @@ class RunLoop:
         def make_context(tool_use_id: str, emit: Callable[[Event], None]) -> ToolContext:
             return session.tool_context(self.run_id, tool_use_id, emit)
 
-        self._pending_tool_uses = [b.id for b in message.tool_uses()]
         scheduler = Scheduler(
             registry=session.tools,
             permissions=agent.permissions,
@@ -344,7 +342,6 @@ class RunLoop:
         self._scheduler = scheduler
         results = await scheduler.run(message.tool_uses())
         self._scheduler = None
-        self._pending_tool_uses = []
         reply = Message(role="user", content=list(results))
         await self._persist([reply])
         await self.emit(UserEvent(message=reply, subtype="tool_result"))
