@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from skawld_core import ErrorEvent, Message, ResultEvent, SessionStoreError, ToolResultBlock, UserEvent
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow
 from skawld_core.sessions import InMemorySessionStore, StoredMessage
@@ -112,11 +114,8 @@ async def test_function_provider_sees_history(make_agent: MakeAgent) -> None:
 
 async def test_scripted_provider_reports_unused_turns() -> None:
     provider = ScriptedProvider([reply("a")])
-    try:
+    with pytest.raises(AssertionError, match="1 scripted turn\\(s\\) were never requested"):
         provider.assert_complete()
-        raise AssertionError("should have failed")
-    except AssertionError as exc:
-        assert "never requested" in str(exc)
 
 
 async def test_exhausted_script_is_an_error_result(make_agent: MakeAgent) -> None:
