@@ -42,16 +42,9 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str] | None:
 
 
 def _load_yaml(text: str) -> Any:
-    """PyYAML's `safe_load` when installed, else the built-in subset parser."""
-    try:
-        import yaml
-    except ImportError:
-        from . import miniyaml
+    """PyYAML's `safe_load` (a hard dependency, imported on first use)."""
+    import yaml
 
-        try:
-            return miniyaml.parse(text)
-        except ValueError as exc:
-            raise FrontmatterError(f"invalid YAML: {exc}") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
