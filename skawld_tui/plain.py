@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
     from skawld_core.session import Session
 
+    from .file_commands import PromptCommands
+
 PREVIEW_LINES = 6
 
 
@@ -56,6 +58,7 @@ class PlainChat:
         self.tools: dict[tuple[str, ...], str] = {}
         self.show_timings = True
         self._ask_lock = asyncio.Lock()
+        self.prompt_commands: PromptCommands | None = None
 
     # -- output ---------------------------------------------------------------------
 
@@ -286,8 +289,27 @@ class PlainChat:
         elif name in slash_commands.BY_NAME:
             self.out(f"/{name} is available in the full-screen app", style="yellow")
         else:
-            self.out(f"unknown command /{name} (/help)", style="yellow")
+            await self._prompt_command(name, args)
         return True
+
+    async def _prompt_command(self, name: str, args: str) -> None:
+        """A command file or a skill typed as `/name args` runs as a prompt."""
+        from pathlib import Path
+
+        from .file_commands import CommandExpansionError, PromptCommands
+
+        assert self.agent is not None and self.session is not None
+        if self.prompt_commands is None:
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home())
+        try:
+            prompt = await self.prompt_commands.prompt_for(name, args, self.session)
+        except CommandExpansionError as exc:
+            self.out(str(exc), style="yellow")
+            return
+        if prompt is None:
+            self.out(f"unknown command /{name} (/help)", style="yellow")
+        else:
+            await self.run_prompt(prompt)
 
     async def loop(self) -> int:
         last_ctrl_c = 0.0
