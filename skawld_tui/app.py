@@ -140,6 +140,7 @@ class SkawldApp(SlashMixin, App[int]):
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
         self.renderer.registry = self.agent.tools
+        self.renderer.cwd = self.agent.cwd
         self.prompt_commands = PromptCommands(self.agent, home=Path.home())
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
         self.open_session(self.resume_id)
@@ -479,7 +480,13 @@ class SkawldApp(SlashMixin, App[int]):
             position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
             try:
                 answer = await self._ask_modal(
-                    PermissionScreen(req.tool_name, req.summary, req.input, position=position)
+                    PermissionScreen(
+                        req.tool_name,
+                        req.summary,
+                        req.input,
+                        position=position,
+                        cwd=self.agent.cwd if self.agent else None,
+                    )
                 )
             finally:
                 self._asks_done += 1

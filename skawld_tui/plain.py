@@ -99,6 +99,7 @@ class PlainChat:
             return PermissionAllow()
         async with self._ask_lock:
             self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
+            self.show_request(req)
             while True:
                 answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
                 if answer in ("y", "yes"):
@@ -109,6 +110,20 @@ class PlainChat:
                 if answer in ("n", "no", ""):
                     reason = await self.ask("  reason (optional): ")
                     return PermissionDeny(message=reason or "The user denied this tool call.")
+
+    def show_request(self, req: CanUseToolRequest) -> None:
+        """What the approval is about, in full: the command, the diff, or the input."""
+        from rich.syntax import Syntax
+
+        from .file_diff import proposed_change, unified_diff
+
+        change = proposed_change(req.tool_name, req.input, self.agent.cwd if self.agent else None)
+        if change is not None:
+            self.console.print(Syntax(unified_diff(change), "diff", theme="ansi_dark", word_wrap=True))
+        elif req.tool_name == "Bash" and isinstance(req.input.get("command"), str):
+            self.console.print(Syntax(req.input["command"], "bash", theme="ansi_dark", word_wrap=True))
+        elif req.input:
+            self.console.print_json(data=req.input)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []
