@@ -21,7 +21,9 @@ def test_edit_has_real_line_numbers_context_and_a_relative_path(tmp_path: Path) 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text(LINES)
     change = proposed_change(
-        "Edit", {"file_path": str(tmp_path / "src" / "app.py"), "old_string": "line 12", "new_string": "LINE 12"}, tmp_path
+        "Edit",
+        {"file_path": str(tmp_path / "src" / "app.py"), "old_string": "line 12", "new_string": "LINE 12"},
+        tmp_path,
     )
     assert change is not None and change.from_disk
     assert unified_diff(change).splitlines() == [
@@ -73,7 +75,9 @@ def test_changed_words_are_marked_and_large_diffs_collapse(tmp_path: Path) -> No
     assert change is not None
     text = rendered(change, max_lines=10)
     assert "… 13 more diff lines" in text
-    pair = proposed_change("Write", {"file_path": "big.txt", "content": LINES.replace("line 3", "line three")}, tmp_path)
+    pair = proposed_change(
+        "Write", {"file_path": "big.txt", "content": LINES.replace("line 3", "line three")}, tmp_path
+    )
     assert pair is not None
     group = render_diff(pair)
     removed = next(t for t in group.renderables if str(t).startswith("-line 3"))  # type: ignore[attr-defined]
