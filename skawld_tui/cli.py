@@ -262,11 +262,11 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
 
     try:
         settings = resolve_settings(opts)
-        if opts.accept_project_config and settings.project_config_path and settings.project_config_path.is_file():
-            trust_project_config(settings.project_config_path)
+        if opts.accept_project_config and settings.project_config_path:
+            trust_project_config(settings.project_config_path, extra=settings.trust_extra)
     except UntrustedProjectConfigError as exc:
         if interactive and sys.stdin.isatty() and sys.stderr.isatty() and _confirm_trust(exc):
-            trust_project_config(exc.path)
+            trust_project_config(exc.path, extra=exc.extra)
             return _settings(opts, interactive=interactive, verbose=verbose)
         raise _fail(str(exc), EXIT_CONFIG) from None
     except ConfigError as exc:
@@ -439,7 +439,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: list[str]) -> int:
     try:
-        if args[:1] == ["sessions"]:
+        if args[:1] == ["config"]:
+            from .config_cmd import app as config_app
+
+            config_app(args[1:], prog_name="skawld config", standalone_mode=True)
+        elif args[:1] == ["sessions"]:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)

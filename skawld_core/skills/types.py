@@ -36,6 +36,8 @@ class Skill:
     model: str | None = None
     version: str | None = None
     disable_model_invocation: bool = False
+    grants_withheld: bool = False
+    """True when `allowed_tools` were dropped because the project is not trusted."""
 
     @property
     def is_plain(self) -> bool:
