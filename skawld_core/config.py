@@ -305,7 +305,7 @@ def read_config_file(path: Path) -> object | None:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"Invalid config file {path}: it is not valid UTF-8 (byte {exc.start})") from None
     try:
-        raw = json.loads(text)
+        raw: object = json.loads(text)
     except RecursionError:
         raise ConfigError(f"Invalid config file {path}: it is nested too deeply") from None
     except ValueError as exc:
@@ -423,7 +423,11 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "sandbox":
             low = out.get(key, {})
             low = {"mode": low} if isinstance(low, str) else low
-            out[key] = value if isinstance(value, str) and not low else {**low, **({"mode": value} if isinstance(value, str) else value)}
+            out[key] = (
+                value
+                if isinstance(value, str) and not low
+                else {**low, **({"mode": value} if isinstance(value, str) else value)}
+            )
         else:
             out[key] = value
     return out
@@ -470,11 +474,17 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
     )
 
 
+_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
+
+
 def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str, prefix: str = "") -> None:
     """Remember which layer set each key (two levels deep: `provider.baseURL`, `mcpServers.time`)."""
     for key, value in doc.items():
         path = f"{prefix}{key}"
-        origins[path] = origin
+        if path in _CONCATENATED and path in origins and origins[path] != origin:
+            origins[path] = f"{origins[path]} + {origin}"
+        else:
+            origins[path] = origin
         if isinstance(value, Mapping) and not prefix:
             _record_origins(origins, value, origin, f"{path}.")
 

@@ -281,12 +281,10 @@ def _located(raw: object, loc: tuple[int | str, ...], missing: bool = False) -> 
     parts: list[str | int] = []
     cur = raw
     for i, part in enumerate(loc):
-        if isinstance(cur, Mapping) and part in cur:
+        in_map = isinstance(cur, Mapping) and part in cur
+        if in_map or (isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)):
             parts.append(part)
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
-            parts.append(part)
-            cur = cur[part]
+            cur = cur[part]  # type: ignore[index]
         elif isinstance(cur, Mapping) and missing and i == len(loc) - 1:
             parts.append(part)
         elif not isinstance(cur, Mapping | list):
@@ -311,7 +309,9 @@ def _message(err: Any, ptr: str) -> str:
     if kind == "union_tag_not_found":
         return "is required"
     if kind == "mcp_type":
-        return f"type must be one of stdio, http, sse (got {value.get('type') if isinstance(value, Mapping) else value!r})"
+        return (
+            f"type must be one of stdio, http, sse (got {value.get('type') if isinstance(value, Mapping) else value!r})"
+        )
     if kind in ("greater_than_equal", "greater_than"):
         bound = err.get("ctx", {}).get("ge", err.get("ctx", {}).get("gt"))
         return f"must be an integer >= {bound} (got {value!r})"
@@ -420,7 +420,7 @@ def validate_document(raw: object, *, file: str) -> tuple[ConfigFile, dict[str, 
     if "apiKey" in provider:
         warnings.append(
             ConfigWarning(
-                f"provider.apiKey is set in {file}; prefer the provider's environment variable (the key is not shown)",
+                "provider.apiKey is set in this file; prefer the provider's environment variable (the key is not shown)",
                 file,
                 "/provider/apiKey",
             )
@@ -449,15 +449,19 @@ def config_json_schema() -> dict[str, Any]:
 
 
 def declared_keys() -> list[str]:
-    """Every declared key as a dotted path (``provider.apiKey``, ``mcpServers.*.command``…)."""
+    """Every declared key as a dotted path: ``provider.apiKey``, ``mcpServers.*.command`` (any
+    server name), ``hooks.<Event>[].command`` (each hook event, each entry)."""
     out: list[str] = []
 
     def walk(model: type[BaseModel], prefix: str) -> None:
         for name, info in model.model_fields.items():
             key = f"{prefix}{info.alias or name}"
+            if model is HooksSection:
+                key = f"{prefix}<Event>"
             out.append(key)
             for sub in _models_in(info.annotation):
-                walk(sub, f"{key}.*." if _is_mapping(info.annotation) else f"{key}.")
+                sep = ".*." if _contains(info.annotation, dict) else "[]." if _contains(info.annotation, list) else "."
+                walk(sub, f"{key}{sep}")
 
     walk(ConfigFile, "")
     return list(dict.fromkeys(out))
@@ -474,9 +478,9 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     return list(dict.fromkeys(found))
 
 
-def _is_mapping(annotation: Any) -> bool:
+def _contains(annotation: Any, origin: type) -> bool:
     import typing
 
-    if typing.get_origin(annotation) is dict:
+    if typing.get_origin(annotation) is origin:
         return True
-    return any(_is_mapping(a) for a in typing.get_args(annotation))
+    return any(_contains(a, origin) for a in typing.get_args(annotation))

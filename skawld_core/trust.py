@@ -87,11 +87,17 @@ def config_requests(
             )
         )
     if "baseURL" in provider:
-        add(TrustRequest("sends", "/provider/baseURL", f"{provider['baseURL']}, which receives your API key and prompts"))
+        add(
+            TrustRequest(
+                "sends", "/provider/baseURL", f"{provider['baseURL']}, which receives your API key and prompts"
+            )
+        )
     if provider.get("headers"):
         add(
             TrustRequest(
-                "sends", "/provider/headers", f"extra HTTP headers on every model request: {', '.join(provider['headers'])}"
+                "sends",
+                "/provider/headers",
+                f"extra HTTP headers on every model request: {', '.join(provider['headers'])}",
             )
         )
     if provider.get("options"):

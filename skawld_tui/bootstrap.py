@@ -272,9 +272,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
     user_dir = user_config_dir(environ).resolve()
     untrusted = (
-        []
-        if loaded.project_trusted
-        else [d for d in config_dirs if d != user_dir and (d == base or base in d.parents)]
+        [] if loaded.project_trusted else [d for d in config_dirs if d != user_dir and (d == base or base in d.parents)]
     )
     options = dict(cfg.provider.options)
     if cfg.provider.headers:
