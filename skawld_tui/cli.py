@@ -3,7 +3,8 @@
 - ``skawld`` — the interactive app (``--resume ID`` / ``--continue`` to resume);
 - ``skawld -p PROMPT`` — headless (`skawld_tui.headless`); the prompt comes from stdin
   when omitted;
-- ``skawld sessions list|show|delete|export`` — `skawld_tui.sessions_cmd`.
+- ``skawld sessions list|show|delete|export|repair`` — `skawld_tui.sessions_cmd`;
+- ``skawld config schema|show`` — `skawld_tui.config_cmd`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -359,6 +360,10 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
     except SkawldError as exc:
+        from skawld_core.sessions.repair import SessionStoreCorruptError
+
+        if isinstance(exc, SessionStoreCorruptError):
+            raise _fail(str(exc), EXIT_CONFIG) from None
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
