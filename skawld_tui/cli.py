@@ -254,7 +254,7 @@ def run(
 # -- shared --------------------------------------------------------------------
 
 
-def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
+def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False) -> Any:
     """Resolve settings; maps config problems to exit codes (3, or 2 for bad flag syntax)."""
     from skawld_core.config import UntrustedProjectConfigError, trust_project_config
     from skawld_core.errors import ConfigError
@@ -266,9 +266,9 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
         if opts.accept_project_config and settings.project_config_path:
             trust_project_config(settings.project_config_path, extra=settings.trust_extra)
     except UntrustedProjectConfigError as exc:
-        if interactive and sys.stdin.isatty() and sys.stderr.isatty() and _confirm_trust(exc):
+        if interactive and sys.stdin.isatty() and sys.stderr.isatty() and _confirm_trust(exc, tui=tui):
             trust_project_config(exc.path, extra=exc.extra)
-            return _settings(opts, interactive=interactive, verbose=verbose)
+            return _settings(opts, interactive=interactive, verbose=verbose, tui=tui)
         raise _fail(str(exc), EXIT_CONFIG) from None
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
@@ -286,7 +286,11 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
     return settings
 
 
-def _confirm_trust(exc: Any) -> bool:
+def _confirm_trust(exc: Any, *, tui: bool = False) -> bool:
+    if tui:
+        from .screens.trust import TrustPromptApp
+
+        return bool(TrustPromptApp(exc.path, exc.requests).run())
     sys.stderr.write(f"{exc}\nTrust {exc.path} as it is now? [y/N] ")
     sys.stderr.flush()
     try:
@@ -377,7 +381,8 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
 
     from .bootstrap import build_agent, make_store, newest_session_id
 
-    settings = _settings(opts, interactive=True, verbose=verbose)
+    use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+    settings = _settings(opts, interactive=True, verbose=verbose, tui=use_tui)
     _check_key(settings)
     if not settings.model:
         raise _fail(
@@ -397,7 +402,6 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
 
-    use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     try:
         if use_tui:
             from .app import SkawldApp
