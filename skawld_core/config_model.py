@@ -299,7 +299,7 @@ def _message(err: Any, ptr: str) -> str:
     kind, value = err["type"], err.get("input")
     secret = any(s in ptr.lower() for s in _SECRET_PARTS)
     if kind == "missing":
-        return "is required"
+        return "is required (url must be an http(s) URL)" if ptr.endswith("/url") else "is required"
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
         return f"must be one of {expected.replace(' or ', ', ')} (got {'a value' if secret else repr(value)})"
@@ -317,7 +317,7 @@ def _message(err: Any, ptr: str) -> str:
         return f"must be an integer >= {bound} (got {value!r})"
     if kind in ("string_too_short", "string_pattern_mismatch"):
         if ptr.endswith("/url"):
-            return "must be an http(s) URL"
+            return "url must be an http(s) URL"
         return "must be a non-empty string"
     if kind.startswith(("string_", "int_", "bool_", "dict_", "list_", "model_", "float_", "union_")) or kind in (
         "model_type",
