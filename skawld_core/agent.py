@@ -72,6 +72,7 @@ class Agent:
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
         nested_instructions: bool = False,
+        untrusted_config_dirs: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -100,6 +101,8 @@ class Agent:
         self.cache_ttl: CacheTtl | None = cache_ttl
         self.tool_concurrency = default_tool_concurrency()
         self.config_dirs = self._resolve_config_dirs(config_dir)
+        # skills and agents loaded from these (an unaccepted project's) keep no tool grants or model
+        self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
         self.mcp_fail_fast = mcp_fail_fast
 

@@ -2,28 +2,28 @@
 
 Layers, lowest to highest: defaults < user ``~/.skawld/config.json`` < project
 ``<cwd>/.skawld/config.json`` (or ``project_config_path``, or ``$SKAWLD_CONFIG``)
-< ``SKAWLD_*`` environment variables < ``overrides`` (the CLI's flags).
+< ``SKAWLD_*`` environment variables < ``overrides`` (the CLI's flags). Every
+layer is validated by the one schema, `skawld_core.config_model`.
 
 Merge rules: scalars — the higher layer wins; ``limits`` — shallow merge;
 ``permissions.mode`` — the higher layer wins; ``permissions.rules`` — concatenated
 lower layer first (first match wins, so the user's rules take precedence);
 ``provider`` / ``sessionStore`` — replaced wholesale when the higher layer names a
 different ``id`` / ``kind``, otherwise merged shallowly; ``mcpServers`` — merged by
-server name; ``hooks`` — concatenated per event; ``configDirs`` — concatenated.
+server name; ``hooks`` — concatenated per event; ``configDirs`` and
+``additionalDirectories`` — concatenated; ``env``/``sandbox`` — shallow merge.
 
-The project file is untrusted (a cloned repository may have written it). Loading
-raises `UntrustedProjectConfigError` (a `ConfigError`) listing the offending JSON
-pointers when it:
-
-- sets ``permissions.mode`` to ``acceptEdits`` or ``yolo``, or has an ``allow`` rule
-  (the reference's gate);
-- sets ``provider.baseURL`` (that server would receive the user's API key), starts
-  ``mcpServers`` or runs ``hooks`` commands (they execute code), or sets a ``cwd``
-  outside the project directory (the agent would work elsewhere) — skawld's stricter gate;
-
-unless ``accept_project_config=True`` or the user accepted that exact file before
+The project's files are untrusted (a cloned repository may have written them).
+Loading raises `UntrustedProjectConfigError` (a `ConfigError`) listing what the
+project asks for — see `skawld_core.trust.config_requests`: what sends data
+somewhere (provider id/key/URL/headers/options, HTTP MCP servers, a PostgreSQL
+store), runs code (stdio MCP servers, hooks), reads outside the project
+(``systemPromptFile``, ``configDirs``, the session database, ``cwd``, an
+instruction file linking out) or widens permissions (mode, allow rules, added
+directories, env passthrough, a looser sandbox) — unless
+``accept_project_config=True`` or the user accepted that exact file before
 (`trust_project_config`, remembered by path and SHA-256 in
-``~/.skawld/trusted-projects.json``; editing the file revokes the trust).
+``~/.skawld/trusted-projects.json``; editing the file asks again).
 
 The loader never prints: problems that do not stop loading come back as `warnings`.
 """
@@ -39,14 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .config_schema import PERMISSION_MODES, PROVIDER_IDS, ConfigWarning, pointer, validate_config
+from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, validate_document
 from .errors import ConfigError
+from .instructions import find_repo_root, project_instruction_files
+from .trust import TrustRequest, config_requests, describe_requests, inside
 
 __all__ = [
     "ConfigSource",
     "ConfigWarning",
     "LoadedConfig",
     "ProviderConfig",
+    "SandboxConfig",
     "SessionStoreConfig",
     "SkawldConfig",
     "UntrustedProjectConfigError",
@@ -54,6 +57,7 @@ __all__ = [
     "home_dir",
     "is_project_config_trusted",
     "load_config",
+    "read_config_file",
     "trust_project_config",
     "trusted_projects_path",
     "user_config_dir",
@@ -72,16 +76,33 @@ class ConfigSource:
 
 @dataclass(frozen=True)
 class ProviderConfig:
+    """``provider``: which API, where, with which key and options."""
+
     id: str = "anthropic"
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     base_url: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    transport: Literal["httpx", "sdk"] | None = None
+    compat: Literal["strict", "lenient"] | None = None
+    context_window: int | None = None
 
 
 @dataclass(frozen=True)
 class SessionStoreConfig:
-    kind: Literal["sqlite", "memory"] = "sqlite"
+    """``sessionStore``: a SQLite file, in memory, or PostgreSQL (`dsn`)."""
+
+    kind: Literal["sqlite", "memory", "postgres"] = "sqlite"
     database_path: str | None = None
+    dsn: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """``sandbox``: ``"off" | "auto" | "required"`` or ``{"mode": ..., "network": bool}``."""
+
+    mode: Literal["off", "auto", "required"] = "auto"
+    network: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,14 +124,21 @@ class SkawldConfig:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     config_dirs: list[str] = field(default_factory=list)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    env_passthrough: list[str] = field(default_factory=list)
+    additional_directories: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class LoadedConfig:
     """What `load_config` returns: the config, its layers and any warnings.
 
-    `raw` is the merged document in the files' JSON shape (camelCase keys).
-    `project_path` is the project file consulted (whether or not it existed).
+    `raw` is the merged document in the files' JSON shape (camelCase keys) and
+    `model` the same document validated by the schema. `project_path` is the
+    project file consulted (whether or not it existed); `project_trusted` says
+    whether the user accepted the project (its skills and agents may then grant
+    tools); `trust_extra` is what an acceptance covers besides the file's bytes.
+    `origins` maps each set key (dotted path) to the file or layer it came from.
     """
 
     config: SkawldConfig
@@ -118,23 +146,33 @@ class LoadedConfig:
     warnings: list[ConfigWarning]
     raw: dict[str, Any]
     project_path: Path | None = None
+    model: ConfigFile = field(default_factory=ConfigFile)
+    project_trusted: bool = False
+    trust_extra: tuple[str, ...] = ()
+    origins: dict[str, str] = field(default_factory=dict)
 
 
 class UntrustedProjectConfigError(ConfigError):
-    """The project config needs the user's approval before it is used.
+    """The project's files need the user's approval before they are used.
 
-    `pointers` name the settings that need it; accept with `trust_project_config(path)`
-    (remembered) or `load_config(..., accept_project_config=True)` (this run only).
+    `requests` say what the project asks for (grouped by capability in the
+    message), `pointers` name the config settings; accept with
+    `trust_project_config(path, extra=exc.extra)` (remembered) or
+    `load_config(..., accept_project_config=True)` (this run only).
     """
 
-    def __init__(self, path: Path, pointers: list[str]) -> None:
+    def __init__(self, path: Path, requests: list[TrustRequest], extra: tuple[str, ...] = ()) -> None:
         self.path = path
-        self.pointers = pointers
+        self.requests = requests
+        self.pointers = [r.pointer for r in requests if r.pointer]
+        self.extra = extra
+        project = path.parent.parent if path.parent.name == ".skawld" else path.parent
         super().__init__(
-            f"The project config {path} needs your approval before skawld uses it: it sets "
-            f"{', '.join(pointers)} (these can grant tool permissions, send your API key to another server, "
-            "or run programs). Review the file, then run once with --accept-project-config "
-            "(or accept it in the app) to trust this version of it."
+            f"The project {project} needs your approval before skawld uses "
+            f"{path if path.is_file() else 'its files'}. It asks for:\n"
+            f"{describe_requests(requests)}\n"
+            "Review it, then run once with --accept-project-config (or accept it in the app) "
+            "to trust this version of it."
         )
 
 
@@ -166,33 +204,53 @@ def file_sha256(path: Path) -> str:
 # -- trust ------------------------------------------------------------------
 
 
+def _trust_digest(path: Path, extra: tuple[str, ...]) -> str:
+    """SHA-256 of the file (of nothing when absent), folded with what else the acceptance covers."""
+    try:
+        digest = file_sha256(path)
+    except FileNotFoundError:
+        digest = hashlib.sha256(b"").hexdigest()
+    if not extra:
+        return digest
+    return hashlib.sha256("\n".join([digest, *sorted(extra)]).encode()).hexdigest()
+
+
 def _read_trust(env: Mapping[str, str] | None) -> dict[str, Any]:
     try:
         data = json.loads(trusted_projects_path(env).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     projects = data.get("projects") if isinstance(data, dict) else None
     return projects if isinstance(projects, dict) else {}
 
 
-def is_project_config_trusted(path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None) -> bool:
-    """True when the user accepted this file, with exactly its current contents."""
+def is_project_config_trusted(
+    path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()
+) -> bool:
+    """True when the user accepted this file with exactly its current contents (and `extra`).
+
+    A project without a config file can be accepted too (its digest is the empty file's).
+    """
     p = Path(path).resolve()
     try:
-        digest = file_sha256(p)
+        digest = _trust_digest(p, extra)
     except OSError:
         return False
     entry = _read_trust(env).get(str(p))
     return isinstance(entry, dict) and entry.get("sha256") == digest
 
 
-def trust_project_config(path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None) -> str:
+def trust_project_config(
+    path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()
+) -> str:
     """Remember that the user accepted this project config (path + current SHA-256).
 
-    Writes ``~/.skawld/trusted-projects.json`` atomically; returns the digest.
+    `extra` is what else the acceptance covers (`UntrustedProjectConfigError.extra`,
+    `LoadedConfig.trust_extra`). Writes ``~/.skawld/trusted-projects.json``
+    atomically; returns the digest.
     """
     p = Path(path).resolve()
-    digest = file_sha256(p)
+    digest = _trust_digest(p, extra)
     projects = _read_trust(env)
     projects[str(p)] = {"sha256": digest, "accepted_at": _dt.datetime.now(_dt.UTC).isoformat()}
     target = trusted_projects_path(env)
@@ -205,50 +263,93 @@ def trust_project_config(path: str | os.PathLike[str], *, env: Mapping[str, str]
 
 # -- reading ----------------------------------------------------------------
 
+MAX_DEPTH = 64
+
+
+def _check_shape(value: object, file: Path) -> None:
+    """Reject (iteratively) documents nested too deeply or holding NUL characters."""
+    stack: list[tuple[object, int, str]] = [(value, 0, "")]
+    while stack:
+        item, depth, ptr = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ConfigError(f"Invalid config in {file} ({ptr}): nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, str) and "\x00" in item:
+            raise ConfigError(f"Invalid config in {file} ({ptr or '/'}): a string contains a NUL character")
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if "\x00" in k:
+                    raise ConfigError(f"Invalid config in {file} ({ptr or '/'}): a key contains a NUL character")
+                stack.append((v, depth + 1, f"{ptr}/{k}"))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1, f"{ptr}/{i}") for i, v in enumerate(item))
+
+
+def read_config_file(path: Path) -> object | None:
+    """Parse one config file into a JSON value; None when it does not exist.
+
+    Every other problem (unreadable, a directory, invalid UTF-8, NUL bytes,
+    invalid JSON, nesting too deep) is a `ConfigError` naming the file.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ConfigError(f"Cannot read config file {path}: it is a directory, not a file") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read config file {path}: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise ConfigError(f"Invalid config file {path}: it contains NUL bytes (is it a binary file?)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Invalid config file {path}: it is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        raw: object = json.loads(text)
+    except RecursionError:
+        raise ConfigError(f"Invalid config file {path}: it is nested too deeply") from None
+    except ValueError as exc:
+        raise ConfigError(f"Invalid JSON in config file {path}: {exc}") from None
+    _check_shape(raw, path)
+    return raw
+
 
 def _read_file(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """Parse and validate one file; None when it does not exist."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    raw = read_config_file(path)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read config file {path}: {exc.strerror or exc}") from None
-    try:
-        raw = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"Invalid JSON in config file {path}: {exc}") from None
-    return validate_config(raw, file=str(path))
+    _model, doc, warnings = validate_document(raw, file=str(path))
+    return doc, warnings
 
 
-def _resolve_paths(doc: dict[str, Any], base: Path) -> None:
-    """Make the path-valued keys of one layer absolute against `base`."""
+def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) -> None:
+    """Make the path-valued keys of one layer absolute: files against `base` (the
+    directory of the file that sets them), added directories against `work`."""
     if "systemPromptFile" in doc:
         doc["systemPromptFile"] = str((base / Path(doc["systemPromptFile"]).expanduser()).resolve())
     if "configDirs" in doc:
         doc["configDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["configDirs"]]
+    if "additionalDirectories" in doc:
+        root = work or base
+        doc["additionalDirectories"] = [
+            str((root / Path(d).expanduser()).resolve()) for d in doc["additionalDirectories"]
+        ]
 
 
-def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
-    """The settings of an untrusted file that need the user's approval."""
-    found: list[str] = []
-    perms = doc.get("permissions", {})
-    if perms.get("mode") in ("acceptEdits", "yolo"):
-        found.append("/permissions/mode")
-    for i, rule in enumerate(perms.get("rules", [])):
-        if rule.get("decision") == "allow":
-            found.append(f"/permissions/rules/{i}")
-    if "baseURL" in doc.get("provider", {}):
-        found.append("/provider/baseURL")
-    for name in doc.get("mcpServers", {}):
-        found.append(pointer("mcpServers", name))
-    for event, entries in doc.get("hooks", {}).items():
-        found.extend(pointer("hooks", event, i) for i in range(len(entries)))
-    return found
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _instruction_requests(merged: Mapping[str, Any], base: Path) -> tuple[list[TrustRequest], tuple[str, ...]]:
+    """An instruction file (AGENTS.md/CLAUDE.md) that links outside its repository."""
+    work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
+    root = find_repo_root(work).resolve()
+    requests: list[TrustRequest] = []
+    keys: list[str] = []
+    for found in project_instruction_files(work):
+        target = found.resolve()
+        if inside(target, root) or inside(target, base):
+            continue
+        requests.append(TrustRequest("reads", "", f"{target} into the prompt sent to the model ({found} links there)"))
+        keys.append(f"instructions:{found}->{target}")
+    return requests, tuple(keys)
 
 
 def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
@@ -316,8 +417,18 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             for event, entries in value.items():
                 hooks[event] = [*hooks.get(event, []), *entries]
             out[key] = hooks
-        elif key == "configDirs":
+        elif key in ("configDirs", "additionalDirectories"):
             out[key] = [*out.get(key, []), *value]
+        elif key == "env":
+            out[key] = {**out.get(key, {}), **value}
+        elif key == "sandbox":
+            low = out.get(key, {})
+            low = {"mode": low} if isinstance(low, str) else low
+            out[key] = (
+                value
+                if isinstance(value, str) and not low
+                else {**low, **({"mode": value} if isinstance(value, str) else value)}
+            )
         else:
             out[key] = value
     return out
@@ -328,12 +439,19 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
     perms = doc.get("permissions", {})
     limits = doc.get("limits", {})
     store = doc.get("sessionStore", {})
+    sandbox = doc.get("sandbox", {})
+    if isinstance(sandbox, str):
+        sandbox = {"mode": sandbox}
     return SkawldConfig(
         provider=ProviderConfig(
             id=p.get("id", "anthropic"),
             api_key=p.get("apiKey"),
             base_url=p.get("baseURL"),
             options=dict(p.get("options", {})),
+            headers=dict(p.get("headers", {})),
+            transport=p.get("transport"),
+            compat=p.get("compat"),
+            context_window=p.get("contextWindow"),
         ),
         model=doc.get("model"),
         cwd=doc.get("cwd"),
@@ -344,12 +462,32 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
         max_turns=limits.get("maxTurns"),
         max_output_tokens=limits.get("maxOutputTokens"),
         max_retries=limits.get("maxRetries", 5),
-        session_store=SessionStoreConfig(kind=store.get("kind", "sqlite"), database_path=store.get("databasePath")),
+        session_store=SessionStoreConfig(
+            kind=store.get("kind", "sqlite"), database_path=store.get("databasePath"), dsn=store.get("dsn")
+        ),
         cache_ttl=doc.get("cacheTtl"),
         mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
         hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
         config_dirs=list(doc.get("configDirs", [])),
+        sandbox=SandboxConfig(mode=sandbox.get("mode", "auto"), network=bool(sandbox.get("network", False))),
+        env_passthrough=list(doc.get("env", {}).get("passthrough", [])),
+        additional_directories=list(doc.get("additionalDirectories", [])),
     )
+
+
+_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
+
+
+def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str, prefix: str = "") -> None:
+    """Remember which layer set each key (two levels deep: `provider.baseURL`, `mcpServers.time`)."""
+    for key, value in doc.items():
+        path = f"{prefix}{key}"
+        if path in _CONCATENATED and path in origins and origins[path] != origin:
+            origins[path] = f"{origins[path]} + {origin}"
+        else:
+            origins[path] = origin
+        if isinstance(value, Mapping) and not prefix:
+            _record_origins(origins, value, origin, f"{path}.")
 
 
 def load_config(
@@ -365,23 +503,25 @@ def load_config(
 
     `env` is the environment snapshot (default: `os.environ`); `overrides` is a
     document in the config file's JSON shape (validated like a file, reported as
-    "overrides"). Raises `ConfigError` for bad JSON, invalid values (with the
-    file and JSON pointer) and bad ``SKAWLD_*`` variables, and
-    `UntrustedProjectConfigError` when the project file needs approval.
+    "overrides"). Raises `ConfigError` for a malformed file, invalid values (with
+    the file and JSON pointer) and bad ``SKAWLD_*`` variables, and
+    `UntrustedProjectConfigError` when the project needs approval.
     """
     environ: Mapping[str, str] = os.environ if env is None else env
     base = Path(cwd).resolve() if cwd is not None else Path.cwd()
     sources = [ConfigSource("default")]
     warnings: list[ConfigWarning] = []
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
 
     if not ignore_user_config:
         user_path = user_config_dir(environ) / "config.json"
         loaded = _read_file(user_path)
         if loaded is not None:
             doc, warns = loaded
-            _resolve_paths(doc, user_path.parent)
+            _resolve_paths(doc, user_path.parent, home_dir(environ))
             merged = _merge(merged, doc)
+            _record_origins(origins, doc, str(user_path))
             warnings.extend(warns)
             sources.append(ConfigSource("user", str(user_path)))
 
@@ -389,27 +529,32 @@ def load_config(
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
     project_path = project_path.resolve()
     loaded = _read_file(project_path)
+    requests: list[TrustRequest] = []
     if loaded is not None:
         doc, warns = loaded
-        gated = _gate_pointers(doc)
-        if "cwd" in doc and not _inside((base / Path(doc["cwd"]).expanduser()).resolve(), base):
-            gated.append("/cwd")
-        if gated and not accept_project_config and not is_project_config_trusted(project_path, env=environ):
-            raise UntrustedProjectConfigError(project_path, gated)
-        _resolve_paths(doc, project_path.parent)
+        requests = config_requests(doc, file=project_path, project_root=base, lower=merged)
+        _resolve_paths(doc, project_path.parent, base)
         merged = _merge(merged, doc)
+        _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
+    more, extra = _instruction_requests(merged, base)
+    requests.extend(more)
+    trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
+    if requests and not trusted:
+        raise UntrustedProjectConfigError(project_path, requests, extra)
 
     env_doc = _env_layer(environ, base)
     if env_doc:
         merged = _merge(merged, env_doc)
+        _record_origins(origins, env_doc, "environment")
         sources.append(ConfigSource("env"))
 
     if overrides:
-        doc, warns = validate_config(dict(overrides), file="overrides")
+        _m, doc, warns = validate_document(dict(overrides), file="overrides")
         _resolve_paths(doc, base)
         merged = _merge(merged, doc)
+        _record_origins(origins, doc, "command line")
         warnings.extend(warns)
         sources.append(ConfigSource("override"))
 
@@ -418,5 +563,13 @@ def load_config(
             ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
         )
     return LoadedConfig(
-        config=_typed(merged), sources=sources, warnings=warnings, raw=merged, project_path=project_path
+        config=_typed(merged),
+        sources=sources,
+        warnings=warnings,
+        raw=merged,
+        project_path=project_path,
+        model=ConfigFile.model_validate(merged),
+        project_trusted=trusted,
+        trust_extra=extra,
+        origins=origins,
     )

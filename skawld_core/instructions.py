@@ -29,7 +29,9 @@ __all__ = [
     "InstructionFile",
     "InstructionSet",
     "NestedInstructions",
+    "find_repo_root",
     "load_instructions",
+    "project_instruction_files",
     "user_instruction_paths",
 ]
 
@@ -74,6 +76,20 @@ class InstructionSet:
             origin = f" (imported by {f.imported_by})" if f.imported_by else ""
             sections.append(f"Instructions from {f.path}{origin}:\n\n{body}")
         return "\n\n".join(sections)
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest ancestor holding `.git` (file or directory), else `start`."""
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return start
+
+
+def project_instruction_files(cwd: Path) -> list[Path]:
+    """The project-level instruction files that exist, at the repository root of `cwd`."""
+    root = find_repo_root(cwd)
+    return [root / name for name in PROJECT_FILE_NAMES if (root / name).is_file()]
 
 
 def user_instruction_paths(home: Path) -> list[Path]:
@@ -146,10 +162,8 @@ def load_instructions(
         if path.is_file():
             reader.read(path)
     reader.allowed_roots = [project_root.resolve()]
-    for name in PROJECT_FILE_NAMES:
-        path = project_root / name
-        if path.is_file():
-            reader.read(path)
+    for path in project_instruction_files(project_root):
+        reader.read(path)
     for directory in _dirs_below(project_root, cwd):
         for name in NESTED_FILE_NAMES:
             if (directory / name).is_file():

@@ -141,7 +141,8 @@ class SkawldApp(SlashMixin, App[int]):
             return
         self.renderer.registry = self.agent.tools
         self.renderer.cwd = self.agent.cwd
-        self.prompt_commands = PromptCommands(self.agent, home=Path.home())
+        trusted = bool(getattr(self.settings, "project_trusted", False))
+        self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
         self.open_session(self.resume_id)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from skawld_core.config import ConfigSource, ConfigWarning, home_dir, load_config, user_config_dir
 from skawld_core.errors import AuthError, ConfigError
-from skawld_core.instructions import load_instructions
+from skawld_core.instructions import find_repo_root, load_instructions
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -95,6 +95,21 @@ class Settings:
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    # the project trust gate (`skawld_core.trust`): config dirs of an unaccepted
+    # project load skills/agents without their tool grants and model overrides
+    project_trusted: bool = False
+    trust_extra: tuple[str, ...] = ()
+    untrusted_config_dirs: list[Path] = field(default_factory=list)
+    # declared in the schema, wired by their owners: sandbox, env passthrough,
+    # added directories, a PostgreSQL store, provider transport/compat/context window
+    sandbox_mode: str = "auto"
+    sandbox_network: bool = False
+    env_passthrough: list[str] = field(default_factory=list)
+    additional_directories: list[Path] = field(default_factory=list)
+    store_dsn: str | None = field(default=None, repr=False)
+    provider_transport: str | None = None
+    provider_compat: str | None = None
+    provider_context_window: int | None = None
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -190,14 +205,6 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
     return doc
 
 
-def find_repo_root(start: Path) -> Path:
-    """The nearest ancestor holding `.git` (file or directory), else `start`."""
-    for d in (start, *start.parents):
-        if (d / ".git").exists():
-            return d
-    return start
-
-
 def _default_model(provider_id: str, base_url: str | None) -> str | None:
     if base_url and provider_id != "anthropic":
         return None
@@ -209,6 +216,8 @@ def _read_text(path: Path, what: str) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"Cannot read {what} {path}: not valid UTF-8 (byte {exc.start})") from None
 
 
 def _system_prompt(
@@ -254,7 +263,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     if not cwd.is_dir():
         raise ConfigError(f"Working directory {cwd} does not exist")
     system_prompt, files, instruction_warnings = _system_prompt(
-        cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=opts.accept_project_config
+        cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=loaded.project_trusted
     )
     store_path: Path | None = None
     if cfg.session_store.kind == "sqlite":
@@ -262,12 +271,19 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         store_path = (cwd / Path(raw_path).expanduser()).resolve() if raw_path else cwd / ".skawld" / "sessions.db"
     dirs = [cwd / ".skawld", *(Path(d) for d in cfg.config_dirs), user_config_dir(environ)]
     config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
+    user_dir = user_config_dir(environ).resolve()
+    untrusted = (
+        [] if loaded.project_trusted else [d for d in config_dirs if d != user_dir and (d == base or base in d.parents)]
+    )
+    options = dict(cfg.provider.options)
+    if cfg.provider.headers:
+        options["defaultHeaders"] = {**options.get("defaultHeaders", {}), **cfg.provider.headers}
     return Settings(
         provider_id=cfg.provider.id,
         model=cfg.model or _default_model(cfg.provider.id, cfg.provider.base_url),
         base_url=cfg.provider.base_url,
         api_key=opts.api_key or cfg.provider.api_key,
-        provider_options=dict(cfg.provider.options),
+        provider_options=options,
         cwd=cwd,
         permission_mode=cfg.permission_mode,
         permission_rules=[*deny_rules, *cfg.permission_rules],
@@ -287,6 +303,17 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         sources=loaded.sources,
         warnings=[*loaded.warnings, *instruction_warnings],
         env=environ,
+        project_trusted=loaded.project_trusted,
+        trust_extra=loaded.trust_extra,
+        untrusted_config_dirs=untrusted,
+        sandbox_mode=cfg.sandbox.mode,
+        sandbox_network=cfg.sandbox.network,
+        env_passthrough=list(cfg.env_passthrough),
+        additional_directories=[Path(d) for d in cfg.additional_directories],
+        store_dsn=cfg.session_store.dsn,
+        provider_transport=cfg.provider.transport,
+        provider_compat=cfg.provider.compat,
+        provider_context_window=cfg.provider.context_window,
     )
 
 
@@ -367,6 +394,8 @@ def make_store(settings: Settings) -> SessionStore:
         from skawld_core.sessions.memory import InMemorySessionStore
 
         return InMemorySessionStore()
+    if settings.store_kind == "postgres":
+        raise ConfigError("sessionStore kind 'postgres' is not available in this build (use 'sqlite')")
     from skawld_core.sessions.sqlite import SqliteSessionStore
 
     return SqliteSessionStore(settings.store_path, cwd=settings.cwd)
@@ -414,6 +443,7 @@ def build_agent(
         mcp_fail_fast=False,
         instruction_files=settings.instruction_files,
         nested_instructions=True,
+        untrusted_config_dirs=settings.untrusted_config_dirs,
     )
 
 

@@ -3,7 +3,8 @@
 - ``skawld`` — the interactive app (``--resume ID`` / ``--continue`` to resume);
 - ``skawld -p PROMPT`` — headless (`skawld_tui.headless`); the prompt comes from stdin
   when omitted;
-- ``skawld sessions list|show|delete|export`` — `skawld_tui.sessions_cmd`.
+- ``skawld sessions list|show|delete|export|repair`` — `skawld_tui.sessions_cmd`;
+- ``skawld config schema|show`` — `skawld_tui.config_cmd`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -254,7 +255,7 @@ def run(
 # -- shared --------------------------------------------------------------------
 
 
-def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
+def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False) -> Any:
     """Resolve settings; maps config problems to exit codes (3, or 2 for bad flag syntax)."""
     from skawld_core.config import UntrustedProjectConfigError, trust_project_config
     from skawld_core.errors import ConfigError
@@ -263,12 +264,12 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
 
     try:
         settings = resolve_settings(opts)
-        if opts.accept_project_config and settings.project_config_path and settings.project_config_path.is_file():
-            trust_project_config(settings.project_config_path)
+        if opts.accept_project_config and settings.project_config_path:
+            trust_project_config(settings.project_config_path, extra=settings.trust_extra)
     except UntrustedProjectConfigError as exc:
-        if interactive and sys.stdin.isatty() and sys.stderr.isatty() and _confirm_trust(exc):
-            trust_project_config(exc.path)
-            return _settings(opts, interactive=interactive, verbose=verbose)
+        if interactive and sys.stdin.isatty() and sys.stderr.isatty() and _confirm_trust(exc, tui=tui):
+            trust_project_config(exc.path, extra=exc.extra)
+            return _settings(opts, interactive=interactive, verbose=verbose, tui=tui)
         raise _fail(str(exc), EXIT_CONFIG) from None
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
@@ -286,7 +287,11 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
     return settings
 
 
-def _confirm_trust(exc: Any) -> bool:
+def _confirm_trust(exc: Any, *, tui: bool = False) -> bool:
+    if tui:
+        from .screens.trust import TrustPromptApp
+
+        return bool(TrustPromptApp(exc.path, exc.requests).run())
     sys.stderr.write(f"{exc}\nTrust {exc.path} as it is now? [y/N] ")
     sys.stderr.flush()
     try:
@@ -360,6 +365,10 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
     except SkawldError as exc:
+        from skawld_core.sessions.repair import SessionStoreCorruptError
+
+        if isinstance(exc, SessionStoreCorruptError):
+            raise _fail(str(exc), EXIT_CONFIG) from None
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
@@ -373,7 +382,8 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
 
     from .bootstrap import build_agent, make_store, newest_session_id
 
-    settings = _settings(opts, interactive=True, verbose=verbose)
+    use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+    settings = _settings(opts, interactive=True, verbose=verbose, tui=use_tui)
     _check_key(settings)
     if not settings.model:
         raise _fail(
@@ -393,7 +403,6 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
 
-    use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     try:
         if use_tui:
             from .app import SkawldApp
@@ -440,7 +449,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: list[str]) -> int:
     try:
-        if args[:1] == ["sessions"]:
+        if args[:1] == ["config"]:
+            from .config_cmd import app as config_app
+
+            config_app(args[1:], prog_name="skawld config", standalone_mode=True)
+        elif args[:1] == ["sessions"]:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)

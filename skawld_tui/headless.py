@@ -270,7 +270,8 @@ class HeadlessRunner:
         from .file_commands import CommandExpansionError, PromptCommands
 
         if self.prompt_commands is None:
-            self.prompt_commands = PromptCommands(self.session.agent, home=Path.home())
+            trusted = bool(getattr(self.settings, "project_trusted", False))
+            self.prompt_commands = PromptCommands(self.session.agent, home=Path.home(), trusted=trusted)
         try:
             prompt = await self.prompt_commands.expand_typed(prompt, self.session)
         except CommandExpansionError as exc:

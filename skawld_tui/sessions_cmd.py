@@ -77,7 +77,9 @@ def _with_store(db: str | None, cwd: str | None, work: Callable[[Any], Awaitable
     try:
         return asyncio.run(go())
     except SessionStoreError as exc:
-        raise _fail(f"session store error: {exc}") from None
+        from skawld_core.sessions.repair import SessionStoreCorruptError
+
+        raise _fail(f"session store error: {exc}", 3 if isinstance(exc, SessionStoreCorruptError) else 1) from None
 
 
 def _out(obj: Any) -> None:
@@ -186,3 +188,8 @@ def export_cmd(
             sys.stdout.write(text)
         except BrokenPipeError:
             raise typer.Exit(0) from None
+
+
+from .sessions_repair import repair_cmd  # noqa: E402
+
+app.command("repair")(repair_cmd)

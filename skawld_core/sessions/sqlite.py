@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
+from .repair import SessionStoreCorruptError, is_corruption
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
 
@@ -371,6 +372,8 @@ class SqliteSessionStore:
             await self._close_connection()
 
     def _error(self, op: str, exc: sqlite3.Error) -> SessionStoreError:
+        if is_corruption(exc):
+            return SessionStoreCorruptError(self.path, str(exc))
         return SessionStoreError(f"Session store {op} failed ({self.path}): {exc}", cause=exc)
 
     async def _connection(self) -> aiosqlite.Connection:
@@ -404,6 +407,8 @@ class SqliteSessionStore:
                 await _quiet_close(conn)
             if isinstance(exc, SessionStoreError):
                 raise
+            if is_corruption(exc):
+                raise SessionStoreCorruptError(self.path, str(exc)) from exc
             raise SessionStoreError(f"Cannot open session database {self.path}: {exc}", cause=exc) from exc
         self._conn = conn
         return conn

@@ -9,6 +9,7 @@ from .listing import listing_budget, render_listing, wrap_listing
 from .loader import BUILTIN_TOOL_NAMES, load_skills
 from .tool import SkillTool
 from .types import SkillLoadResult
+from .untrusted import strip_grants
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -29,6 +30,11 @@ def install_skills(agent: Agent) -> SkillLoadResult:
         return existing
     reserved = set(BUILTIN_TOOL_NAMES) | {n for n in agent.tools.names() if not n.startswith("mcp__")}
     result = load_skills(agent.config_dirs, reserved)
+    untrusted = getattr(agent, "untrusted_config_dirs", [])
+    result.skills = [
+        strip_grants(s, s.directory, untrusted, allowed_tools=(), model=None, grants_withheld=bool(s.allowed_tools))
+        for s in result.skills
+    ]
     for skipped in result.skipped:
         log.warning("skill skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
     agent.extensions["skills"] = result

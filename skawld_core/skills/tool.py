@@ -59,8 +59,15 @@ class SkillTool(Tool[SkillInput]):
         return overlay_model(self.session_model, found.model), list(found.allowed_tools) or None
 
     def summarize(self, value: SkillInput) -> str:
-        name = value.skill.lstrip("/")
-        return f"Skill /{name} {value.args}" if value.args else f"Skill /{name}"
+        """``Skill /name args``, naming the tools the call would grant (so an approval says so)."""
+        name = value.skill.strip().lstrip("/")
+        text = f"Skill /{name} {value.args}" if value.args else f"Skill /{name}"
+        found = self.skills.get(name.lower())
+        if found is not None and found.allowed_tools and not found.disable_model_invocation:
+            text += f" (grants {', '.join(found.allowed_tools)} without asking for its next turn)"
+        elif found is not None and found.grants_withheld:
+            text += " (its allowed_tools are ignored: the project is not trusted)"
+        return text
 
     async def execute(self, value: SkillInput, ctx: ToolContext) -> ToolResult:
         """Expand the skill, record the invocation, stash its overlay."""

@@ -37,6 +37,8 @@ class Skill:
     version: str | None = None
     disable_model_invocation: bool = False
     display_name: str | None = None
+    grants_withheld: bool = False
+    """True when `allowed_tools` were dropped because the project is not trusted."""
 
     @property
     def is_plain(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..skills.untrusted import strip_grants
 from .definitions import load_agent_definitions
 from .registry import SubagentRegistry
 from .tool import SubagentTool
@@ -27,6 +28,8 @@ def install_subagents(agent: Agent) -> SubagentRegistry:
     if isinstance(existing, SubagentRegistry):
         return existing
     result = load_agent_definitions(agent.config_dirs)
+    untrusted = getattr(agent, "untrusted_config_dirs", [])
+    result.agents = [strip_grants(a, a.path, untrusted, model=None) for a in result.agents]
     for skipped in result.skipped:
         log.warning("subagent skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
     registry = SubagentRegistry(result.agents)

@@ -152,9 +152,6 @@ def test_bad_env_values_name_the_variable(home: Path, proj: Path, var: str, valu
 @pytest.mark.parametrize(
     ("doc", "pointer"),
     [
-        ({"permissions": {"mdoe": "yolo"}}, "/permissions/mdoe"),
-        ({"provider": {"id": "anthropic", "oops": 1}}, "/provider/oops"),
-        ({"limits": {"maxTries": 1}}, "/limits/maxTries"),
         ({"limits": {"maxTurns": 0}}, "/limits/maxTurns"),
         ({"limits": {"maxTurns": 1.5}}, "/limits/maxTurns"),
         ({"limits": {"maxRetries": -1}}, "/limits/maxRetries"),
@@ -196,6 +193,35 @@ def test_unknown_top_level_key_is_one_warning(home: Path, proj: Path) -> None:
     (w,) = loaded.warnings
     assert (w.file, w.pointer) == (str(path), "/output")
     assert loaded.config.model == "m"
+
+
+@pytest.mark.parametrize(
+    ("doc", "ptr", "hint"),
+    [
+        ({"permissions": {"mdoe": "yolo"}}, "/permissions/mdoe", "did you mean 'mode'?"),
+        ({"provider": {"id": "anthropic", "oops": 1}}, "/provider/oops", None),
+        ({"limits": {"maxTries": 1}}, "/limits/maxTries", "did you mean 'maxRetries'?"),
+        ({"mcpServers": {"t": {"command": "x", "argz": []}}}, "/mcpServers/t/argz", "did you mean 'args'?"),
+        ({"hooks": {"PreToolUSE": []}}, "/hooks/PreToolUSE", "did you mean 'PreToolUse'?"),
+        ({"sytemPrompt": "x"}, "/sytemPrompt", "did you mean 'systemPrompt'?"),
+    ],
+)
+def test_unknown_nested_keys_warn_with_a_suggestion(
+    home: Path, proj: Path, doc: Any, ptr: str, hint: str | None
+) -> None:
+    path = user(home, doc)
+    (w,) = load(home, proj).warnings
+    assert (w.file, w.pointer) == (str(path), ptr)
+    if hint:
+        assert hint in w.message
+    else:
+        assert "did you mean" not in w.message
+
+
+def test_mcp_entries_the_mcp_module_accepts_are_valid_config(home: Path, proj: Path) -> None:
+    user(home, {"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}, "b": {"command": "x", "disabled": True}}})
+    servers = load(home, proj).config.mcp_servers
+    assert servers == {"a": {"type": "sse", "url": "http://h/sse"}, "b": {"command": "x", "disabled": True}}
 
 
 def test_api_key_warning_never_contains_the_secret(home: Path, proj: Path) -> None:
