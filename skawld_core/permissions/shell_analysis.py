@@ -49,6 +49,17 @@ _INERT = frozenset(
         "heredoc_end",
         "heredoc_content",
         "heredoc_body",
+        "binary_expression",
+        "unary_expression",
+        "ternary_expression",
+        "parenthesized_expression",
+        "postfix_expression",
+        "subscript",
+        "test_operator",
+        "special_variable_name",
+        "regex",
+        "extglob_pattern",
+        "array",
     }
 )
 _SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -200,6 +211,7 @@ class _Walker:
     def command(self, node: Node, top: bool, level: int, extra: Sequence[Node] = ()) -> None:
         words: list[Word] = []
         nested: list[Node] = []
+        dynamic = ""
         items = [(child, node.field_name_for_child(i)) for i, child in enumerate(node.children)]
         items.extend((e, "argument") for e in extra)
         position = 0
@@ -214,7 +226,7 @@ class _Walker:
                 word = decode_word(target, self.data) if child.is_named else Word(node_text(child, self.data), False)
                 words.append(word)
                 if not word.static:
-                    self.block(_BLOCKERS.get(target.type, "a word only known when the command runs"))
+                    dynamic = dynamic or _BLOCKERS.get(target.type, "a word only known when the command runs")
                 if target.type not in _WORDS:
                     nested.extend(target.children)
             elif kind == "variable_assignment":
@@ -227,6 +239,8 @@ class _Walker:
             self.add(tuple(words), node_text(node, self.data), derived=False, top=top, open_ended=False, via="")
         for sub in nested:
             self.walk(sub, False, level + 1)
+        if dynamic:
+            self.block(dynamic)  # after the nested walk, whose reasons are more specific
 
     # -- commands and what they run -------------------------------------------------------
 
