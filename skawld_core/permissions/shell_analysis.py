@@ -88,6 +88,9 @@ _BLOCKERS = {
     "case_statement": "a case statement",
     "ERROR": "syntax the analyzer does not understand",
 }
+_RESERVED = frozenset(
+    "{ } ! [[ ]] if then else elif fi do done case esac while until for in function select".split()
+)
 # Variables a shell may run as code.
 _HOOK_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"})
 
@@ -235,7 +238,15 @@ class _Walker:
                 nested.extend(child.children)
             elif child.is_named:
                 self.redirect(child, level)
-        if words:
+        name = node.child_by_field_name("name")
+        if words and name is not None and node_text(name, self.data) in _RESERVED:
+            # tree-sitter-bash reads some compound commands (`! { cmd; }`) as a command named `{`
+            self.block("a reserved word the parser read as a command")
+            self.not_known("the parser misread a reserved word")
+            words = words[1:]
+            if words:
+                self.add(tuple(words), node_text(node, self.data), derived=True, top=False, open_ended=False, via="")
+        elif words:
             self.add(tuple(words), node_text(node, self.data), derived=False, top=top, open_ended=False, via="")
         for sub in nested:
             self.walk(sub, False, level + 1)

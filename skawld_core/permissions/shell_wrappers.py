@@ -91,6 +91,8 @@ def inner_commands(words: tuple[Word, ...]) -> list[Inner]:
         return _find(words)
     if name == "watch":
         return _watch(words)
+    if name == "trap":
+        return _trap(words)
     spec = _WRAPPERS.get(name)
     if spec is None:
         return []
@@ -187,7 +189,8 @@ def _shell(words: tuple[Word, ...]) -> Inner:
     while rest:
         w = rest[0]
         if not w.static:
-            return Inner(unknown=f"an argument of `{name}` is only known when the command runs", via=name)
+            what = f"the script given to `{name} -c`" if has_c else f"an argument of `{name}`"
+            return Inner(unknown=f"{what} is only known when the command runs", via=name)
         v = w.value
         if v in ("--", "-"):
             rest.pop(0)
@@ -256,3 +259,15 @@ def _watch(words: tuple[Word, ...]) -> list[Inner]:
     if not all(w.static for w in rest):
         return [Inner(unknown="the command given to `watch` is only known when it runs", via="watch")]
     return [Inner(script=" ".join(w.value for w in rest), via="watch")]
+
+
+def _trap(words: tuple[Word, ...]) -> list[Inner]:
+    """`trap 'cmd' SIG…` runs `cmd` later; `trap SIG`, `trap - SIG`, `trap -p` run nothing."""
+    rest = list(words[1:])
+    if rest and rest[0].value == "--":
+        rest.pop(0)
+    if len(rest) < 2 or rest[0].value in ("-", "-p", "-l", "-lp", "-pl"):
+        return []
+    if not rest[0].static:
+        return [Inner(unknown="the command given to `trap` is only known when it runs", via="trap")]
+    return [Inner(script=rest[0].value, via="trap")]
