@@ -150,7 +150,11 @@ class PermissionEngine:
                 verdict = analyze_bash(command, bash_rules)
                 if verdict.unknown and self._mode == "yolo":
                     # nobody to ask, and the analyzer cannot see what would run: refuse, saying why
-                    return rule, "deny", f"Bash command refused: {verdict.reason}; rephrase it with literal command names."
+                    return (
+                        rule,
+                        "deny",
+                        f"Bash command refused: {verdict.reason}; rephrase it with literal command names.",
+                    )
                 if verdict.decision is not None:
                     return rule, verdict.decision, None
         return None

@@ -89,7 +89,8 @@ _BLOCKERS = {
     "ERROR": "syntax the analyzer does not understand",
 }
 _RESERVED = frozenset(
-    "{ } ! [[ ]] if then else elif fi do done case esac while until for in function select".split()
+    {"{", "}", "!", "[[", "]]", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac"}
+    | {"while", "until", "for", "in", "function", "select"}
 )
 # Variables a shell may run as code.
 _HOOK_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"})
@@ -255,7 +256,9 @@ class _Walker:
 
     # -- commands and what they run -------------------------------------------------------
 
-    def add(self, words: tuple[Word, ...], source: str, *, derived: bool, top: bool, open_ended: bool, via: str) -> None:
+    def add(
+        self, words: tuple[Word, ...], source: str, *, derived: bool, top: bool, open_ended: bool, via: str
+    ) -> None:
         chain = 0
         pending = [(words, source, derived, top, open_ended, via)]
         while pending:
@@ -271,7 +274,9 @@ class _Walker:
             base = os.path.basename(name.value)
             if base and base != name.value:
                 words = (Word(base), *words[1:])
-                self.commands.append(SimpleCommand(words, " ".join(w.value for w in words), True, False, open_ended, via))
+                self.commands.append(
+                    SimpleCommand(words, " ".join(w.value for w in words), True, False, open_ended, via)
+                )
             chain += 1
             if chain > _MAX_WRAPPERS:
                 self.not_known("too many nested wrapper commands")
@@ -325,21 +330,29 @@ def _safe_file_redirect(node: Node, data: bytes) -> bool:
     return value.value in _SAFE_TARGETS and operator in (">", ">>", ">|", "&>", "&>>", ">&", "<")
 
 
-def _gaps(root: Node, data: bytes) -> list[tuple[int, int]]:
-    """Byte ranges no token covers that hold more than blanks and line continuations."""
-    out: list[tuple[int, int]] = []
+def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
+    """Where tree-sitter-bash may have misread the source: `(start, end, in_word)` ranges.
+
+    A range no token covers must hold only blanks and line continuations; a
+    plain word must not hold an unescaped blank (`wc -l\\n\\grep` is read as
+    one word `\\n\\grep`).
+    """
+    out: list[tuple[int, int, bool]] = []
     pos = 0
     stack = [root]
     while stack:
         node = stack.pop()
         if node.child_count == 0 or node.type in ("comment", "heredoc_body"):
-            if node.start_byte > pos and _GAP_OK.fullmatch(data, pos, node.start_byte) is None:
-                out.append((pos, node.start_byte))
+            start = node.start_byte
+            if start > pos and _GAP_OK.fullmatch(data, pos, start) is None:
+                out.append((pos, start, False))
+            if node.type == "word" and _blank_in_word(data[start : node.end_byte]):
+                out.append((start, node.end_byte, True))
             pos = max(pos, node.end_byte)
         else:
             stack.extend(reversed(node.children))
     if len(data) > pos and _GAP_OK.fullmatch(data, pos) is None:
-        out.append((pos, len(data)))
+        out.append((pos, len(data), False))
     return out
 
 
@@ -347,15 +360,30 @@ _GAP_OK = re.compile(rb"(?:[ \t\r\n\f\v]|\\\r?\n)*")
 _GAP_ESCAPE = re.compile(rb"\\([^\n])")
 
 
-def _requote(data: bytes, gaps: list[tuple[int, int]]) -> str | None:
-    """`data` with each backslash escape tree-sitter skipped rewritten as a quoted character."""
+def _blank_in_word(text: bytes) -> bool:
+    escaped = False
+    for byte in text:
+        if escaped:
+            escaped = False
+        elif byte == 0x5C:  # backslash
+            escaped = True
+        elif byte in (0x20, 0x09, 0x0A):
+            return True
+    return False
+
+
+def _requote(data: bytes, suspects: list[tuple[int, int, bool]]) -> str | None:
+    """`data` with each backslash escape in a suspect range rewritten as a quoted character,
+    which means the same to bash; None when a gap held more than escapes and blanks."""
     out = bytearray()
     pos = 0
-    for start, end in gaps:
+    for start, end, in_word in sorted(suspects):
+        if start < pos:
+            continue
         chunk = data[start:end]
-        fixed = _GAP_ESCAPE.sub(lambda m: b"\"'\"" if m.group(1) == b"'" else b"'" + m.group(1) + b"'", chunk)
-        if _GAP_OK.fullmatch(_GAP_ESCAPE.sub(b"", chunk)) is None:
+        if not in_word and _GAP_OK.fullmatch(_GAP_ESCAPE.sub(b"", chunk)) is None:
             return None  # something other than escapes was skipped
+        fixed = _GAP_ESCAPE.sub(lambda m: b'"\'"' if m.group(1) == b"'" else b"'" + m.group(1) + b"'", chunk)
         out += data[pos:start] + fixed
         pos = end
     out += data[pos:]
@@ -364,10 +392,10 @@ def _requote(data: bytes, gaps: list[tuple[int, int]]) -> str | None:
 
 def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
     root, data = parse_bash(command)
-    gaps = _gaps(root, data)
+    gaps = _suspects(root, data)
     if gaps:
-        # tree-sitter-bash drops some escapes (`echo \ #; rm`): read them quoted instead,
-        # which means the same to bash; anything else it skipped makes the tree untrustworthy.
+        # tree-sitter-bash misreads some escapes (`echo \\ #; rm`): read them quoted instead;
+        # anything else it skipped makes the tree untrustworthy.
         fixed = None if requoted else _requote(data, gaps)
         if fixed is not None:
             sub = _analyze(fixed, depth, requoted=True)

@@ -48,7 +48,11 @@ def _spec(short_arg: str = "", long_arg: str = "", positional: int = 0, no_comma
 
 
 _WRAPPERS: dict[str, _Spec] = {
-    "sudo": _spec("ugpCrtUDRTh", "--user --group --prompt --close-from --role --type --other-user --chdir --chroot --command-timeout --host", no_command="lvkKeV"),
+    "sudo": _spec(
+        "ugpCrtUDRTh",
+        "--user --group --prompt --close-from --role --type --other-user --chdir --chroot --command-timeout --host",
+        no_command="lvkKeV",
+    ),
     "doas": _spec("uC", no_command="L"),
     "env": _spec("uCPS", "--unset --chdir --split-string --block-signal --default-signal --ignore-signal"),
     "nice": _spec("n", "--adjustment"),
@@ -63,7 +67,10 @@ _WRAPPERS: dict[str, _Spec] = {
     "command": _spec("", no_command="vV"),
     "builtin": _spec(),
     "setsid": _spec(),
-    "xargs": _spec("adEILnPsS", "--arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var"),
+    "xargs": _spec(
+        "adEILnPsS",
+        "--arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var",
+    ),
     "busybox": _spec(),
     "nocache": _spec(),
     "coproc": _spec(),
