@@ -3,7 +3,8 @@
 - ``skawld`` — the interactive app (``--resume ID`` / ``--continue`` to resume);
 - ``skawld -p PROMPT`` — headless (`skawld_tui.headless`); the prompt comes from stdin
   when omitted;
-- ``skawld sessions list|show|delete|export`` — `skawld_tui.sessions_cmd`.
+- ``skawld sessions list|show|delete|export`` — `skawld_tui.sessions_cmd`;
+- ``skawld permissions explain CALL`` — `skawld_tui.permissions_cmd`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -443,6 +444,10 @@ def _main(args: list[str]) -> int:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
+        elif args[:1] == ["permissions"]:
+            from .permissions_cmd import app as permissions_app
+
+            permissions_app(args[1:], prog_name="skawld permissions", standalone_mode=True)
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

@@ -159,6 +159,11 @@ class PermissionEngine:
                     return rule, verdict.decision, None
         return None
 
+    def deciding_rule(self, call: PendingToolCall) -> Rule | None:
+        """The rule that decides `call` (for Bash, the first rule of the bash set), or None."""
+        hit = self._rule_decision(call)
+        return hit[0] if hit is not None else None
+
     @staticmethod
     def _tool_rule_matches(rule: ToolRule, call: PendingToolCall) -> bool:
         if rule.tool != "*" and rule.tool != call.tool_name:
