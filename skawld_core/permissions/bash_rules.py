@@ -62,9 +62,13 @@ def _compile(regex: str) -> re.Pattern[str] | None:
 
 @lru_cache(maxsize=512)
 def _pattern_tokens(pattern: str) -> tuple[str, ...]:
-    from .bash import shell_tokens
+    """A string pattern's words, quotes removed; every word counts (`FOO=1 make` stays narrow)."""
+    import shlex
 
-    return tuple(shell_tokens(pattern))
+    try:
+        return tuple(shlex.split(pattern, comments=True))
+    except ValueError:  # unbalanced quotes
+        return tuple(pattern.split())
 
 
 def rule_label(rule: BashRule) -> str:
@@ -118,7 +122,7 @@ def analyze_bash(command: str, rules: Sequence[BashRule]) -> BashVerdict:
         return BashVerdict(None)
     analysis = analyze_shell(command)
     cmds = analysis.commands
-    if not cmds:
+    if not cmds and analysis.unknown is None:
         return BashVerdict(None, analysis=analysis)
     for decision in ("deny", "ask"):
         for cmd in cmds:

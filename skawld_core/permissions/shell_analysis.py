@@ -271,6 +271,11 @@ class _Walker:
                 if top:
                     self.block("a command name that is not a literal word")
                 continue
+            if name.value in _RESERVED and len(words) > 1:
+                # `time { rm x; }`: tree-sitter-bash reads the group as words of `time`
+                self.not_known("the parser misread a reserved word")
+                pending.append((words[1:], source, True, False, open_ended, via))
+                continue
             base = os.path.basename(name.value)
             if base and base != name.value:
                 words = (Word(base), *words[1:])

@@ -185,8 +185,11 @@ def decode_word(node: Node, data: bytes) -> Word:
     if kind == "ansi_c_string":
         body = text[2:-1] if len(text) >= 3 and text.endswith("'") else text[2:]
         return Word(decode_ansi_c(body))
-    if kind in ("string", "translated_string"):
+    if kind == "string":
         return _decode_string(node, data, text)
+    if kind == "translated_string":  # $"…": the string, translated (a no-op without a catalog)
+        inner = [c for c in node.named_children if c.type == "string"]
+        return _decode_string(inner[0], data, text) if len(inner) == 1 else Word(text, False)
     if kind == "concatenation":
         return _decode_concatenation(node, data, text)
     if kind == "command_name" and node.named_child_count == 1:

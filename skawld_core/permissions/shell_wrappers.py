@@ -75,7 +75,15 @@ _WRAPPERS: dict[str, _Spec] = {
     "nocache": _spec(),
     "coproc": _spec(),
     "flock": _spec("wEc", "--timeout --conflict-exit-code --command"),
+    "chroot": _spec("", "--userspec --groups", positional=1),
+    "strace": _spec(
+        "abeEIoOPsSuUX", "--trace --output --signal --status --user --env --columns --strsize", no_command="p"
+    ),
+    "unshare": _spec("SGRwC", "--propagation --setgroups --map-user --map-group --root --wd --setuid --setgid"),
+    "unbuffer": _spec(),
 }
+# Programs that run their `-c` argument as a shell script (otherwise a shell on standard input).
+_SCRIPT_C = {"su": "sgG", "runuser": "sgGu", "script": "OIBTEm", "sg": ""}
 # Options whose argument may be attached but is optional (xargs -e[eof], -i[replace], -l[n]).
 _OPTIONAL_ATTACHED = {"xargs": "eil"}
 _NO_OPTIONS = frozenset({"nohup", "builtin", "coproc"})
@@ -100,6 +108,12 @@ def inner_commands(words: tuple[Word, ...]) -> list[Inner]:
         return _watch(words)
     if name == "trap":
         return _trap(words)
+    if name == "alias" and any("=" in w.value or not w.static for w in words[1:]):
+        return [Inner(unknown="`alias` gives a command name a meaning the analyzer cannot follow", via=name)]
+    if name == "hash" and any(w.value.startswith("-") and "p" in w.value for w in words[1:]):
+        return [Inner(unknown="`hash -p` maps a command name to another program", via=name)]
+    if name in _SCRIPT_C:
+        return [_script_c(name, words)]
     spec = _WRAPPERS.get(name)
     if spec is None:
         return []
@@ -164,6 +178,15 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
                 if name == "flock" and opt == "c":
                     return Inner(script=attached, via=name)
                 break
+    if (
+        not rest
+        and name in ("sudo", "doas")
+        and any(
+            w.static and w.value[:1] == "-" and w.value[1:2] != "-" and ("s" in w.value or "i" in w.value)
+            for w in words[1:]
+        )
+    ):
+        return Inner(unknown=f"`{name}` starts a shell that reads commands from standard input", via=name)
     if split_string is not None:
         # `env -S 'rm -rf x' y` runs the split string's words, then the remaining operands.
         tail = " ".join(_quote(w.value) for w in rest if w.static)
@@ -183,6 +206,39 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
     if name == "xargs" and not rest:
         rest = [Word("echo")]
     return Inner(words=tuple(rest), open_ended=name == "xargs", via=name)
+
+
+def _script_c(name: str, words: tuple[Word, ...]) -> Inner:
+    """`su -c CMD`, `runuser -u user -- CMD…`, `script -c CMD`; without a command, a shell reads stdin."""
+    takes_arg = _SCRIPT_C[name]
+    rest = list(words[1:])
+    user_given = False
+    while rest:
+        w = rest.pop(0)
+        if not w.static:
+            return Inner(unknown=f"an argument of `{name}` is only known when the command runs", via=name)
+        v = w.value
+        if v == "--":
+            break
+        key, eq, attached = v.partition("=")
+        if key == "--command" or v == "-c" or (v.startswith("-") and not v.startswith("--") and v.endswith("c")):
+            if not eq:
+                if not rest or not rest[0].static:
+                    return Inner(unknown=f"the script given to `{name} -c` is only known when it runs", via=name)
+                attached = rest.pop(0).value
+            return Inner(script=attached, via=name)
+        if v.startswith("-") and len(v) == 2 and v[1] in takes_arg:
+            user_given = user_given or v == "-u"
+            if rest:
+                rest.pop(0)
+        elif not v.startswith("-") and name in ("su", "runuser", "sg") and not user_given:
+            user_given = True  # the user (or group) operand
+        elif not v.startswith("-"):
+            rest.insert(0, w)
+            break
+    if rest and name == "runuser":
+        return Inner(words=tuple(rest), via=name)
+    return Inner(unknown=f"`{name}` runs a shell the analyzer cannot see into", via=name)
 
 
 def _quote(value: str) -> str:

@@ -118,6 +118,8 @@ def _name_form(rnd: random.Random, name: str) -> str:
         lambda: f'"./bin/{name}"',
         lambda: f"./bin/{name[:-1]}?",
         lambda: f"./bin/{name[0]}*" if name == "rm" else f"./bin/{name}",
+        lambda: f'$"{name}"',
+        lambda: f"{name[0]}$'{name[1:]}'",
     ]
     return rnd.choice(forms)()
 
@@ -146,6 +148,8 @@ def _dynamic(rnd: random.Random) -> str:
             f"nice -n 1 $(echo {name})",
             f"f={name}; sudo $f",
             f"x=({name} y); ${{x[0]}} z",
+            f"{{{name},x}}",
+            f"{{{name},-f,x}} y",
         ]
     )
 
@@ -254,6 +258,9 @@ def _command(rnd: random.Random, depth: int) -> str:
                 f"while false; do {inner()}; done; {inner()}",
                 f"case a in a) {inner()};; esac",
                 f"! {inner()}",
+                f"time {{ {inner()}; }}",
+                f"! {{ {inner()}; }}",
+                f"hash -p ./bin/{rnd.choice(_NAMES)} ls; ls x",
             ]
         )
     if r < 0.93:

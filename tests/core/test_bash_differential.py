@@ -52,16 +52,19 @@ def _existing_cases() -> list[str]:
 def _make_shims(root: Path) -> Path:
     shims = root / "shims"
     shims.mkdir()
-    log_line = 'printf \'%s\\n\' "${0##*/}" >> "$SHIM_LOG"\n'
+
+    def write(name: str, tail: str) -> None:
+        # the shim's own name, not $0: what matters is which program ran, whatever argv[0] says
+        (shims / name).write_text(f'#!/bin/sh\nprintf "%s\\n" {name} >> "$SHIM_LOG"\n{tail}\n')
+
     for name in DIFF_PROGRAMS:
-        (shims / name).write_text("#!/bin/sh\n" + log_line + "exit 0\n")
+        write(name, "exit 0")
     for name in REAL_WRAPPERS:
         real = shutil.which(name, path="/usr/bin:/bin")
-        tail = f'exec {real} "$@"\n' if real else "exit 0\n"
-        (shims / name).write_text("#!/bin/sh\n" + log_line + tail)
-    (shims / "bash").write_text("#!/bin/sh\n" + log_line + f'exec {BASH} "$@"\n')
-    (shims / "sh").write_text("#!/bin/sh\n" + log_line + 'exec /bin/sh "$@"\n')
-    (shims / "busybox").write_text("#!/bin/sh\n" + log_line + 'exec "$@"\n')  # runs its applet
+        write(name, f'exec {real} "$@"' if real else "exit 0")
+    write("bash", f'exec {BASH} "$@"')
+    write("sh", 'exec /bin/sh "$@"')
+    write("busybox", 'exec "$@"')  # runs its applet
     for shim in shims.iterdir():
         shim.chmod(0o755)
     return shims

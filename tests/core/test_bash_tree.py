@@ -108,6 +108,17 @@ DENIED = [
     "eval 'rm x'",
     "eval \"bash -c 'rm x'\"",
     "watch -n 1 rm x",
+    '$"rm" x',
+    "time { rm x; }",
+    "! { rm x; }",
+    "su -c 'rm x'",
+    "su root -c 'rm x'",
+    "runuser -u nobody -- rm x",
+    "script -qc 'rm x' /dev/null",
+    "sudo -u root -s rm x",
+    "chroot / rm x",
+    "strace -f -e trace=file rm x",
+    "unshare -r rm x",
 ]
 
 
@@ -135,6 +146,12 @@ UNKNOWN = [
     ("xargs sh", "reads commands"),
     ("find . -exec {} \\;", "only known"),
     ("PS4='$(rm x)' bash -xc true", "PS4"),
+    ("{rm,-rf,x}", "could not be parsed"),
+    ("{rm,x} y", "could not be parsed"),
+    ("hash -p ./bin/rm ls; ls", "hash -p"),
+    ("shopt -s expand_aliases; alias ls=rm\nls x", "alias"),
+    ("echo rm x | sudo -s", "standard input"),
+    ("su - root", "shell"),
 ]
 
 
