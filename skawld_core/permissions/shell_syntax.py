@@ -188,13 +188,12 @@ def decode_word(node: Node, data: bytes) -> Word:
     if kind == "string":
         return _decode_string(node, data, text)
     if kind == "translated_string":  # $"…": the string, translated (a no-op without a catalog)
-        inner = [c for c in node.named_children if c.type == "string"]
-        return _decode_string(inner[0], data, text) if len(inner) == 1 else Word(text, False)
+        strings = [c for c in node.named_children if c.type == "string"]
+        return _decode_string(strings[0], data, text) if len(strings) == 1 else Word(text, False)
     if kind == "concatenation":
         return _decode_concatenation(node, data, text)
     if kind == "command_name" and node.named_child_count == 1:
-        inner = node.named_children[0]
-        return decode_word(inner, data)
+        return decode_word(node.named_children[0], data)
     return Word(text, False)
 
 
