@@ -32,7 +32,7 @@ import legacy_bash_lexer  # noqa: E402
 
 from skawld_core.permissions import BashRule  # noqa: E402
 from skawld_core.permissions.bash_rules import evaluate_bash  # noqa: E402
-from skawld_core.permissions.shell_analysis import analyze_shell  # noqa: E402
+from skawld_core.permissions.shell_analysis import _analyze_cached  # noqa: E402
 
 ALLOW = ["git status", "git diff", "git log", "ls", "cat", "head", "tail", "wc", "grep", "rg", "pytest", "npm test"]
 DENY = ["rm -rf", "git push", "sudo", "curl", "chmod"]
@@ -45,7 +45,7 @@ def load_corpus() -> list[str]:
 
 
 def _tree(command: str) -> object:
-    analyze_shell.cache_clear()
+    _analyze_cached.cache_clear()
     return evaluate_bash(command, RULES)
 
 

@@ -392,7 +392,7 @@ def _requote(data: bytes, suspects: list[tuple[int, int, bool]]) -> str | None:
         out += data[pos:start] + fixed
         pos = end
     out += data[pos:]
-    return out.decode("utf-8", "surrogatepass")
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
@@ -423,7 +423,16 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
     return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown)
 
 
-@lru_cache(maxsize=256)
 def analyze_shell(command: str) -> ShellAnalysis:
-    """Analyze one Bash command (see the module docstring). Results are cached."""
+    """Analyze one Bash command (see the module docstring). Results of short commands are cached."""
+    if len(command) > _CACHE_MAX_CHARS:
+        return _analyze(command, 0)
+    return _analyze_cached(command)
+
+
+_CACHE_MAX_CHARS = 4096
+
+
+@lru_cache(maxsize=256)
+def _analyze_cached(command: str) -> ShellAnalysis:
     return _analyze(command, 0)

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["Word", "decode_ansi_c", "decode_word", "node_text", "parse_bash"]
 
 _ENCODING = "utf-8"
-_ERRORS = "surrogatepass"
+# As `os.fsencode` does for the Bash tool's argv: lone `\udcXX` surrogates stand for raw bytes.
+_ERRORS = "surrogateescape"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,10 @@ def _parser() -> Parser:
 
 def parse_bash(source: str) -> tuple[Node, bytes]:
     """The root node of `source`'s syntax tree, and the bytes it indexes."""
-    data = source.encode(_ENCODING, _ERRORS)
+    try:
+        data = source.encode(_ENCODING, _ERRORS)
+    except UnicodeEncodeError:  # other lone surrogates: bash could not be given this command anyway
+        data = source.encode(_ENCODING, "surrogatepass")
     return _parser().parse(data).root_node, data
 
 

@@ -276,3 +276,11 @@ def test_deep_nesting_is_bounded() -> None:
     assert reason is not None and "nested too deeply" in reason
     long_chain = "nice " * 100 + "rm x"
     assert decide(long_chain, mode="yolo")[0] == "deny"
+
+
+def test_odd_input_is_decided_without_errors() -> None:
+    assert decide("ls \udcff")[0] == "allow"  # a raw byte, as os.fsencode passes it to bash
+    assert decide("r\udcffm x; rm y")[0] == "deny"
+    assert decide("ls \x00 rm")[0] == "ask"
+    assert decide(" && ".join(["ls"] * 1000), mode="yolo")[0] == "deny"  # too deep to see it all
+    assert decide(" | ".join(["ls"] * 300))[0] == "allow"
