@@ -31,7 +31,7 @@ from . import test_bash_rules, test_bash_tree
 from .bash_corpus import DIFF_PROGRAMS, REAL_WRAPPERS, generate_corpus, sanitize
 
 BASH = "/bin/bash"
-CORPUS_SIZE = 2400
+CORPUS_SIZE = 2000
 ALLOW = ("ls", "cat", "git status", "echo", "grep", "wc", "head", "sort")
 DENY = ("rm", "touch", "curl", "chmod")
 RULES = [BashRule(pattern=p, decision="allow") for p in ALLOW] + [BashRule(pattern=p, decision="deny") for p in DENY]
