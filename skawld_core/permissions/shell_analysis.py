@@ -344,21 +344,50 @@ def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
     """
     out: list[tuple[int, int, bool]] = []
     pos = 0
-    stack = [root]
+    stack: list[tuple[Node, int]] = [(root, _VISIT)]
     while stack:
-        node = stack.pop()
-        if node.child_count == 0 or node.type in ("comment", "heredoc_body"):
+        node, how = stack.pop()
+        if how == _END:
+            pos = max(pos, node.end_byte)
+            continue
+        if how == _COVERED_BEFORE:
+            pos = max(pos, node.start_byte)
+        if node.type == "heredoc_body":
+            # a here-document's text is no token; only what is inside its substitutions is
+            stack.append((node, _END))
+            stack.extend((c, _COVERED_BEFORE) for c in reversed(node.children) if c.type != "heredoc_content")
+            continue
+        if node.child_count == 0 or node.type == "comment":
             start = node.start_byte
-            if start > pos and _GAP_OK.fullmatch(data, pos, start) is None:
+            if start > pos and (_GAP_OK.fullmatch(data, pos, start) is None or _joins(data, pos, start)):
                 out.append((pos, start, False))
             if node.type == "word" and _blank_in_word(data[start : node.end_byte]):
                 out.append((start, node.end_byte, True))
             pos = max(pos, node.end_byte)
         else:
-            stack.extend(reversed(node.children))
+            stack.extend((c, _VISIT) for c in reversed(node.children))
     if len(data) > pos and _GAP_OK.fullmatch(data, pos) is None:
         out.append((pos, len(data), False))
     return out
+
+
+_VISIT, _COVERED_BEFORE, _END = 0, 1, 2
+
+
+def _joins(data: bytes, start: int, end: int) -> bool:
+    """Whether a line continuation in this gap glues two words together (`r\\<newline>m`):
+    bash removes it, tree-sitter-bash reads it as a blank."""
+    i = data.find(b"\\\n", start, end)
+    while i >= 0:
+        before = data[i - 1 : i] if i > 0 else b" "
+        after = data[i + 2 : i + 3] or b" "
+        if before not in _BLANKS and after not in _BLANKS:
+            return True
+        i = data.find(b"\\\n", i + 2, end)
+    return False
+
+
+_BLANKS = (b" ", b"\t", b"\n")
 
 
 _GAP_OK = re.compile(rb"(?:[ \t\r\n\f\v]|\\\r?\n)*")
@@ -377,6 +406,16 @@ def _blank_in_word(text: bytes) -> bool:
     return False
 
 
+_ANY_ESCAPE = re.compile(rb"\\(.)", re.DOTALL)
+
+
+def _unescape(m: re.Match[bytes]) -> bytes:
+    char = m.group(1)
+    if char == b"\n":
+        return b""  # a line continuation: bash removes it
+    return b'"\'"' if char == b"'" else b"'" + char + b"'"
+
+
 def _requote(data: bytes, suspects: list[tuple[int, int, bool]]) -> str | None:
     """`data` with each backslash escape in a suspect range rewritten as a quoted character,
     which means the same to bash; None when a gap held more than escapes and blanks."""
@@ -388,7 +427,7 @@ def _requote(data: bytes, suspects: list[tuple[int, int, bool]]) -> str | None:
         chunk = data[start:end]
         if not in_word and _GAP_OK.fullmatch(_GAP_ESCAPE.sub(b"", chunk)) is None:
             return None  # something other than escapes was skipped
-        fixed = _GAP_ESCAPE.sub(lambda m: b'"\'"' if m.group(1) == b"'" else b"'" + m.group(1) + b"'", chunk)
+        fixed = _ANY_ESCAPE.sub(_unescape, chunk)
         out += data[pos:start] + fixed
         pos = end
     out += data[pos:]

@@ -119,6 +119,8 @@ def _name_form(rnd: random.Random, name: str) -> str:
         lambda: f"./bin/{name[:-1]}?",
         lambda: f"./bin/{name[0]}*" if name == "rm" else f"./bin/{name}",
         lambda: f'$"{name}"',
+        lambda: f"{name[0]}\\\n{name[1:]}",
+        lambda: f"-x\n\\{name}",
         lambda: f"{name[0]}$'{name[1:]}'",
     ]
     return rnd.choice(forms)()

@@ -109,6 +109,9 @@ DENIED = [
     "eval \"bash -c 'rm x'\"",
     "watch -n 1 rm x",
     '$"rm" x',
+    "r\\\nm x",  # a line continuation inside a word: bash joins it, tree-sitter-bash splits
+    '"r"\\\nm x',
+    "wc -l\n\\rm x",
     "time { rm x; }",
     "! { rm x; }",
     "su -c 'rm x'",
