@@ -191,12 +191,62 @@ def _plain(rnd: random.Random) -> str:
     return out
 
 
+_FRAGMENTS = (
+    "rm",
+    "touch",
+    "ls",
+    " ",
+    " ",
+    "x",
+    "'",
+    '"',
+    "\\",
+    "\\\n",
+    "\n",
+    "#",
+    ";",
+    "&",
+    "|",
+    "&&",
+    "$(",
+    ")",
+    "(",
+    "`",
+    "{ ",
+    " }",
+    ">",
+    "2>&1",
+    "<<E\n",
+    "\nE\n",
+    "$'",
+    "\\x72",
+    "=",
+    "a=",
+    "$",
+    "nice ",
+    "env ",
+    "bash -c ",
+    "eval ",
+    "-n ",
+    "\\r",
+    "r\\m",
+    "t'ouch'",
+)
+
+
+def _fragments(rnd: random.Random) -> str:
+    """Random runs of shell fragments: where a parser is most likely to read text differently."""
+    return "".join(rnd.choice(_FRAGMENTS) for _ in range(rnd.randint(3, 10)))
+
+
 def _command(rnd: random.Random, depth: int) -> str:
     if depth > 2:
         return _simple(rnd)
     r = rnd.random()
     if depth == 0 and r < 0.12:
         return _plain(rnd)
+    if depth == 0 and r < 0.30:
+        return _fragments(rnd)
     r = rnd.random()
     inner = lambda: _command(rnd, depth + 1)  # noqa: E731
     q = shlex.quote
