@@ -163,11 +163,12 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
         "decision": decision.behavior,
         "reason": decision.reason,
         "rule": None,
+        "rule_label": None,
         "source": None,
     }
     deciding = [rule] if rule is not None else []
     if call.tool == "Bash" and isinstance(inp.get("command"), str):
-        start = rules.index(rule) if rule is not None and isinstance(rule, BashRule) else len(rules)
+        start = _index(rules, rule) if isinstance(rule, BashRule) else len(rules)
         bash_rules = [r for r in rules[start:] if isinstance(r, BashRule)]
         verdict = analyze_bash(inp["command"], bash_rules)
         analysis = verdict.analysis or analyze_shell(inp["command"])
@@ -182,11 +183,16 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
         out["unknown"] = analysis.unknown
     if deciding:
         out["rule"] = [r.model_dump(mode="json", exclude_none=True) for r in deciding]
-        out["source"] = [origins[rules.index(r)] if rules.index(r) < len(origins) else None for r in deciding]
+        out["source"] = [origins[_index(rules, r)] for r in deciding]
         out["rule_label"] = [rule_label(r) if isinstance(r, BashRule) else _label(r) for r in deciding]
     else:
         out["reason"] = out["reason"] or f"no rule decides: the {engine.mode} mode's default for {scope} tools"
     return out
+
+
+def _index(rules: list[Any], rule: Any) -> int:
+    """The position of this very rule object (equal rules from two files stay apart)."""
+    return next(i for i, r in enumerate(rules) if r is rule)
 
 
 def _label(rule: Any) -> str:

@@ -128,3 +128,11 @@ def test_bad_input_exits_with_a_clear_message(cli: CliEnv) -> None:
     r = cli.run("permissions", "explain", "ls")
     assert r.returncode == 3
     assert "Traceback" not in r.stderr
+
+
+def test_the_same_rule_in_two_files_is_traced_to_the_one_that_decides(cli: CliEnv) -> None:
+    deny_rm = {"kind": "bash", "pattern": "rm", "decision": "deny"}
+    user = cli.write_user_config({"permissions": {"rules": [deny_rm]}})
+    cli.write_project_config({"permissions": {"rules": [deny_rm]}})
+    doc = _explain(cli, "rm x")
+    assert doc["source"] == [f"{user} (user config)"]  # the user layer comes first: first match wins
