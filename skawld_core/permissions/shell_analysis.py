@@ -181,6 +181,8 @@ class _Walker:
                 self.walk(body, top, level + 1)
             if extra and (body is None or body.type != "command"):
                 self.not_known("words follow a redirection target")
+                for word in extra:
+                    self.walk(word, False, level + 1)
         elif kind == "comment" or not node.is_named:
             return
         else:
@@ -208,8 +210,15 @@ class _Walker:
             self.block(_BLOCKERS[kind])
         else:
             self.block(f"`{kind}` syntax")
+        extra = {c.id for c in _destinations(node)[1:]} if kind == "file_redirect" else set()
         for child in node.children:
-            if child.type not in _WORDS and child.type != "file_descriptor" and child.is_named:
+            # words after the target are the command's arguments, looked at with the command
+            if (
+                child.type not in _WORDS
+                and child.type != "file_descriptor"
+                and child.is_named
+                and child.id not in extra
+            ):
                 self.walk(child, False, level + 1)
 
     def command(self, node: Node, top: bool, level: int, extra: Sequence[Node] = ()) -> None:
