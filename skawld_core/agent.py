@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .session import Session
     from .sessions.store import SessionStore
 
-_MODES = ("default", "acceptEdits", "yolo")
+_MODES = ("default", "acceptEdits", "plan", "yolo")
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
@@ -71,6 +71,7 @@ class Agent:
         ask_user: Any = None,
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
+        additional_directories: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -100,6 +101,12 @@ class Agent:
         self.config_dirs = self._resolve_config_dirs(config_dir)
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
         self.mcp_fail_fast = mcp_fail_fast
+        if isinstance(additional_directories, str | bytes | os.PathLike):
+            raise ConfigError("additional_directories must be a list of directories")
+        # Where acceptEdits also approves writes (and the sandbox makes writable): real paths.
+        self.additional_directories: list[Path] = list(
+            dict.fromkeys(Path(os.path.realpath(self.cwd / Path(d).expanduser())) for d in additional_directories)
+        )
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools
@@ -118,7 +125,11 @@ class Agent:
         from .permissions import PermissionEngine
 
         self.permissions: PermissionEngine = PermissionEngine(
-            mode=permission_mode, rules=permission_rules, can_use_tool=can_use_tool, project_root=self.cwd
+            mode=permission_mode,
+            rules=permission_rules,
+            can_use_tool=can_use_tool,
+            project_root=self.cwd,
+            additional_directories=self.additional_directories,
         )
         self.hooks: HookRunner | None = None
         if hooks is not None:

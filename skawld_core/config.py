@@ -103,6 +103,7 @@ class SkawldConfig:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     config_dirs: list[str] = field(default_factory=list)
+    additional_directories: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,14 @@ def _resolve_paths(doc: dict[str, Any], base: Path) -> None:
         doc["configDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["configDirs"]]
 
 
+def _resolve_added_dirs(doc: dict[str, Any], project: Path) -> None:
+    """`additionalDirectories`: `~` expanded, relative entries against the project directory."""
+    if "additionalDirectories" in doc:
+        doc["additionalDirectories"] = [
+            str((project / Path(d).expanduser()).resolve()) for d in doc["additionalDirectories"]
+        ]
+
+
 def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
     """The settings of an untrusted file that need the user's approval."""
     found: list[str] = []
@@ -244,6 +253,8 @@ def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
         found.append(pointer("mcpServers", name))
     for event, entries in doc.get("hooks", {}).items():
         found.extend(pointer("hooks", event, i) for i in range(len(entries)))
+    # An added directory widens where acceptEdits writes without asking.
+    found.extend(pointer("additionalDirectories", i) for i in range(len(doc.get("additionalDirectories", []))))
     return found
 
 
@@ -316,7 +327,7 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             for event, entries in value.items():
                 hooks[event] = [*hooks.get(event, []), *entries]
             out[key] = hooks
-        elif key == "configDirs":
+        elif key in ("configDirs", "additionalDirectories"):
             out[key] = [*out.get(key, []), *value]
         else:
             out[key] = value
@@ -349,6 +360,7 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
         mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
         hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
         config_dirs=list(doc.get("configDirs", [])),
+        additional_directories=list(dict.fromkeys(doc.get("additionalDirectories", []))),
     )
 
 
@@ -381,6 +393,7 @@ def load_config(
         if loaded is not None:
             doc, warns = loaded
             _resolve_paths(doc, user_path.parent)
+            _resolve_added_dirs(doc, base)
             merged = _merge(merged, doc)
             warnings.extend(warns)
             sources.append(ConfigSource("user", str(user_path)))
@@ -397,6 +410,7 @@ def load_config(
         if gated and not accept_project_config and not is_project_config_trusted(project_path, env=environ):
             raise UntrustedProjectConfigError(project_path, gated)
         _resolve_paths(doc, project_path.parent)
+        _resolve_added_dirs(doc, base)
         merged = _merge(merged, doc)
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
@@ -409,6 +423,7 @@ def load_config(
     if overrides:
         doc, warns = validate_config(dict(overrides), file="overrides")
         _resolve_paths(doc, base)
+        _resolve_added_dirs(doc, base)
         merged = _merge(merged, doc)
         warnings.extend(warns)
         sources.append(ConfigSource("override"))

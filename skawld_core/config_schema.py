@@ -12,7 +12,7 @@ Schema (the reference's keys, then skawld's additions)::
     cwd             string
     systemPrompt    string
     systemPromptFile string (a path; resolved by the loader, never read here)
-    permissions     {mode?: default|acceptEdits|yolo, rules?: [rule, ...]}
+    permissions     {mode?: default|acceptEdits|plan|yolo, rules?: [rule, ...]}
     limits          {maxTurns? >= 1, maxOutputTokens? >= 1, maxRetries? >= 0}  (integers)
     sessionStore    {kind: "sqlite", databasePath?} | {kind: "memory"}
     cacheTtl        "5m" | "1h"
@@ -21,6 +21,7 @@ Schema (the reference's keys, then skawld's additions)::
     hooks           {PreToolUse|PostToolUse|UserPromptSubmit|Stop|PreCompact:
                           [{matcher?, command, timeoutMs?}]}
     configDirs      [string, ...]  extra skill/agent directories (after .skawld)
+    additionalDirectories [string, ...]  directories outside the project that acceptEdits may write
 
 Unknown top-level keys are warnings; unknown nested keys are errors.
 """
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 PROVIDER_IDS = ("anthropic", "openai-chat", "openai-responses")
-PERMISSION_MODES = ("default", "acceptEdits", "yolo")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
 DECISIONS = ("allow", "deny", "ask")
 TOP_LEVEL_KEYS = (
@@ -62,6 +63,7 @@ TOP_LEVEL_KEYS = (
     "mcpServers",
     "hooks",
     "configDirs",
+    "additionalDirectories",
 )
 
 
@@ -329,6 +331,7 @@ _SECTIONS: dict[str, Callable[[_Checker, object, str], Any]] = {
     "mcpServers": _Checker.mcp_servers,
     "hooks": _Checker.hooks,
     "configDirs": _Checker.str_list,
+    "additionalDirectories": _Checker.str_list,
 }
 
 

@@ -58,6 +58,7 @@ class CliOptions:
     config: str | None = None
     no_user_config: bool = False
     accept_project_config: bool = False
+    add_dirs: Sequence[str] = ()
 
 
 @dataclass
@@ -85,6 +86,7 @@ class Settings:
     cache_ttl: str | None = None
     no_cache: bool = False
     config_dirs: list[Path] = field(default_factory=list)
+    additional_directories: list[Path] = field(default_factory=list)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     store_kind: str = "sqlite"
@@ -185,6 +187,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPrompt"] = opts.system_prompt
     if opts.system_prompt_file:
         doc["systemPromptFile"] = opts.system_prompt_file
+    if opts.add_dirs:  # --add-dir is relative to where skawld was started, not to --cwd
+        doc["additionalDirectories"] = [str(Path(d).expanduser().resolve()) for d in opts.add_dirs]
     return doc
 
 
@@ -261,6 +265,9 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     cwd = (base / Path(cfg.cwd).expanduser()).resolve() if cfg.cwd else base
     if not cwd.is_dir():
         raise ConfigError(f"Working directory {cwd} does not exist")
+    for added in cfg.additional_directories:
+        if not Path(added).is_dir():
+            raise ConfigError(f"Added directory {added} does not exist or is not a directory")
     system_prompt, files = _system_prompt(cfg.system_prompt, cfg.system_prompt_file, cwd, environ)
     store_path: Path | None = None
     if cfg.session_store.kind == "sqlite":
@@ -285,6 +292,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         cache_ttl=cfg.cache_ttl,
         no_cache=opts.no_cache,
         config_dirs=config_dirs,
+        additional_directories=[Path(d) for d in cfg.additional_directories],
         mcp_servers=cfg.mcp_servers,
         hooks=cfg.hooks,
         store_kind=cfg.session_store.kind,
@@ -419,6 +427,7 @@ def build_agent(
         ask_user=ask_user,
         mcp_fail_fast=False,
         instruction_files=settings.instruction_files,
+        additional_directories=settings.additional_directories,
     )
 
 

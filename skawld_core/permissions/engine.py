@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,15 @@ from pydantic import BaseModel
 from ..errors import ConfigError
 from ..messages import PermissionMode
 from .bash_rules import evaluate_bash
-from .mode import PERMISSION_MODES, mode_default
-from .paths import PathCandidates, path_candidates, path_rule_matches, path_target, rule_applies_to
+from .mode import PERMISSION_MODES, mode_default, plan_mode_refusal
+from .paths import (
+    PathCandidates,
+    path_candidates,
+    path_rule_matches,
+    path_target,
+    rule_applies_to,
+    rule_names_path,
+)
 from .rules import BashRule, PathRule, ToolRule, parse_rule
 from .types import (
     CanUseTool,
@@ -25,6 +34,7 @@ from .types import (
     PermissionDecision,
     PermissionDeny,
 )
+from .write_scope import inside_scope, protected_reason
 
 __all__ = ["PermissionEngine"]
 
@@ -82,6 +92,7 @@ class PermissionEngine:
         rules: Sequence[Rule | Mapping[str, Any]] = (),
         can_use_tool: CanUseTool | None = None,
         project_root: Path,
+        additional_directories: Sequence[str | Path] = (),
     ) -> None:
         if mode not in PERMISSION_MODES:
             raise ConfigError(f"Invalid permission mode {mode!r}; expected one of {', '.join(PERMISSION_MODES)}")
@@ -91,6 +102,7 @@ class PermissionEngine:
         self._rules: list[Rule] = [parse_rule(r) for r in rules]
         self._can_use_tool = can_use_tool
         self._root = Path(project_root).expanduser().absolute()
+        self._added = [Path(os.path.realpath((self._root / Path(d).expanduser()))) for d in additional_directories]
 
     @property
     def mode(self) -> PermissionMode:
@@ -112,6 +124,22 @@ class PermissionEngine:
     def project_root(self) -> Path:
         """The directory relative path patterns resolve against."""
         return self._root
+
+    @property
+    def additional_directories(self) -> tuple[Path, ...]:
+        """Directories outside the project where `acceptEdits` also approves writes (real paths)."""
+        return tuple(self._added)
+
+    @property
+    def write_roots(self) -> tuple[Path, ...]:
+        """The project root and the added directories: the write scope of `acceptEdits`."""
+        return (self._root, *self._added)
+
+    def add_directory(self, directory: str | Path) -> None:
+        """Add a directory to the write scope (resolved against the project root, symlinks followed)."""
+        real = Path(os.path.realpath(self._root / Path(directory).expanduser()))
+        if real not in self._added:
+            self._added.append(real)
 
     def add_rule(self, rule: Rule | Mapping[str, Any]) -> None:
         """Append a rule (it is evaluated after every existing rule)."""
@@ -165,19 +193,53 @@ class PermissionEngine:
         skill = call.input.get("skill")
         return isinstance(skill, str) and skill.lstrip("/") == rule.arg.lstrip("/")
 
+    def _write_target(self, call: PendingToolCall) -> PathCandidates | None:
+        """The interpretations of a write-scope call's target path (None: not a write, or no path)."""
+        if call.scope != "write":
+            return None
+        target = path_target(call.tool_name, call.input, self._cwd(call))
+        return None if target is None else path_candidates(target, self._cwd(call))
+
     def evaluate(self, call: PendingToolCall) -> PermissionDecision:
-        """Rules first (first match wins), then the mode default. Pure and synchronous."""
+        """Plan mode, then rules (first match wins), protected paths, then the mode default.
+
+        Pure and synchronous. A deny rule always wins. A write to a protected path
+        asks (outside yolo) unless the deciding allow rule names that exact path.
+        `acceptEdits` approves a write only inside the project and added directories.
+        """
         if not isinstance(call.tool_name, str) or not call.tool_name or not isinstance(call.input, Mapping):
             return PermissionDecision("deny", "Invalid tool call.")
+        if self._mode == "plan":
+            refusal = plan_mode_refusal(call.scope, call.tool_name)
+            if refusal is not None:
+                return PermissionDecision("deny", refusal)
         try:
             hit = self._rule_decision(call)
+            target = self._write_target(call)
         except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
             return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
+        if hit is not None and hit[1] == "deny":
+            return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
+        if target is not None and self._mode != "yolo":
+            why = protected_reason(target.all)
+            if why is not None:
+                rule = hit[0] if hit is not None else None
+                if hit is not None and hit[1] == "allow" and isinstance(rule, PathRule):
+                    if rule_names_path(rule, target, self._root):
+                        return PermissionDecision("allow", f"path rule names {target.real[0]}.")
+                return PermissionDecision("ask", f"{target.real[0]} is a protected path: {why}.")
         if hit is not None:
             rule, decision = hit
-            reason = f"{rule.kind} rule matched {call.tool_name}."
-            return PermissionDecision(decision, reason)
-        return PermissionDecision(mode_default(self._mode, call.scope, call.tool_name))
+            return PermissionDecision(decision, f"{rule.kind} rule matched {call.tool_name}.")
+        default = mode_default(self._mode, call.scope, call.tool_name)
+        if (
+            default == "allow"
+            and self._mode == "acceptEdits"
+            and target is not None
+            and not inside_scope(target.real, self.write_roots)
+        ):
+            return PermissionDecision("ask", f"{target.real[0]} is outside the project and its added directories.")
+        return PermissionDecision(default, plan_mode_refusal(call.scope, call.tool_name) if default == "deny" else None)
 
     # -- the ask path -----------------------------------------------------------------
 
@@ -221,7 +283,34 @@ class PermissionEngine:
             canonical = validate(dict(response.updated_input))
         except Exception:
             return PermissionDecision("deny", INVALID_UPDATED_INPUT)
+        refusal = self.recheck_updated_input(call, canonical)
+        if refusal is not None:
+            return PermissionDecision("deny", refusal)
         return PermissionDecision("allow", None, canonical)
+
+    def recheck_updated_input(self, call: PendingToolCall, updated: Mapping[str, Any]) -> str | None:
+        """Why a host's rewritten input may not run, or None when the approval covers it.
+
+        The rewrite is evaluated like a new call: a deny (a deny rule, or plan
+        mode) refuses it; so does a write to a protected path other than the one
+        the host was asked about, since protected paths need an approval naming
+        them. Any other "ask" is covered by the host's answer.
+        """
+        if dict(updated) == dict(call.input):
+            return None
+        rewritten = replace(call, input=dict(updated))
+        decision = self.evaluate(rewritten)
+        if decision.behavior == "deny":
+            return f"updated input was refused: {decision.reason or 'denied'}"
+        if decision.behavior == "allow":
+            return None
+        new_target = self._write_target(rewritten)
+        if new_target is None or protected_reason(new_target.all) is None:
+            return None
+        old_target = self._write_target(call)
+        if old_target is not None and set(old_target.real) == set(new_target.real):
+            return None
+        return f"updated input was refused: {decision.reason} Ask for that exact path instead of rewriting to it."
 
     async def resolve_forced_ask(self, call: PendingToolCall, validate: Validate) -> PermissionDecision:
         """A hook forced "ask": a matching deny rule still wins; otherwise the callback always runs."""
