@@ -102,7 +102,7 @@ class PermissionEngine:
         self._rules: list[Rule] = [parse_rule(r) for r in rules]
         self._can_use_tool = can_use_tool
         self._root = Path(project_root).expanduser().absolute()
-        self._added = [Path(os.path.realpath((self._root / Path(d).expanduser()))) for d in additional_directories]
+        self._added = [Path(os.path.realpath(self._root / Path(d).expanduser())) for d in additional_directories]
 
     @property
     def mode(self) -> PermissionMode:
@@ -151,10 +151,21 @@ class PermissionEngine:
         cwd = Path(call.cwd)
         return cwd if cwd.is_absolute() else self._root / cwd
 
-    def _rule_decision(self, call: PendingToolCall) -> tuple[Rule, Decision] | None:
+    def _candidates(self, call: PendingToolCall) -> PathCandidates | None:
+        """Every interpretation of the call's target path (None when the tool has no path)."""
+        target = path_target(call.tool_name, call.input, self._cwd(call))
+        return None if target is None else path_candidates(target, self._cwd(call))
+
+    def target_paths(self, call: PendingToolCall) -> tuple[str, ...]:
+        """The real paths (symlinks followed) a file tool's call targets; () for other tools."""
+        candidates = self._candidates(call)
+        return candidates.real if candidates is not None else ()
+
+    def _rule_decision(
+        self, call: PendingToolCall, candidates: PathCandidates | None = None
+    ) -> tuple[Rule, Decision] | None:
         """The first rule (or bash set) that decides, with its decision."""
         bash_done = False
-        candidates = None
         for index, rule in enumerate(self._rules):
             if isinstance(rule, ToolRule):
                 if self._tool_rule_matches(rule, call):
@@ -163,10 +174,9 @@ class PermissionEngine:
                 if not rule_applies_to(rule, call.tool_name):
                     continue
                 if candidates is None:
-                    target = path_target(call.tool_name, call.input, self._cwd(call))
-                    if target is None:
+                    candidates = self._candidates(call)
+                    if candidates is None:
                         continue
-                    candidates = path_candidates(target, self._cwd(call))
                 if path_rule_matches(rule, candidates, self._root):
                     return rule, rule.decision
             elif not bash_done:
@@ -195,10 +205,7 @@ class PermissionEngine:
 
     def _write_target(self, call: PendingToolCall) -> PathCandidates | None:
         """The interpretations of a write-scope call's target path (None: not a write, or no path)."""
-        if call.scope != "write":
-            return None
-        target = path_target(call.tool_name, call.input, self._cwd(call))
-        return None if target is None else path_candidates(target, self._cwd(call))
+        return self._candidates(call) if call.scope == "write" else None
 
     def evaluate(self, call: PendingToolCall) -> PermissionDecision:
         """Plan mode, then rules (first match wins), protected paths, then the mode default.
@@ -214,19 +221,25 @@ class PermissionEngine:
             if refusal is not None:
                 return PermissionDecision("deny", refusal)
         try:
-            hit = self._rule_decision(call)
-            target = self._write_target(call)
+            candidates = self._candidates(call)
+            hit = self._rule_decision(call, candidates)
         except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
             return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
+        paths = candidates.real if candidates is not None else ()
+        decision = self._decide(call, hit, candidates if call.scope == "write" else None)
+        return replace(decision, paths=paths)
+
+    def _decide(
+        self, call: PendingToolCall, hit: tuple[Rule, Decision] | None, target: PathCandidates | None
+    ) -> PermissionDecision:
         if hit is not None and hit[1] == "deny":
             return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
         if target is not None and self._mode != "yolo":
             why = protected_reason(target.all)
             if why is not None:
-                rule = hit[0] if hit is not None else None
-                if hit is not None and hit[1] == "allow" and isinstance(rule, PathRule):
-                    if rule_names_path(rule, target, self._root):
-                        return PermissionDecision("allow", f"path rule names {target.real[0]}.")
+                rule = hit[0] if hit is not None and hit[1] == "allow" else None
+                if isinstance(rule, PathRule) and rule_names_path(rule, target, self._root):
+                    return PermissionDecision("allow", f"path rule names {target.real[0]}.")
                 return PermissionDecision("ask", f"{target.real[0]} is a protected path: {why}.")
         if hit is not None:
             rule, decision = hit
@@ -253,6 +266,7 @@ class PermissionEngine:
         """
         if self._can_use_tool is None:
             return PermissionDecision("deny", NOT_CONFIGURED)
+        approved = self.target_paths(call)  # the files the host is asked about
         request = CanUseToolRequest(
             tool_name=call.tool_name,
             tool_use_id=call.tool_use_id,
@@ -278,7 +292,7 @@ class PermissionEngine:
         if isinstance(response, PermissionDeny):
             return PermissionDecision("deny", response.message)
         if response.updated_input is None:
-            return PermissionDecision("allow")
+            return PermissionDecision("allow", paths=approved)
         try:
             canonical = validate(dict(response.updated_input))
         except Exception:
@@ -286,7 +300,7 @@ class PermissionEngine:
         refusal = self.recheck_updated_input(call, canonical)
         if refusal is not None:
             return PermissionDecision("deny", refusal)
-        return PermissionDecision("allow", None, canonical)
+        return PermissionDecision("allow", None, canonical, paths=self.target_paths(replace(call, input=canonical)))
 
     def recheck_updated_input(self, call: PendingToolCall, updated: Mapping[str, Any]) -> str | None:
         """Why a host's rewritten input may not run, or None when the approval covers it.
@@ -318,6 +332,24 @@ class PermissionEngine:
         if hit is not None and hit[1] == "deny":
             return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
         return await self.resolve(call, validate)
+
+    def check_opened(self, call: PendingToolCall, opened: str | Path, approved: Sequence[str]) -> str | None:
+        """Why a file tool may not use the file it actually opened, or None when it may.
+
+        `opened` is the real path of the open descriptor; `approved` the real
+        paths the permission decision was made on. The same file passes; any
+        other file (a symlink swapped in after the check) must be allowed on its
+        own, without asking, or the tool refuses it.
+        """
+        real = str(opened)
+        if real in approved:
+            return None
+        key = "path" if call.tool_name in ("Glob", "Grep") else "file_path"
+        decision = self.evaluate(replace(call, input={**call.input, key: real}))
+        if decision.behavior == "allow":
+            return None
+        why = decision.reason or ("it needs approval" if decision.behavior == "ask" else "denied")
+        return f"{real} is not the file the permission check approved, and it may not be used: {why}"
 
     @property
     def restricts_reads(self) -> bool:

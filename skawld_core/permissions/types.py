@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,9 +77,12 @@ class PermissionDecision:
 
     `reason` explains a deny (it becomes "Tool call denied: <reason>").
     `updated_input` is set when the callback replaced the input (already
-    validated and canonicalized).
+    validated and canonicalized). `paths` holds the real paths of a file tool's
+    target that the decision was made on (the file tools check that what they
+    open is one of them).
     """
 
     behavior: Decision
     reason: str | None = None
     updated_input: dict[str, Any] | None = None
+    paths: tuple[str, ...] = field(default=(), compare=False)
