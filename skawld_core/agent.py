@@ -116,6 +116,8 @@ class Agent:
             self.tools = ToolRegistry(default_tools())
         else:
             self.tools = ToolRegistry(tools)
+        if permission_mode == "plan":
+            self._ensure_plan_tool()
         self.ask_user = ask_user
         if ask_user is not None:
             from .tools.ask_user import AskUserTool
@@ -190,9 +192,20 @@ class Agent:
         """Switch the permission mode for later tool calls (the app's Shift+Tab)."""
         if mode not in _MODES:
             raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {mode!r})")
+        if mode == "plan":
+            self._ensure_plan_tool()
         self.permission_mode = mode
         self.permissions.set_mode(mode)
         self.invalidate_system_prompt()
+
+    def _ensure_plan_tool(self) -> None:
+        """Plan mode needs `ExitPlanMode`; it is registered the first time the agent plans."""
+        from .permissions.mode import EXIT_PLAN_MODE_TOOL
+
+        if EXIT_PLAN_MODE_TOOL not in self.tools:
+            from .tools.exit_plan_mode import ExitPlanModeTool
+
+            self.tools.register(ExitPlanModeTool())
 
     def invalidate_system_prompt(self) -> None:
         self._system = None

@@ -338,6 +338,7 @@ class RunLoop:
             cwd=agent.cwd,
             concurrency=agent.tool_concurrency,
             overlay_tools=overlay_tools,
+            set_mode=agent.set_permission_mode,
         )
         self._scheduler = scheduler
         results = await scheduler.run(message.tool_uses())

@@ -91,6 +91,8 @@ class Scheduler:
     cwd: Path
     concurrency: int = DEFAULT_CONCURRENCY
     overlay_tools: frozenset[str] = frozenset()
+    # Applies a host's `PermissionAllow(set_mode=...)` (the agent's `set_permission_mode`).
+    set_mode: Callable[[Any], None] | None = None
     completed: dict[str, ToolResultBlock] = field(default_factory=dict)
     _started: set[str] = field(default_factory=set)
     _ended: set[str] = field(default_factory=set)
@@ -245,6 +247,8 @@ class Scheduler:
             call.deny_reason = decision.reason or "denied"
             return
         call.approved_paths = decision.paths
+        if decision.set_mode is not None and self.set_mode is not None:
+            self.set_mode(decision.set_mode)
         if decision.updated_input is not None:
             try:
                 self._apply_input(call, decision.updated_input)

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from ..errors import ConfigError
 from ..messages import PermissionMode
 from .bash_rules import evaluate_bash
-from .mode import PERMISSION_MODES, mode_default, plan_mode_refusal
+from .mode import EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
 from .paths import (
     PathCandidates,
     path_candidates,
@@ -45,6 +45,7 @@ NOT_CONFIGURED = "canUseTool callback is not configured"
 CALLBACK_FAILED = "permission callback failed or aborted"
 INVALID_RESPONSE = "permission callback returned an invalid response"
 INVALID_UPDATED_INPUT = "updated input is invalid"
+NOT_PLANNING = "ExitPlanMode is only for plan mode, and plan mode is not active; carry on with the task."
 
 
 class _Invalid(Exception):
@@ -67,13 +68,32 @@ def _coerce_response(value: object) -> PermissionAllow | PermissionDeny:
                 updated = value[key]
         if updated is not None and not (isinstance(updated, Mapping) and all(isinstance(k, str) for k in updated)):
             raise _Invalid
-        return PermissionAllow(updated_input=dict(updated) if isinstance(updated, Mapping) else None)
+        return PermissionAllow(
+            updated_input=dict(updated) if isinstance(updated, Mapping) else None, set_mode=_requested_mode(value)
+        )
     if behavior == "deny":
         message = value.get("message")
         if not isinstance(message, str):
             raise _Invalid
         return PermissionDeny(message=message)
     raise _Invalid
+
+
+def _requested_mode(value: Mapping[str, Any]) -> PermissionMode | None:
+    """`set_mode`/`setMode`, or Claude Code's `updatedPermissions: [{"type": "setMode", "mode": ...}]`."""
+    mode: object = value.get("set_mode", value.get("setMode"))
+    updates = value.get("updated_permissions", value.get("updatedPermissions"))
+    if mode is None and isinstance(updates, list):
+        for update in updates:
+            if isinstance(update, Mapping) and update.get("type") == "setMode":
+                mode = update.get("mode")
+    if mode is None:
+        return None
+    if mode == "bypassPermissions":
+        mode = "yolo"
+    if mode not in PERMISSION_MODES:
+        raise _Invalid
+    return mode
 
 
 class PermissionEngine:
@@ -220,6 +240,8 @@ class PermissionEngine:
             refusal = plan_mode_refusal(call.scope, call.tool_name)
             if refusal is not None:
                 return PermissionDecision("deny", refusal)
+        elif call.tool_name == EXIT_PLAN_MODE_TOOL:
+            return PermissionDecision("deny", NOT_PLANNING)
         try:
             candidates = self._candidates(call)
             hit = self._rule_decision(call, candidates)
@@ -292,7 +314,7 @@ class PermissionEngine:
         if isinstance(response, PermissionDeny):
             return PermissionDecision("deny", response.message)
         if response.updated_input is None:
-            return PermissionDecision("allow", paths=approved)
+            return PermissionDecision("allow", set_mode=response.set_mode, paths=approved)
         try:
             canonical = validate(dict(response.updated_input))
         except Exception:
@@ -300,7 +322,8 @@ class PermissionEngine:
         refusal = self.recheck_updated_input(call, canonical)
         if refusal is not None:
             return PermissionDecision("deny", refusal)
-        return PermissionDecision("allow", None, canonical, paths=self.target_paths(replace(call, input=canonical)))
+        paths = self.target_paths(replace(call, input=canonical))
+        return PermissionDecision("allow", None, canonical, set_mode=response.set_mode, paths=paths)
 
     def recheck_updated_input(self, call: PendingToolCall, updated: Mapping[str, Any]) -> str | None:
         """Why a host's rewritten input may not run, or None when the approval covers it.

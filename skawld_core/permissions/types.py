@@ -19,13 +19,17 @@ class PermissionAllow(BaseModel):
     """`can_use_tool` answer: run the tool, optionally with a replaced input.
 
     A non-`None` `updated_input` is re-validated through the tool's schema; if
-    that fails the call is denied with "updated input is invalid".
+    that fails the call is denied with "updated input is invalid", and it is
+    checked against the rules again. `set_mode` switches the agent's permission
+    mode once the call is approved (before it runs): approving `ExitPlanMode`
+    with `set_mode="acceptEdits"` leaves plan mode straight into acceptEdits.
     """
 
     model_config = ConfigDict(frozen=True)
 
     behavior: Literal["allow"] = "allow"
     updated_input: dict[str, Any] | None = None
+    set_mode: PermissionMode | None = None
 
 
 class PermissionDeny(BaseModel):
@@ -77,7 +81,8 @@ class PermissionDecision:
 
     `reason` explains a deny (it becomes "Tool call denied: <reason>").
     `updated_input` is set when the callback replaced the input (already
-    validated and canonicalized). `paths` holds the real paths of a file tool's
+    validated and canonicalized). `set_mode` is the permission mode the host
+    asked to switch to with its approval. `paths` holds the real paths of a file tool's
     target that the decision was made on (the file tools check that what they
     open is one of them).
     """
@@ -85,4 +90,5 @@ class PermissionDecision:
     behavior: Decision
     reason: str | None = None
     updated_input: dict[str, Any] | None = None
+    set_mode: PermissionMode | None = None
     paths: tuple[str, ...] = field(default=(), compare=False)
