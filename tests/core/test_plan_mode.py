@@ -9,8 +9,13 @@ from typing import Any
 import pytest
 
 from skawld_core import Agent, ToolResultBlock, UserEvent
-from skawld_core.permissions import CanUseToolRequest, PendingToolCall, PermissionAllow, PermissionDeny
-from skawld_core.permissions import PermissionEngine
+from skawld_core.permissions import (
+    CanUseToolRequest,
+    PendingToolCall,
+    PermissionAllow,
+    PermissionDeny,
+    PermissionEngine,
+)
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import default_tools
