@@ -91,6 +91,8 @@ class PlainChat:
     async def can_use_tool(self, req: CanUseToolRequest) -> Any:
         from skawld_core.permissions import PermissionAllow, PermissionDeny
 
+        if req.tool_name == "ExitPlanMode":
+            return await self._ask_plan(req)
         key = (req.tool_name, str(req.input.get("command", ""))) if req.tool_name == "Bash" else (req.tool_name,)
         if key in self.always:
             return PermissionAllow()
@@ -106,6 +108,25 @@ class PlainChat:
                 if answer in ("n", "no", ""):
                     reason = await self.ask("  reason (optional): ")
                     return PermissionDeny(message=reason or "The user denied this tool call.")
+
+    async def _ask_plan(self, req: CanUseToolRequest) -> Any:
+        """ExitPlanMode: print the whole plan, then approve / approve with accept-edits / keep planning."""
+        from skawld_core.permissions import PermissionAllow, PermissionDeny
+
+        from .plan_feedback import keep_planning_message
+
+        async with self._ask_lock:
+            self.out("? The plan:", style="bold yellow")
+            self.out(str(req.input.get("plan", "")))
+            while True:
+                answer = (await self.ask("  [y] approve / [a] approve, accept edits / [n] keep planning: ")).lower()
+                if answer in ("y", "yes"):
+                    return PermissionAllow()
+                if answer in ("a", "accept"):
+                    return PermissionAllow(set_mode="acceptEdits")
+                if answer in ("n", "no", ""):
+                    feedback = await self.ask("  what should change (optional): ")
+                    return PermissionDeny(message=keep_planning_message(feedback))
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []

@@ -18,8 +18,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
+from ..plan_feedback import KEEP_PLANNING, keep_planning_message
+
+__all__ = ["KEEP_PLANNING", "PlanAnswer", "PlanChoice", "PlanScreen"]
+
 PlanChoice = Literal["approve", "accept_edits", "keep_planning"]
-KEEP_PLANNING = "The user wants you to keep planning; do not start changing files yet."
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class PlanAnswer:
     @property
     def message(self) -> str:
         """The deny message for "keep planning"."""
-        return f"{KEEP_PLANNING} Their feedback: {self.feedback}" if self.feedback else KEEP_PLANNING
+        return keep_planning_message(self.feedback)
 
 
 class PlanScreen(ModalScreen[PlanAnswer]):
