@@ -216,6 +216,10 @@ class Scheduler:
         for call in calls:
             if not call.runnable:
                 continue
+            refusal = self.permissions.plan_refusal(self._pending(call))
+            if refusal is not None:
+                call.deny_reason = refusal
+                continue
             if call.hook_decision == "allow":
                 call.approved_paths = self.permissions.target_paths(self._pending(call))
                 continue

@@ -356,6 +356,12 @@ class PermissionEngine:
             return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
         return await self.resolve(call, validate)
 
+    def plan_refusal(self, call: PendingToolCall) -> str | None:
+        """The plan-mode refusal for `call`, or None (not planning, or a tool that runs while planning).
+
+        Plan mode holds even against a PreToolUse hook's "allow" or "ask"."""
+        return plan_mode_refusal(call.scope, call.tool_name) if self._mode == "plan" else None
+
     def check_opened(self, call: PendingToolCall, opened: str | Path, approved: Sequence[str]) -> str | None:
         """Why a file tool may not use the file it actually opened, or None when it may.
 

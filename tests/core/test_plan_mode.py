@@ -197,3 +197,28 @@ def test_agent_accepts_plan_mode_and_rejects_unknown() -> None:
 
     with pytest.raises(ConfigError, match="permission_mode must be one of default, acceptEdits, plan, yolo"):
         Agent(provider=ScriptedProvider([]), model="m", permission_mode="bogus")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hook_answer", ["allow", "ask"])
+async def test_plan_mode_holds_against_a_pre_tool_use_hook(tmp_path: Path, hook_answer: str) -> None:
+    from skawld_core.hooks import HookAllow, HookAsk, HookEntry, Hooks
+
+    async def hook(inp: Any, ctx: Any) -> Any:
+        return HookAllow() if hook_answer == "allow" else HookAsk()
+
+    host = Host(PermissionAllow())
+    agent = Agent(
+        provider=ScriptedProvider(
+            [reply(tool_call("Write", {"file_path": "x.txt", "content": "x"}, id="w")), reply("done")]
+        ),
+        model="m",
+        tools=default_tools(),
+        cwd=tmp_path,
+        session_store=InMemorySessionStore(),
+        permission_mode="plan",
+        can_use_tool=host,
+        hooks=Hooks(pre_tool_use=[HookEntry(hook)]),
+    )
+    results = await run(agent)
+    assert "not available in plan mode" in results["w"]
+    assert host.requests == [] and not (tmp_path / "x.txt").exists()
