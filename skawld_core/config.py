@@ -9,7 +9,9 @@ Merge rules: scalars — the higher layer wins; ``limits`` — shallow merge;
 lower layer first (first match wins, so the user's rules take precedence);
 ``provider`` / ``sessionStore`` — replaced wholesale when the higher layer names a
 different ``id`` / ``kind``, otherwise merged shallowly; ``mcpServers`` — merged by
-server name; ``hooks`` — concatenated per event; ``configDirs`` — concatenated.
+server name; ``hooks`` — concatenated per event; ``configDirs`` and
+``additionalDirectories`` — concatenated (relative added directories resolve against the
+project directory, whichever layer names them).
 
 The project file is untrusted (a cloned repository may have written it). Loading
 raises `UntrustedProjectConfigError` (a `ConfigError`) listing the offending JSON
@@ -19,7 +21,8 @@ pointers when it:
   (the reference's gate);
 - sets ``provider.baseURL`` (that server would receive the user's API key), starts
   ``mcpServers`` or runs ``hooks`` commands (they execute code), or sets a ``cwd``
-  outside the project directory (the agent would work elsewhere) — skawld's stricter gate;
+  outside the project directory (the agent would work elsewhere), or lists
+  ``additionalDirectories`` (acceptEdits would write there) — skawld's stricter gate;
 
 unless ``accept_project_config=True`` or the user accepted that exact file before
 (`trust_project_config`, remembered by path and SHA-256 in
