@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-__all__ = ["PROTECTED_HOME_FILES", "inside_scope", "protected_reason"]
+__all__ = ["PROTECTED_HOME_FILES", "inside_scope", "protected_paths", "protected_reason"]
 
 # Path components that make everything at or below them protected, wherever they are.
 _PROTECTED_DIRS = {
@@ -88,3 +88,18 @@ def protected_reason(paths: Iterable[str]) -> str | None:
             if _within(path, system):
                 return f"a system shell startup file ({system})"
     return None
+
+
+def protected_paths(roots: Sequence[Path]) -> list[Path]:
+    """Existing protected paths directly in `roots` and in the home directory.
+
+    For a sandbox that makes writable directories available: these should stay
+    read-only inside it (nested `.git` directories deeper in a tree are not listed).
+    """
+    found: list[Path] = []
+    for root in roots:
+        for name in (*_PROTECTED_DIRS, *_PROTECTED_NAMES):
+            found.append(Path(root) / name)
+    for home in _homes():
+        found.extend(Path(home) / rel for rel in (*PROTECTED_HOME_FILES, *_PROTECTED_HOME_DIRS))
+    return [p for p in dict.fromkeys(found) if os.path.lexists(p)]

@@ -250,3 +250,13 @@ def test_agent_rejects_a_string_for_additional_directories(project: Path) -> Non
 
 def test_real_home_is_not_used(home: Path) -> None:
     assert os.path.expanduser("~") == str(home)
+
+
+def test_protected_paths_lists_what_exists(project: Path, home: Path) -> None:
+    from skawld_core.permissions.write_scope import protected_paths
+
+    (home / ".bashrc").write_text("")
+    (project / ".mcp.json").write_text("{}")
+    found = protected_paths([project])
+    assert project / ".git" in found and project / ".mcp.json" in found and home / ".bashrc" in found
+    assert project / ".claude" not in found and home / ".zshrc" not in found
