@@ -67,6 +67,7 @@ class _Call:
     hook_decision: str = "continue"
     ask: bool = False
     approved_paths: tuple[str, ...] = ()  # real paths the permission decision was made on
+    ask_reason: str | None = None
 
     @property
     def name(self) -> str:
@@ -232,6 +233,7 @@ class Scheduler:
                 call.deny_reason = decision.reason or "denied"
             elif decision.behavior == "ask":
                 call.ask = call.name not in self.overlay_tools
+                call.ask_reason = decision.reason
 
     async def _second_pass(self, call: _Call) -> None:
         assert call.tool is not None
@@ -241,7 +243,7 @@ class Scheduler:
             if call.hook_decision == "ask":
                 decision: PermissionDecision = await self.permissions.resolve_forced_ask(pending, validate)
             else:
-                decision = await self.permissions.resolve(pending, validate)
+                decision = await self.permissions.resolve(pending, validate, reason=call.ask_reason)
         except asyncio.CancelledError:
             raise
         except Exception:

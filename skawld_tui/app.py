@@ -481,7 +481,7 @@ class SkawldApp(SlashMixin, App[int]):
             position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
             try:
                 answer = await self._ask_modal(
-                    PermissionScreen(req.tool_name, req.summary, req.input, position=position)
+                    PermissionScreen(req.tool_name, req.summary, req.input, position=position, reason=req.reason)
                 )
             finally:
                 self._asks_done += 1

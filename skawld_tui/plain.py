@@ -98,6 +98,8 @@ class PlainChat:
             return PermissionAllow()
         async with self._ask_lock:
             self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
+            if req.reason:
+                self.out(f"  asking because {req.reason}", style="dim")
             while True:
                 answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
                 if answer in ("y", "yes"):

@@ -278,13 +278,16 @@ class PermissionEngine:
 
     # -- the ask path -----------------------------------------------------------------
 
-    async def resolve(self, call: PendingToolCall, validate: Validate) -> PermissionDecision:
+    async def resolve(
+        self, call: PendingToolCall, validate: Validate, *, reason: str | None = None
+    ) -> PermissionDecision:
         """Ask `can_use_tool`; fail closed on every problem.
 
         Deny reasons: "canUseTool callback is not configured", "permission
         callback failed or aborted" (the callback raised), "permission callback
         returned an invalid response", "updated input is invalid", or the
         callback's own deny message. Cancellation of the calling task propagates.
+        `reason` (why the call asks, from `evaluate`) is passed on to the callback.
         """
         if self._can_use_tool is None:
             return PermissionDecision("deny", NOT_CONFIGURED)
@@ -295,6 +298,7 @@ class PermissionEngine:
             input=dict(call.input),
             summary=call.summary,
             mode=self._mode,
+            reason=reason,
         )
         try:
             raw: object = self._can_use_tool(request)

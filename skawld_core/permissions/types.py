@@ -46,13 +46,19 @@ PermissionResult = PermissionAllow | PermissionDeny
 
 @dataclass(frozen=True, kw_only=True)
 class CanUseToolRequest:
-    """What `can_use_tool` receives for one call that needs approval."""
+    """What `can_use_tool` receives for one call that needs approval.
+
+    `reason` says why the call asks when the engine knows more than "the mode
+    asks", e.g. "/repo/.git/config is a protected path: git internals (.git/)."
+    or "/tmp/x is outside the project and its added directories.".
+    """
 
     tool_name: str
     tool_use_id: str
     input: dict[str, Any]
     summary: str
     mode: PermissionMode
+    reason: str | None = None
 
 
 CanUseTool = Callable[[CanUseToolRequest], Awaitable[PermissionResult | Any]]

@@ -38,12 +38,15 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         Binding("escape", "escape", "Deny and interrupt"),
     ]
 
-    def __init__(self, tool_name: str, summary: str, input: dict[str, Any], *, position: str = "") -> None:
+    def __init__(
+        self, tool_name: str, summary: str, input: dict[str, Any], *, position: str = "", reason: str | None = None
+    ) -> None:
         super().__init__(classes="permission-screen")
         self.tool_name = tool_name
         self.summary = summary
         self.tool_input = input
         self.position = position
+        self.reason = reason
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-dialog"):
@@ -52,6 +55,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
                 title += f"  ({self.position})"
             yield Label(Text(title, style="bold"), id="permission-title")
             yield Static(Text(self.summary), id="permission-summary", markup=False)
+            if self.reason:
+                yield Static(Text(f"Asking because {self.reason}", style="italic"), id="permission-reason")
             with VerticalScroll(id="permission-input"):
                 yield Static(self._input_renderable(), markup=False)
             yield Input(placeholder="Reason for denying (optional), then Enter", id="deny-reason")

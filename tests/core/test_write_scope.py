@@ -103,6 +103,7 @@ async def test_fsmonitor_attack_chain_asks_and_never_runs(project: Path, home: P
     )
     results = await run_agent(agent)
     assert [r.tool_name for r in recorder.requests] == ["Write"]
+    assert recorder.requests[0].reason == f"{config} is a protected path: git internals (.git/)."
     assert "the user said no" in results["w"]
     assert config.read_text() == original
     assert "On branch" in results["b"] or "No commits yet" in results["b"]
@@ -240,6 +241,7 @@ async def test_agent_additional_directories(project: Path, home: Path, tmp_path:
     assert (extra / "x.txt").read_text() == "added"
     assert not (tmp_path / "other.txt").exists()
     assert [r.input["file_path"] for r in recorder.requests] == [str(tmp_path / "other.txt")]
+    assert recorder.requests[0].reason == f"{tmp_path / 'other.txt'} is outside the project and its added directories."
     assert "the user said no" in results["c"]
 
 
