@@ -79,3 +79,20 @@ def test_bad_set_mode_is_ignored_with_a_warning(cli: CliEnv) -> None:
     assert code == 0
     assert "set_mode 'godmode'" in err
     assert results(rest)["x"] == "Tool call denied: stdin closed before a permission_response arrived"
+
+
+def test_headless_plan_without_canusetool_is_read_only(cli: CliEnv) -> None:
+    (cli.repo / "app.py").write_text("print('hi')\n")
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("Read", {"file_path": "app.py"}, id="r"),
+            tool_call("Edit", {"file_path": "app.py", "old_string": "hi", "new_string": "bye"}, id="e"),
+        ),
+        turn(tool_call("ExitPlanMode", {"plan": PLAN}, id="x")),
+        turn(text("Plan: change the greeting.")),
+    )
+    proc = cli.run(*cli.args("-p", "plan it", "--permission-mode", "plan"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Plan: change the greeting."
+    assert (cli.repo / "app.py").read_text() == "print('hi')\n"
+    assert "ExitPlanMode" in proc.stderr  # the denied ask is reported on stderr in text mode
