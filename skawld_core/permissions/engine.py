@@ -254,6 +254,7 @@ class PermissionEngine:
     def _decide(
         self, call: PendingToolCall, hit: tuple[Rule, Decision] | None, target: PathCandidates | None
     ) -> PermissionDecision:
+        # Messages name target.real[-1]: with a leading `~` that is the expanded path the tool writes.
         if hit is not None and hit[1] == "deny":
             return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
         if target is not None and self._mode != "yolo":
@@ -261,8 +262,8 @@ class PermissionEngine:
             if why is not None:
                 rule = hit[0] if hit is not None and hit[1] == "allow" else None
                 if isinstance(rule, PathRule) and rule_names_path(rule, target, self._root):
-                    return PermissionDecision("allow", f"path rule names {target.real[0]}.")
-                return PermissionDecision("ask", f"{target.real[0]} is a protected path: {why}.")
+                    return PermissionDecision("allow", f"path rule names {target.real[-1]}.")
+                return PermissionDecision("ask", f"{target.real[-1]} is a protected path: {why}.")
         if hit is not None:
             rule, decision = hit
             return PermissionDecision(decision, f"{rule.kind} rule matched {call.tool_name}.")
@@ -273,7 +274,7 @@ class PermissionEngine:
             and target is not None
             and not inside_scope(target.real, self.write_roots)
         ):
-            return PermissionDecision("ask", f"{target.real[0]} is outside the project and its added directories.")
+            return PermissionDecision("ask", f"{target.real[-1]} is outside the project and its added directories.")
         return PermissionDecision(default, plan_mode_refusal(call.scope, call.tool_name) if default == "deny" else None)
 
     # -- the ask path -----------------------------------------------------------------

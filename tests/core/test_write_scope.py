@@ -262,3 +262,11 @@ def test_protected_paths_lists_what_exists(project: Path, home: Path) -> None:
     found = protected_paths([project])
     assert project / ".git" in found and project / ".mcp.json" in found and home / ".bashrc" in found
     assert project / ".claude" not in found and home / ".zshrc" not in found
+
+
+def test_messages_name_the_expanded_home_path(project: Path, home: Path) -> None:
+    engine = PermissionEngine(mode="acceptEdits", project_root=project)
+    protected = engine.evaluate(write_call("~/.zshrc", project))
+    assert protected.reason == f"{home / '.zshrc'} is a protected path: a shell, git or login startup file (~/.zshrc)."
+    outside = engine.evaluate(write_call("~/notes.txt", project))
+    assert outside.reason == f"{home / 'notes.txt'} is outside the project and its added directories."
