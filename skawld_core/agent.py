@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .session import Session
     from .sessions.store import SessionStore
 
-_MODES = ("default", "acceptEdits", "yolo")
+_MODES = ("default", "acceptEdits", "plan", "yolo")
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
@@ -73,6 +73,7 @@ class Agent:
         instruction_files: Sequence[str | os.PathLike[str]] = (),
         nested_instructions: bool = False,
         untrusted_config_dirs: Sequence[str | os.PathLike[str]] = (),
+        additional_directories: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -105,6 +106,12 @@ class Agent:
         self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
         self.mcp_fail_fast = mcp_fail_fast
+        if isinstance(additional_directories, str | bytes | os.PathLike):
+            raise ConfigError("additional_directories must be a list of directories")
+        # Where acceptEdits also approves writes (and the sandbox makes writable): real paths.
+        self.additional_directories: list[Path] = list(
+            dict.fromkeys(Path(os.path.realpath(self.cwd / Path(d).expanduser())) for d in additional_directories)
+        )
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools
@@ -114,6 +121,8 @@ class Agent:
             self.tools = ToolRegistry(default_tools())
         else:
             self.tools = ToolRegistry(tools)
+        if permission_mode == "plan":
+            self._ensure_plan_tool()
         self.ask_user = ask_user
         if ask_user is not None:
             from .tools.ask_user import AskUserTool
@@ -123,7 +132,11 @@ class Agent:
         from .permissions import PermissionEngine
 
         self.permissions: PermissionEngine = PermissionEngine(
-            mode=permission_mode, rules=permission_rules, can_use_tool=can_use_tool, project_root=self.cwd
+            mode=permission_mode,
+            rules=permission_rules,
+            can_use_tool=can_use_tool,
+            project_root=self.cwd,
+            additional_directories=self.additional_directories,
         )
         self.hooks: HookRunner | None = None
         if hooks is not None:
@@ -184,9 +197,20 @@ class Agent:
         """Switch the permission mode for later tool calls (the app's Shift+Tab)."""
         if mode not in _MODES:
             raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {mode!r})")
+        if mode == "plan":
+            self._ensure_plan_tool()
         self.permission_mode = mode
         self.permissions.set_mode(mode)
         self.invalidate_system_prompt()
+
+    def _ensure_plan_tool(self) -> None:
+        """Plan mode needs `ExitPlanMode`; it is registered the first time the agent plans."""
+        from .permissions.mode import EXIT_PLAN_MODE_TOOL
+
+        if EXIT_PLAN_MODE_TOOL not in self.tools:
+            from .tools.exit_plan_mode import ExitPlanModeTool
+
+            self.tools.register(ExitPlanModeTool())
 
     def invalidate_system_prompt(self) -> None:
         self._system = None

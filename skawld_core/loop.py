@@ -339,6 +339,7 @@ class RunLoop:
             concurrency=agent.tool_concurrency,
             overlay_tools=overlay_tools,
             call_reminders=session.nested_instructions.reminders_for if session.nested_instructions else None,
+            set_mode=agent.set_permission_mode,
         )
         self._scheduler = scheduler
         results = await scheduler.run(message.tool_uses())

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error"]
-PermissionMode = Literal["default", "acceptEdits", "yolo"]
+PermissionMode = Literal["default", "acceptEdits", "plan", "yolo"]
 Role = Literal["user", "assistant"]
 
 

@@ -12,7 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,8 @@ class _Call:
     deny_reason: str | None = None
     hook_decision: str = "continue"
     ask: bool = False
+    approved_paths: tuple[str, ...] = ()  # real paths the permission decision was made on
+    ask_reason: str | None = None
 
     @property
     def name(self) -> str:
@@ -108,6 +110,8 @@ class Scheduler:
     concurrency: int = DEFAULT_CONCURRENCY
     overlay_tools: frozenset[str] = frozenset()
     call_reminders: CallReminders | None = None
+    # Applies a host's `PermissionAllow(set_mode=...)` (the agent's `set_permission_mode`).
+    set_mode: Callable[[Any], None] | None = None
     completed: dict[str, ToolResultBlock] = field(default_factory=dict)
     _started: set[str] = field(default_factory=set)
     _ended: set[str] = field(default_factory=set)
@@ -229,16 +233,25 @@ class Scheduler:
 
     def _first_pass(self, calls: list[_Call]) -> None:
         for call in calls:
-            if not call.runnable or call.hook_decision == "allow":
+            if not call.runnable:
+                continue
+            refusal = self.permissions.plan_refusal(self._pending(call))
+            if refusal is not None:
+                call.deny_reason = refusal
+                continue
+            if call.hook_decision == "allow":
+                call.approved_paths = self.permissions.target_paths(self._pending(call))
                 continue
             if call.hook_decision == "ask":
                 call.ask = True
                 continue
             decision = self.permissions.evaluate(self._pending(call))
+            call.approved_paths = decision.paths
             if decision.behavior == "deny":
                 call.deny_reason = decision.reason or "denied"
             elif decision.behavior == "ask":
                 call.ask = call.name not in self.overlay_tools
+                call.ask_reason = decision.reason
 
     async def _second_pass(self, call: _Call) -> None:
         assert call.tool is not None
@@ -248,7 +261,7 @@ class Scheduler:
             if call.hook_decision == "ask":
                 decision: PermissionDecision = await self.permissions.resolve_forced_ask(pending, validate)
             else:
-                decision = await self.permissions.resolve(pending, validate)
+                decision = await self.permissions.resolve(pending, validate, reason=call.ask_reason)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -256,7 +269,11 @@ class Scheduler:
             return
         if decision.behavior != "allow":
             call.deny_reason = decision.reason or "denied"
-        elif decision.updated_input is not None:
+            return
+        call.approved_paths = decision.paths
+        if decision.set_mode is not None and self.set_mode is not None:
+            self.set_mode(decision.set_mode)
+        if decision.updated_input is not None:
             try:
                 self._apply_input(call, decision.updated_input)
             except Exception:
@@ -346,6 +363,7 @@ class Scheduler:
                 self.emit_nowait(event)
 
         ctx = self.make_context(call.block.id, emit)
+        ctx = replace(ctx, verify_open=self._open_verifier(call))
         try:
             return await call.tool.execute(call.parsed, ctx)
         except (asyncio.CancelledError, AbortError):
@@ -354,6 +372,16 @@ class Scheduler:
             return ToolResult(content=f"Tool failed: {exc}", is_error=True)
         finally:
             settled = True
+
+    def _open_verifier(self, call: _Call) -> Callable[[Path], str | None]:
+        """Checks the real path a file tool opened against the paths its permission was decided on."""
+        pending = self._pending(call)
+        approved = call.approved_paths
+
+        def verify(opened: Path) -> str | None:
+            return self.permissions.check_opened(pending, opened, approved)
+
+        return verify
 
     async def _post_tool_use(self, call: _Call, result: ToolResult, duration_ms: float) -> ToolResult:
         assert self.hooks is not None and self.hook_context is not None

@@ -36,6 +36,13 @@ def _version() -> str:
     return __version__
 
 
+PLAN_MODE_INSTRUCTIONS = (
+    "Plan mode is active: the user wants a plan before anything changes. Do not edit files, write files or "
+    "run commands (those tools are refused). Research with the read-only tools, then present a concrete "
+    "step-by-step plan by calling ExitPlanMode with it. If the user declines, keep planning with their feedback."
+)
+
+
 def environment_block(*, cwd: str, permission_mode: str, tool_names: Sequence[str]) -> str:
     """The "Environment:" block. Tool names are listed in the order given."""
     uname = platform.uname()
@@ -49,6 +56,8 @@ def environment_block(*, cwd: str, permission_mode: str, tool_names: Sequence[st
         f"- Permission mode: {permission_mode}",
         f"- Tools available: {', '.join(tool_names)}",
     ]
+    if permission_mode == "plan":
+        lines += ["", PLAN_MODE_INSTRUCTIONS]
     return "\n".join(lines)
 
 

@@ -23,7 +23,15 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from skawld_core.events import PermissionRequestEvent, ResultEvent, SubagentEvent, SystemEvent, UsageEvent, UserEvent
+from skawld_core.events import (
+    PermissionRequestEvent,
+    ResultEvent,
+    SubagentEvent,
+    SystemEvent,
+    ToolCallEndEvent,
+    UsageEvent,
+    UserEvent,
+)
 from skawld_core.messages import Usage
 from skawld_core.permissions import PermissionAllow, PermissionDeny
 
@@ -295,6 +303,8 @@ class SkawldApp(SlashMixin, App[int]):
             note.remove()
         elif isinstance(event, ResultEvent):
             self._base_usage = self._base_usage + event.total_usage
+        elif isinstance(event, ToolCallEndEvent) and event.tool_name == "ExitPlanMode" and self.agent is not None:
+            self.status.set(mode=self.agent.permission_mode)  # an approved plan leaves plan mode
 
     async def _run_finished(self) -> None:
         self.running = False
@@ -472,6 +482,8 @@ class SkawldApp(SlashMixin, App[int]):
 
     async def can_use_tool(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
         """The permission callback: remembered "always" answers, else the modal."""
+        if req.tool_name == "ExitPlanMode":
+            return await self._ask_plan(req)
         key = self.always_key(req.tool_name, req.input)
         if key in self.always_allowed:
             return PermissionAllow()
@@ -486,6 +498,7 @@ class SkawldApp(SlashMixin, App[int]):
                         req.summary,
                         req.input,
                         position=position,
+                        reason=req.reason,
                         cwd=self.agent.cwd if self.agent else None,
                     )
                 )
@@ -503,6 +516,23 @@ class SkawldApp(SlashMixin, App[int]):
         if answer.choice == "allow":
             return PermissionAllow()
         return PermissionDeny(message=answer.reason or "The user denied this tool call.")
+
+    async def _ask_plan(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
+        """ExitPlanMode: the plan dialog (never remembered: every plan is reviewed)."""
+        from .screens.plan import PlanAnswer, PlanScreen
+
+        async with self._ask_lock:
+            answer = await self._ask_modal(PlanScreen(str(req.input.get("plan", ""))))
+        if not isinstance(answer, PlanAnswer):
+            return PermissionDeny(message="The user did not answer.")
+        if answer.interrupt and self.session is not None:
+            self._interrupt_pressed = True
+            self.session.interrupt()
+        if answer.choice == "approve":
+            return PermissionAllow()
+        if answer.choice == "accept_edits":
+            return PermissionAllow(set_mode="acceptEdits")
+        return PermissionDeny(message=answer.message)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         """The AskUser handler: a modal with the questions."""

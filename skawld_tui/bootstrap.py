@@ -58,6 +58,7 @@ class CliOptions:
     config: str | None = None
     no_user_config: bool = False
     accept_project_config: bool = False
+    add_dirs: Sequence[str] = ()
 
 
 @dataclass
@@ -202,6 +203,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPrompt"] = opts.system_prompt
     if opts.system_prompt_file:
         doc["systemPromptFile"] = opts.system_prompt_file
+    if opts.add_dirs:  # --add-dir is relative to where skawld was started, not to --cwd
+        doc["additionalDirectories"] = [str(Path(d).expanduser().resolve()) for d in opts.add_dirs]
     return doc
 
 
@@ -262,6 +265,9 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     cwd = (base / Path(cfg.cwd).expanduser()).resolve() if cfg.cwd else base
     if not cwd.is_dir():
         raise ConfigError(f"Working directory {cwd} does not exist")
+    for added in cfg.additional_directories:
+        if not Path(added).is_dir():
+            raise ConfigError(f"Added directory {added} does not exist or is not a directory")
     system_prompt, files, instruction_warnings = _system_prompt(
         cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=loaded.project_trusted
     )
@@ -444,6 +450,7 @@ def build_agent(
         instruction_files=settings.instruction_files,
         nested_instructions=True,
         untrusted_config_dirs=settings.untrusted_config_dirs,
+        additional_directories=settings.additional_directories,
     )
 
 

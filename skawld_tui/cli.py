@@ -40,6 +40,7 @@ class ProviderId(StrEnum):
 class PermissionModeOpt(StrEnum):
     default = "default"
     acceptEdits = "acceptEdits"
+    plan = "plan"
     yolo = "yolo"
 
 
@@ -124,7 +125,16 @@ def run(
     ] = None,
     permission_mode: Annotated[
         PermissionModeOpt | None,
-        typer.Option("--permission-mode", help="default | acceptEdits | yolo.", rich_help_panel=P),
+        typer.Option("--permission-mode", help="default | acceptEdits | plan | yolo.", rich_help_panel=P),
+    ] = None,
+    add_dir: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--add-dir",
+            metavar="DIR",
+            help="Another directory acceptEdits may write in (repeatable).",
+            rich_help_panel=P,
+        ),
     ] = None,
     allowed_tools: Annotated[
         list[str] | None,
@@ -227,6 +237,7 @@ def run(
         config=config,
         no_user_config=no_user_config,
         accept_project_config=accept_project_config,
+        add_dirs=tuple(add_dir or ()),
     )
     if json_out and output_format not in (None, OutputFormat.stream_json):
         raise _fail(f"--json conflicts with --output-format {output_format.value}", EXIT_USAGE)

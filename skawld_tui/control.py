@@ -3,7 +3,9 @@
 Stdin carries line-delimited JSON control messages (CLI spec):
 
 - ``{"type": "permission_response", "tool_use_id": ..., "decision": "allow"|"deny",
-  "reason"?: ..., "updated_input"?: {...}}`` — answers one entry of a ``permission_request``;
+  "reason"?: ..., "updated_input"?: {...}, "set_mode"?: mode}`` — answers one entry of a
+  ``permission_request`` (``set_mode`` switches the permission mode with the approval, e.g.
+  ``"acceptEdits"`` when approving ``ExitPlanMode``);
 - ``{"type": "abort", "reason"?: ...}`` — aborts the run in flight;
 - ``{"type": "prompt", "text": ...}`` — a follow-up run in the same session.
 
@@ -25,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
+# skawld_core.permissions.mode.PERMISSION_MODES, without importing the engine at start-up.
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
+
 
 def warn(message: str) -> None:
     """One human-readable line on stderr."""
@@ -40,6 +45,7 @@ class PermissionAnswer:
     decision: str
     reason: str | None = None
     updated_input: dict[str, Any] | None = None
+    set_mode: str | None = None
 
 
 class StdinReader:
@@ -117,7 +123,11 @@ def permission_answer(msg: dict[str, Any]) -> PermissionAnswer | None:
         warn("ignoring permission_response whose updated_input is not an object")
         return None
     reason = msg.get("reason")
-    return PermissionAnswer(decision, reason if isinstance(reason, str) else None, updated)
+    set_mode = msg.get("set_mode")
+    if set_mode is not None and set_mode not in PERMISSION_MODES:
+        warn(f"ignoring permission_response with set_mode {set_mode!r} (expected one of {', '.join(PERMISSION_MODES)})")
+        return None
+    return PermissionAnswer(decision, reason if isinstance(reason, str) else None, updated, set_mode)
 
 
 class EventWriter:

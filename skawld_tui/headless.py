@@ -148,7 +148,7 @@ class HeadlessRunner:
                 self.pending.pop(req.tool_use_id, None)
         self.announced.discard(req.tool_use_id)
         if answer.decision == "allow":
-            return PermissionAllow(updated_input=answer.updated_input)
+            return PermissionAllow(updated_input=answer.updated_input, set_mode=answer.set_mode)
         return PermissionDeny(message=answer.reason or "denied by the user")
 
     async def deny_ask(self, req: CanUseToolRequest) -> Any:

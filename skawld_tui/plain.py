@@ -94,11 +94,15 @@ class PlainChat:
     async def can_use_tool(self, req: CanUseToolRequest) -> Any:
         from skawld_core.permissions import PermissionAllow, PermissionDeny
 
+        if req.tool_name == "ExitPlanMode":
+            return await self._ask_plan(req)
         key = (req.tool_name, str(req.input.get("command", ""))) if req.tool_name == "Bash" else (req.tool_name,)
         if key in self.always:
             return PermissionAllow()
         async with self._ask_lock:
             self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
+            if req.reason:
+                self.out(f"  asking because {req.reason}", style="dim")
             self.show_request(req)
             while True:
                 answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
@@ -124,6 +128,25 @@ class PlainChat:
             self.console.print(Syntax(req.input["command"], "bash", theme="ansi_dark", word_wrap=True))
         elif req.input:
             self.console.print_json(data=req.input)
+
+    async def _ask_plan(self, req: CanUseToolRequest) -> Any:
+        """ExitPlanMode: print the whole plan, then approve / approve with accept-edits / keep planning."""
+        from skawld_core.permissions import PermissionAllow, PermissionDeny
+
+        from .plan_feedback import keep_planning_message
+
+        async with self._ask_lock:
+            self.out("? The plan:", style="bold yellow")
+            self.out(str(req.input.get("plan", "")))
+            while True:
+                answer = (await self.ask("  [y] approve / [a] approve, accept edits / [n] keep planning: ")).lower()
+                if answer in ("y", "yes"):
+                    return PermissionAllow()
+                if answer in ("a", "accept"):
+                    return PermissionAllow(set_mode="acceptEdits")
+                if answer in ("n", "no", ""):
+                    feedback = await self.ask("  what should change (optional): ")
+                    return PermissionDeny(message=keep_planning_message(feedback))
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []

@@ -20,7 +20,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "Resume a stored session", "[id]"),
     SlashCommand("compact", "Summarise the conversation to free context"),
     SlashCommand("model", "Show or switch the model", "[name]"),
-    SlashCommand("mode", "Show or set the permission mode", "[default|acceptEdits|yolo]"),
+    SlashCommand("mode", "Show or set the permission mode", "[default|acceptEdits|plan|yolo]"),
     SlashCommand("usage", "Tokens and cost of this session"),
     SlashCommand("skills", "List loaded skills"),
     SlashCommand("agents", "List subagent types"),
@@ -32,7 +32,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
 
 BY_NAME = {c.name: c for c in COMMANDS}
 ALIASES = {"quit": "exit", "clear": "new", "?": "help"}
-MODES = ("default", "acceptEdits", "yolo")
+MODES = ("default", "acceptEdits", "plan", "yolo")
+# Shift+Tab cycles these (Claude Code's order); yolo is reached only by /mode yolo or a flag.
+CYCLE = ("default", "acceptEdits", "plan")
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -54,9 +56,9 @@ def complete(text: str) -> list[SlashCommand]:
 
 
 def next_mode(mode: str) -> str:
-    """The permission mode after `mode` in the Shift+Tab cycle."""
-    i = MODES.index(mode) if mode in MODES else -1
-    return MODES[(i + 1) % len(MODES)]
+    """The permission mode after `mode` in the Shift+Tab cycle (never yolo; from yolo: default)."""
+    i = CYCLE.index(mode) if mode in CYCLE else -1
+    return CYCLE[(i + 1) % len(CYCLE)]
 
 
 def help_text() -> str:
@@ -66,7 +68,7 @@ def help_text() -> str:
         "| `Enter` | send (while a run is going: steer) |",
         "| `Shift+Enter` / `Ctrl+J` | new line |",
         "| `Up` / `Down` | prompt history |",
-        "| `Shift+Tab` | cycle permission mode |",
+        "| `Shift+Tab` | cycle permission mode: default → acceptEdits → plan |",
         "| `Esc` | interrupt the turn (twice: abort now) |",
         "| `Ctrl+C` twice | quit |",
         "| `@path` + `Tab` | complete a file path |",

@@ -1,4 +1,4 @@
-"""Mode defaults: what happens when no rule decides."""
+"""Mode defaults: what happens when no rule decides, and what plan mode refuses."""
 
 from __future__ import annotations
 
@@ -6,22 +6,52 @@ from ..messages import PermissionMode
 from ..tools.base import ToolScope
 from .types import Decision
 
-__all__ = ["ALWAYS_ALLOWED_TOOLS", "PERMISSION_MODES", "mode_default"]
+__all__ = [
+    "ALWAYS_ALLOWED_TOOLS",
+    "EXIT_PLAN_MODE_TOOL",
+    "PERMISSION_MODES",
+    "PLAN_MODE_REFUSAL",
+    "PLAN_MODE_TOOLS",
+    "mode_default",
+    "plan_mode_refusal",
+]
 
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "yolo")
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan", "yolo")
 ALWAYS_ALLOWED_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+EXIT_PLAN_MODE_TOOL = "ExitPlanMode"
+# Besides read-scope tools, plan mode runs the to-do list, subagents (their own
+# calls meet the same plan-mode refusal) and the tool that presents the plan.
+PLAN_MODE_TOOLS = ALWAYS_ALLOWED_TOOLS | {"Subagent", EXIT_PLAN_MODE_TOOL}
+PLAN_MODE_REFUSAL = (
+    "{tool} is not available in plan mode: you are planning, so do not change files or run commands yet. "
+    "Keep researching with read-only tools, then present your plan with the ExitPlanMode tool; "
+    "the user approves it before anything is changed."
+)
+
+
+def plan_mode_refusal(scope: ToolScope, tool_name: str) -> str | None:
+    """The deny message for `tool_name` in plan mode, or None when it may run while planning."""
+    if scope == "read" or tool_name in PLAN_MODE_TOOLS:
+        return None
+    return PLAN_MODE_REFUSAL.format(tool=tool_name)
 
 
 def mode_default(mode: PermissionMode, scope: ToolScope, tool_name: str) -> Decision:
-    """The reference's mode table.
+    """The reference's mode table, plus plan mode.
 
-    | scope | default | acceptEdits | yolo |
-    | read, and TaskCreate/TaskUpdate by name | allow | allow | allow |
-    | write | ask | allow | allow |
-    | exec | ask | ask | allow |
+    | scope | default | acceptEdits | plan | yolo |
+    | read, and TaskCreate/TaskUpdate by name | allow | allow | allow | allow |
+    | write | ask | allow (inside the project) | deny | allow |
+    | exec | ask | ask | deny | allow |
+
+    `acceptEdits` allows a write with a path target only inside the project and
+    its added directories, and never on a protected path; the engine applies that.
+    `ExitPlanMode` and `Subagent` ask in plan mode (the host approves the plan).
     """
     if scope == "read" or tool_name in ALWAYS_ALLOWED_TOOLS or mode == "yolo":
         return "allow"
+    if mode == "plan":
+        return "deny" if plan_mode_refusal(scope, tool_name) else "ask"
     if scope == "write" and mode == "acceptEdits":
         return "allow"
     return "ask"

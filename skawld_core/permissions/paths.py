@@ -22,7 +22,7 @@ from typing import Any
 from ..globs import PATH_RULE, compile_glob
 from .rules import PathRule
 
-__all__ = ["PathCandidates", "path_candidates", "path_rule_matches", "path_target"]
+__all__ = ["PathCandidates", "path_candidates", "path_rule_matches", "path_target", "rule_names_path"]
 
 _GLOB_CHARS = frozenset("*?[{\\")
 _FILE_PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
@@ -127,3 +127,24 @@ def path_rule_matches(rule: PathRule, candidates: PathCandidates, project_root: 
         return all(_rule_matches_path(rule, p, project_root) for p in candidates.real)
     paths = candidates.all
     return any(_rule_matches_path(rule, p, project_root) for p in paths)
+
+
+def _literal_pattern_paths(pattern: str, project_root: Path) -> list[str]:
+    if pattern.startswith("!") or _GLOB_CHARS & set(pattern):
+        return []
+    if pattern.startswith("~"):
+        pattern = os.path.expanduser(pattern)
+    lexical = os.path.normpath(os.path.join(str(project_root), pattern))
+    return list(dict.fromkeys([lexical, _realpath(lexical)]))
+
+
+def rule_names_path(rule: PathRule, candidates: PathCandidates, project_root: Path) -> bool:
+    """True when one of the rule's patterns is a literal path (no glob) naming every real candidate.
+
+    Protected paths ask even under a matching allow rule unless the rule names them exactly.
+    """
+    for pattern in rule.paths:
+        named = _literal_pattern_paths(pattern, project_root)
+        if named and all(real in named for real in candidates.real):
+            return True
+    return False

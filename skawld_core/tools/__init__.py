@@ -18,6 +18,7 @@ from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
 from .bash import BashTool
 from .decorator import FunctionTool, tool
 from .edit import EditTool
+from .exit_plan_mode import ExitPlanModeTool
 from .file_tracker import FileReadTracker, canonical_path
 from .glob import GlobTool
 from .grep import GrepTool
@@ -61,6 +62,7 @@ __all__ = [
     "AskUserTool",
     "BashTool",
     "EditTool",
+    "ExitPlanModeTool",
     "FileReadTracker",
     "FunctionTool",
     "GlobTool",

@@ -37,14 +37,21 @@ def _allow_every_path(_: Path) -> bool:
     return True
 
 
+def _no_objection(_: Path) -> str | None:
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class ToolContext:
     """Per-call context. Cancellation is asyncio's: an aborted call is cancelled.
 
     `can_read` answers whether a resolved real path may be read under the
     permission rules; Glob and Grep use it to leave out files a Read deny rule
-    covers. `emit` streams interim events between `tool_call_start` and
-    `tool_call_end`.
+    covers. `verify_open` gets the real path of a file a file tool actually
+    opened (Read, Write, Edit, a Grep target) and returns why it may not be used,
+    or None; the scheduler sets it from the permission decision, so a symlink
+    swapped in after the check cannot reach a denied file. `emit` streams
+    interim events between `tool_call_start` and `tool_call_end`.
     """
 
     cwd: Path
@@ -55,6 +62,7 @@ class ToolContext:
     session_store: SessionStore | None = None
     emit: Callable[[Event], None] | None = None
     can_read: Callable[[Path], bool] = _allow_every_path
+    verify_open: Callable[[Path], str | None] = _no_objection
     extras: dict[str, Any] = field(default_factory=dict)
 
 

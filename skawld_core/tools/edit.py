@@ -14,6 +14,7 @@ from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
 from .file_guard import stale_or_unwritable
 from .paths import display_path, resolve_path
+from .safe_open import OpenRefused, Verify, open_verified
 
 MAX_EDIT_BYTES = 100 * 1024 * 1024
 EOL_SNIFF_BYTES = 16 * 1024
@@ -53,9 +54,12 @@ def _prefers_crlf(text: str) -> bool:
     return crlf > head.count("\n") - crlf
 
 
-def _apply(path: Path, old: str, new: str, replace_all: bool) -> _Outcome:
+def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) -> _Outcome:
     """Read, replace literally and write back atomically (runs in a worker thread)."""
-    with open(path, "rb") as fh:
+    fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return _Outcome("Error: the file is not a regular file.")
         text = fh.read().decode("utf-8", errors="surrogateescape")
     if _prefers_crlf(text):
         new = _to_crlf(new)
@@ -79,7 +83,7 @@ def _apply(path: Path, old: str, new: str, replace_all: bool) -> _Outcome:
         data = updated.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError:
         return _Outcome("Error: new_string is not valid Unicode (lone surrogate).")
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(path, data, verify)
     return _Outcome(delta=updated.count("\n") - text.count("\n"))
 
 
@@ -126,7 +130,11 @@ class EditTool(Tool[EditInput]):
         if problem:
             return fail(problem)
         try:
-            outcome = await asyncio.to_thread(_apply, path, value.old_string, value.new_string, value.replace_all)
+            outcome = await asyncio.to_thread(
+                _apply, path, value.old_string, value.new_string, value.replace_all, ctx.verify_open
+            )
+        except OpenRefused as exc:
+            return fail(f"Error: {exc}.")
         except OSError as exc:
             return fail(f"Error: could not edit {rel}: {exc.strerror or exc}.")
         if outcome.error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Iterator
@@ -10,13 +11,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, _allow_every_path, _no_objection
 from .file_search import FileQuery, SearchError, filter_readable, printable, real_root
 from .file_tracker import canonical_path
 from .globmatch import PathGlob
-from .grep_search import FileHits, GrepQuery, OutputMode, grep_py, grep_rg
+from .grep_search import FileHits, GrepQuery, OutputMode, grep_py, grep_rg, research_verified
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
+from .safe_open import Verify
 from .text_format import truncate_text, truncation_marker
 
 DEFAULT_HEAD_LIMIT = 250
@@ -126,6 +128,7 @@ class GrepTool(Tool[GrepInput]):
         after = value.after if value.after is not None else (value.context or 0)
         before = value.before if value.before is not None else (value.context or 0)
         is_file = root.is_file()
+        verify = _verifier(ctx, is_file)
         query = GrepQuery(
             files=FileQuery(
                 root=root.parent if is_file else root,
@@ -139,10 +142,13 @@ class GrepTool(Tool[GrepInput]):
             before=before,
             after=after,
             target=root if is_file else None,
+            verify=verify,
         )
         use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
         try:
             hits = await (grep_rg(query) if use_rg else grep_py(query))
+            if use_rg and verify is not None:
+                hits = await asyncio.to_thread(research_verified, query, hits)
         except re.error as exc:
             return _error(f"invalid regex: {exc}")
         except (RipgrepError, SearchError, OSError) as exc:
@@ -164,6 +170,23 @@ class GrepTool(Tool[GrepInput]):
             lines = list(shown)
         text = truncate_text("\n".join(lines), MAX_OUTPUT_CHARS)
         return ToolResult(content=text, summary=f"Grep matched {total} line(s)")
+
+
+def _verifier(ctx: ToolContext, is_file: bool) -> Verify | None:
+    """The check for each file Grep opens: Read rules (`can_read`), and for an explicit
+    file also the call's own permission (`verify_open`). None when nothing is restricted."""
+    can_read = ctx.can_read
+    if can_read is _allow_every_path and (not is_file or ctx.verify_open is _no_objection):
+        return None
+
+    def verify(real: Path) -> str | None:
+        if is_file:
+            problem = ctx.verify_open(real)
+            if problem is not None:
+                return problem
+        return None if can_read(real) else f"{real} may not be read"
+
+    return verify
 
 
 def _error(message: str) -> ToolResult:

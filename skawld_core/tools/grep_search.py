@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .file_search import FileQuery, list_files_py, strip_root
 from .ripgrep import run_rg
+from .safe_open import Verify, open_verified
 
 RG_FIRST_BUFFER = 64 * 1024
 OutputMode = Literal["files_with_matches", "content", "count"]
@@ -44,6 +47,8 @@ class GrepQuery:
     before: int = 0
     after: int = 0
     target: Path | None = None
+    # Set when reads are restricted: every file is opened once and its real path checked.
+    verify: Verify | None = field(default=None, compare=False)
 
     @property
     def base(self) -> Path:
@@ -242,11 +247,21 @@ def _chomp(line: str) -> str:
     return line[:-1] if line.endswith("\r") else line
 
 
+def _read(path: Path, verify: Verify | None) -> bytes:
+    if verify is None:
+        return path.read_bytes()
+    fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        return fh.read()
+
+
 def search_file(path: Path, rel: str, regex: re.Pattern[str], q: GrepQuery) -> FileHits | None:
-    """Search one file; `None` when it has no match, is binary or unreadable."""
+    """Search one file; `None` when it has no match, is binary, unreadable or refused by `q.verify`."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = _read(path, q.verify)
+    except OSError:  # OpenRefused included: a refused file is left out like an unreadable one
         return None
     nul = data.find(b"\0")
     if nul >= 0:
@@ -286,3 +301,20 @@ def grep_py_sync(q: GrepQuery) -> list[FileHits]:
 async def grep_py(q: GrepQuery) -> list[FileHits]:
     """Run the fallback in a worker thread."""
     return await asyncio.to_thread(grep_py_sync, q)
+
+
+def research_verified(q: GrepQuery, hits: list[FileHits]) -> list[FileHits]:
+    """Search again, through checked descriptors, the files another backend reported.
+
+    rg opens files itself, so what it read cannot be tied to a checked path;
+    when reads are restricted its hits are recomputed from files opened once
+    and verified (only files that matched are re-read).
+    """
+    regex = compile_pattern(q)
+    out: list[FileHits] = []
+    for hit in hits:
+        path = q.target if q.target is not None else q.files.root / hit.rel
+        found = search_file(path, hit.rel, regex, q)
+        if found is not None:
+            out.append(found)
+    return out

@@ -8,12 +8,14 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..messages import Base64Source, ImageBlock, TextBlock
 from .base import Tool, ToolContext, ToolResult
 from .paths import display_path, is_device_path, resolve_path
+from .safe_open import OpenRefused, Verify, open_verified
 from .text_format import number_line, truncate_text, truncation_marker
 
 DEFAULT_LIMIT = 2000
@@ -54,11 +56,37 @@ def _decode(raw: bytes) -> str:
     return text[:-1] if text.endswith("\r") else text
 
 
-def _read_lines(path: Path, size: int, offset: int, limit: int) -> _Lines:
+class _NotRegular(Exception):
+    pass
+
+
+def _open_checked(path: Path, verify: Verify) -> tuple[BinaryIO, int]:
+    """Open once, check the descriptor's real path, and return the file with its size."""
+    fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
+    fh = os.fdopen(fd, "rb")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        fh.close()
+        raise _NotRegular
+    return fh, st.st_size
+
+
+def _read_lines(path: Path, verify: Verify, offset: int, limit: int) -> _Lines:
     """Read lines `offset..offset+limit-1` and count the total (streaming for big files)."""
+    fh, size = _open_checked(path, verify)
+    with fh:
+        return _read_open_lines(fh, size, offset, limit)
+
+
+def _read_bytes(path: Path, verify: Verify) -> bytes:
+    fh, _ = _open_checked(path, verify)
+    with fh:
+        return fh.read()
+
+
+def _read_open_lines(fh: BinaryIO, size: int, offset: int, limit: int) -> _Lines:
     if size <= STREAM_THRESHOLD and offset == 1:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = fh.read()
         if b"\0" in data[:SNIFF_BYTES]:
             return _Lines([], 0, sniffed_binary=True)
         parts = data.split(b"\n")
@@ -67,18 +95,17 @@ def _read_lines(path: Path, size: int, offset: int, limit: int) -> _Lines:
         return _Lines([_decode(p) for p in parts[:limit]], len(parts))
     picked: list[str] = []
     total = 0
-    with open(path, "rb") as fh:
-        head = fh.read(SNIFF_BYTES)
-        if b"\0" in head:
-            return _Lines([], 0, sniffed_binary=True)
-        fh.seek(0)
-        end = offset + limit
-        for raw in fh:
-            total += 1
-            if total >= offset:
-                picked.append(_decode(raw[:-1] if raw.endswith(b"\n") else raw))
-                if total + 1 >= end:
-                    break  # the total is only needed when offset lies past the end
+    head = fh.read(SNIFF_BYTES)
+    if b"\0" in head:
+        return _Lines([], 0, sniffed_binary=True)
+    fh.seek(0)
+    end = offset + limit
+    for raw in fh:
+        total += 1
+        if total >= offset:
+            picked.append(_decode(raw[:-1] if raw.endswith(b"\n") else raw))
+            if total + 1 >= end:
+                break  # the total is only needed when offset lies past the end
     return _Lines(picked, total)
 
 
@@ -136,7 +163,11 @@ class ReadTool(Tool[ReadInput]):
             ctx.file_read_tracker.mark_read(path)
             return ToolResult(content="<file is empty>", summary=summary)
         try:
-            got = await asyncio.to_thread(_read_lines, path, st.st_size, value.offset, value.limit)
+            got = await asyncio.to_thread(_read_lines, path, ctx.verify_open, value.offset, value.limit)
+        except OpenRefused as exc:
+            return _error(f"{exc}.")
+        except _NotRegular:
+            return _error("Path is not a regular file.")
         except PermissionError:
             return _error("Permission denied.")
         except OSError as exc:
@@ -153,7 +184,11 @@ class ReadTool(Tool[ReadInput]):
         if size > MAX_IMAGE_BYTES:
             return _error(f"Image {rel} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES} bytes).")
         try:
-            data = await asyncio.to_thread(path.read_bytes)
+            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
+        except OpenRefused as exc:
+            return _error(f"{exc}.")
+        except _NotRegular:
+            return _error("Path is not a regular file.")
         except OSError as exc:
             return _error(f"Cannot read file: {exc.strerror or exc}.")
         block = ImageBlock(source=Base64Source(media_type=IMAGE_TYPES[ext], data=base64.b64encode(data).decode()))

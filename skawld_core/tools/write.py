@@ -12,6 +12,7 @@ from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
 from .file_guard import stale_or_unwritable
 from .paths import display_path, is_device_path, resolve_path
+from .safe_open import OpenRefused, Verify
 
 
 class WriteInput(BaseModel):
@@ -71,13 +72,15 @@ class WriteTool(Tool[WriteInput]):
             if problem:
                 return _error(problem)
         try:
-            await asyncio.to_thread(_write, path, data)
+            await asyncio.to_thread(_write, path, data, ctx.verify_open)
+        except OpenRefused as exc:
+            return _error(f"Error: {exc}.")
         except OSError as exc:
             return _error(f"Error: could not write {rel}: {exc.strerror or exc}.")
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=f"wrote {len(data)} bytes to {rel}", summary=self.summarize(value))
 
 
-def _write(path: os.PathLike[str], data: bytes) -> None:
+def _write(path: os.PathLike[str], data: bytes, verify: Verify) -> None:
     os.makedirs(os.path.dirname(os.path.realpath(path)), exist_ok=True)
-    atomic_write_bytes(path, data)
+    atomic_write_bytes(path, data, verify)

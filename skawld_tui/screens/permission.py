@@ -40,13 +40,21 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     ]
 
     def __init__(
-        self, tool_name: str, summary: str, input: dict[str, Any], *, position: str = "", cwd: Path | None = None
+        self,
+        tool_name: str,
+        summary: str,
+        input: dict[str, Any],
+        *,
+        position: str = "",
+        reason: str | None = None,
+        cwd: Path | None = None,
     ) -> None:
         super().__init__(classes="permission-screen")
         self.tool_name = tool_name
         self.summary = summary
         self.tool_input = input
         self.position = position
+        self.reason = reason
         self.cwd = cwd
 
     def compose(self) -> ComposeResult:
@@ -56,6 +64,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
                 title += f"  ({self.position})"
             yield Label(Text(title, style="bold"), id="permission-title")
             yield Static(Text(self.summary), id="permission-summary", markup=False)
+            if self.reason:
+                yield Static(Text(f"Asking because {self.reason}", style="italic"), id="permission-reason")
             with VerticalScroll(id="permission-input"):
                 yield Static(self._input_renderable(), markup=False)
             yield Input(placeholder="Reason for denying (optional), then Enter", id="deny-reason")

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from ..transcript_model import format_cost, format_tokens
 
-MODE_STYLE = {"default": "cyan", "acceptEdits": "yellow", "yolo": "bold red"}
+MODE_STYLE = {"default": "cyan", "acceptEdits": "yellow", "plan": "magenta", "yolo": "bold red"}
 
 
 @dataclass
