@@ -104,6 +104,7 @@ class RunLoop:
                 permission_mode=agent.permission_mode,
                 cwd=str(agent.cwd),
                 instructions=list(agent.instruction_files) or None,
+                sandbox=agent.sandbox_status() if "Bash" in session.tools.names() else None,
             )
         )
         skills = agent.skill_summaries()

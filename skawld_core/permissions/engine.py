@@ -91,6 +91,8 @@ class PermissionEngine:
         self._rules: list[Rule] = [parse_rule(r) for r in rules]
         self._can_use_tool = can_use_tool
         self._root = Path(project_root).expanduser().absolute()
+        # Set by the Agent: True when Bash runs in the OS sandbox (acceptEdits then allows it).
+        self.bash_sandboxed: Callable[[], bool] = lambda: False
 
     @property
     def mode(self) -> PermissionMode:
@@ -177,7 +179,8 @@ class PermissionEngine:
             rule, decision = hit
             reason = f"{rule.kind} rule matched {call.tool_name}."
             return PermissionDecision(decision, reason)
-        return PermissionDecision(mode_default(self._mode, call.scope, call.tool_name))
+        sandboxed = call.tool_name == "Bash" and self._mode == "acceptEdits" and self.bash_sandboxed()
+        return PermissionDecision(mode_default(self._mode, call.scope, call.tool_name, sandboxed=sandboxed))
 
     # -- the ask path -----------------------------------------------------------------
 
