@@ -103,6 +103,8 @@ class SkawldConfig:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     config_dirs: list[str] = field(default_factory=list)
+    sandbox: str | dict[str, Any] | None = None
+    env_passthrough: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,11 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = hooks
         elif key == "configDirs":
             out[key] = [*out.get(key, []), *value]
+        elif key == "sandbox" and isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = {**out[key], **value}
+        elif key == "env":
+            passthrough = [*out.get(key, {}).get("passthrough", []), *value.get("passthrough", [])]
+            out[key] = {**out.get(key, {}), **value, "passthrough": passthrough}
         else:
             out[key] = value
     return out
@@ -349,6 +356,8 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
         mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
         hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
         config_dirs=list(doc.get("configDirs", [])),
+        sandbox=doc.get("sandbox"),
+        env_passthrough=list(doc.get("env", {}).get("passthrough", [])),
     )
 
 

@@ -21,6 +21,8 @@ Schema (the reference's keys, then skawld's additions)::
     hooks           {PreToolUse|PostToolUse|UserPromptSubmit|Stop|PreCompact:
                           [{matcher?, command, timeoutMs?}]}
     configDirs      [string, ...]  extra skill/agent directories (after .skawld)
+    sandbox         "off" | "auto" | "required" | {mode?: ..., network?: boolean}
+    env             {passthrough?: [string, ...]}  secret-looking variables children may see
 
 Unknown top-level keys are warnings; unknown nested keys are errors.
 """
@@ -62,6 +64,8 @@ TOP_LEVEL_KEYS = (
     "mcpServers",
     "hooks",
     "configDirs",
+    "sandbox",
+    "env",
 )
 
 
@@ -315,6 +319,22 @@ class _Checker:
             out[event] = items
         return out
 
+    def sandbox(self, value: object, ptr: str) -> Any:
+        modes = ("off", "auto", "required")
+        if isinstance(value, str):
+            return self.enum(value, ptr, modes)
+        d = self.obj(value, ptr, ("mode", "network"))
+        out: dict[str, Any] = {}
+        if "mode" in d:
+            out["mode"] = self.enum(d["mode"], f"{ptr}/mode", modes)
+        if "network" in d:
+            out["network"] = self.boolean(d["network"], f"{ptr}/network")
+        return out
+
+    def env(self, value: object, ptr: str) -> dict[str, Any]:
+        d = self.obj(value, ptr, ("passthrough",))
+        return {"passthrough": self.str_list(d["passthrough"], f"{ptr}/passthrough")} if "passthrough" in d else {}
+
 
 _SECTIONS: dict[str, Callable[[_Checker, object, str], Any]] = {
     "provider": _Checker.provider,
@@ -329,6 +349,8 @@ _SECTIONS: dict[str, Callable[[_Checker, object, str], Any]] = {
     "mcpServers": _Checker.mcp_servers,
     "hooks": _Checker.hooks,
     "configDirs": _Checker.str_list,
+    "sandbox": _Checker.sandbox,
+    "env": _Checker.env,
 }
 
 

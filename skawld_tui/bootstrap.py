@@ -58,6 +58,7 @@ class CliOptions:
     config: str | None = None
     no_user_config: bool = False
     accept_project_config: bool = False
+    sandbox: str | None = None
 
 
 @dataclass
@@ -93,6 +94,8 @@ class Settings:
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    sandbox: str | dict[str, Any] | None = None
+    env_passthrough: list[str] = field(default_factory=list)
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -185,6 +188,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPrompt"] = opts.system_prompt
     if opts.system_prompt_file:
         doc["systemPromptFile"] = opts.system_prompt_file
+    if opts.sandbox:
+        doc["sandbox"] = {"mode": opts.sandbox}
     return doc
 
 
@@ -293,6 +298,8 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         sources=loaded.sources,
         warnings=loaded.warnings,
         env=environ,
+        sandbox=cfg.sandbox,
+        env_passthrough=list(cfg.env_passthrough),
     )
 
 
@@ -398,7 +405,7 @@ def build_agent(
     if settings.hooks:
         from .command_hooks import command_hooks
 
-        hooks = command_hooks(settings.hooks)
+        hooks = command_hooks(settings.hooks, settings.env_passthrough)
     return Agent(
         provider=provider or make_provider(settings),
         model=settings.model,
@@ -419,6 +426,8 @@ def build_agent(
         ask_user=ask_user,
         mcp_fail_fast=False,
         instruction_files=settings.instruction_files,
+        sandbox=settings.sandbox,
+        env_passthrough=settings.env_passthrough,
     )
 
 
