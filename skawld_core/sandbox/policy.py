@@ -150,6 +150,7 @@ _NO_NETWORK = (
     "Temporary failure in name resolution",
     "Name or service not known",
     "No address associated with hostname",
+    "Connection refused",  # 127.0.0.1 inside is the sandbox's own loopback
 )
 
 
@@ -161,5 +162,8 @@ def sandbox_denial_note(stderr: str, *, network: bool) -> str | None:
             "writable inside it (sandbox config)."
         )
     if not network and any(marker in stderr for marker in _NO_NETWORK):
-        return "Bash: the sandbox blocked network access (set sandbox.network to true to allow it)."
+        return (
+            "Bash: the sandbox blocked network access: it has no network, and 127.0.0.1 inside is its own "
+            "(set sandbox.network to true to allow it)."
+        )
     return None

@@ -65,9 +65,7 @@ async def appears(tag: str, within: float = 10.0) -> None:
 
 
 def context(cwd: Path, policy: ShellPolicy, session_id: str = "s1") -> ToolContext:
-    return ToolContext(
-        cwd=cwd, session_id=session_id, run_id="r1", tool_use_id="t1", extras={"shell_policy": policy}
-    )
+    return ToolContext(cwd=cwd, session_id=session_id, run_id="r1", tool_use_id="t1", extras={"shell_policy": policy})
 
 
 async def bash(ctx: ToolContext, command: str, **raw: Any) -> ToolResult:
