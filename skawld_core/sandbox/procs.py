@@ -36,6 +36,7 @@ __all__ = [
 CALL_TOKEN_VAR = "SKAWLD_BASH_CALL"
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
+_QUIET_SCANS = 3
 
 
 def enable_subreaper() -> bool:
@@ -135,28 +136,40 @@ def _reap(pids: Iterable[int]) -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
-async def end_processes(token: str, grace_s: float, *, root: int | None = None, known: Iterable[int] = ()) -> None:
+async def end_processes(
+    token: str, grace_s: float, *, root: int | None = None, known: Iterable[int] = ()
+) -> None:
     """SIGTERM the call's processes (and `known` ones found earlier), SIGKILL
     what is left after `grace_s`, and reap the adopted ones.
 
-    `root` is never reaped here (asyncio owns the shell). Cancelled while
-    waiting (the event loop is shutting down), it SIGKILLs at once.
+    /proc is scanned until several scans in a row find nothing new: a process
+    caught between fork and exit can be missed by a single scan. `root` is
+    never reaped here (asyncio owns the shell). Cancelled while waiting (the
+    event loop is shutting down), it SIGKILLs at once.
     """
-    pids = call_processes(root, token) | {p for p in known if is_alive(p)}
-    if not pids:
-        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace_s
+    pids = {p for p in known if is_alive(p)}
     _signal(pids, signal.SIGTERM)
+    quiet, delay = 0, 0.005
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace_s
-        delay = 0.005
-        while loop.time() < deadline and any(is_alive(p) for p in pids):
+        while True:
+            fresh = call_processes(root, token) - pids
+            if fresh:
+                _signal(fresh, signal.SIGTERM)
+                pids |= fresh
+                quiet = 0
+            else:
+                quiet += 1
+            settled = quiet >= _QUIET_SCANS
+            if (settled and not any(is_alive(p) for p in pids)) or (loop.time() >= deadline and quiet):
+                break
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.1)
+            delay = min(delay * 2, 0.05)
     finally:
-        # Look again: something may have forked while we waited.
-        pids |= call_processes(root, token)
-        _signal([p for p in pids if is_alive(p)], signal.SIGKILL)
+        for _ in range(_QUIET_SCANS):
+            pids |= call_processes(root, token)
+            _signal([p for p in pids if is_alive(p)], signal.SIGKILL)
     adopted = [p for p in pids if p != root]
     for _ in range(100):
         _reap(adopted)
