@@ -136,9 +136,7 @@ def _reap(pids: Iterable[int]) -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
-async def end_processes(
-    token: str, grace_s: float, *, root: int | None = None, known: Iterable[int] = ()
-) -> None:
+async def end_processes(token: str, grace_s: float, *, root: int | None = None, known: Iterable[int] = ()) -> None:
     """SIGTERM the call's processes (and `known` ones found earlier), SIGKILL
     what is left after `grace_s`, and reap the adopted ones.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
 
@@ -26,7 +26,7 @@ class SandboxSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mode: SandboxMode = "auto"
-    network: bool = False
+    network: bool = Field(default=False, strict=True)
 
 
 class SandboxStatus(BaseModel):
@@ -64,7 +64,7 @@ def coerce_sandbox(value: SandboxSettings | str | Mapping[str, Any] | None) -> S
     if isinstance(value, str):
         if value not in SANDBOX_MODES:
             raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)} (got {value!r})")
-        return SandboxSettings(mode=value)  # type: ignore[arg-type]
+        return SandboxSettings(mode=value)
     if isinstance(value, Mapping):
         try:
             return SandboxSettings.model_validate(dict(value))
