@@ -84,6 +84,13 @@ async def test_stderr_separated(ctx: ToolContext) -> None:
     assert text_of(r) == "out\n\n---\nerr\n\nexit: 3"
 
 
+async def test_stderr_only_and_truncation_note_texts(ctx: ToolContext) -> None:
+    # The reference joins with "\n": stderr after "\n---\n", the cut note after "\n".
+    assert text_of(await call(bash, ctx, command="echo err >&2; exit 1")) == "\n---\nerr\n\nexit: 1"
+    r = await call(bash, ctx, command="python3 -c \"print('x' * 30010)\"")
+    assert text_of(r) == "x" * 30_000 + "\n… (11 chars truncated)\nexit: 0"
+
+
 async def test_runs_in_cwd_with_closed_stdin(tmp_path: Path, ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="pwd; cat; echo after-cat")
     assert text_of(r) == f"{tmp_path}\nafter-cat\n\nexit: 0"
