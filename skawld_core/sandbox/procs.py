@@ -98,11 +98,58 @@ def _has_token(pid: int, token: bytes) -> bool:
         return False
 
 
+def _children(pid: int) -> list[int] | None:
+    """Direct children from /proc/<pid>/task/*/children; None when the kernel
+    does not offer that file (then the caller scans the whole table)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out: list[int] = []
+    seen_file = False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                out.extend(int(x) for x in fh.read().split())
+            seen_file = True
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            seen_file = True
+    return out if seen_file or not tasks else None
+
+
 def call_processes(root: int | None, token: str) -> set[int]:
     """Live processes of one Bash call: `root` (the shell, while asyncio has not
-    reaped it) and adopted orphans carrying `token`, with their descendants."""
-    table = process_table()
+    reaped it) and adopted orphans carrying `token`, with their descendants.
+
+    Reads only this process's and the call's entries of /proc (a full scan of
+    /proc is slow on some kernels), unless the `children` files are missing.
+    """
     marker = f"{CALL_TOKEN_VAR}={token}".encode()
+    me = os.getpid()
+    mine = _children(me) if enable_subreaper() else None
+    if mine is None:
+        return _call_processes_by_table(root, marker)
+    roots = {p for p in mine if p != root and _has_token(p, marker)}
+    if root is not None:
+        roots.add(root)
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        pid = stack.pop()
+        if pid in found or pid == me:
+            continue
+        kids = _children(pid)
+        if kids is None:
+            return _call_processes_by_table(root, marker)
+        found.add(pid)
+        stack.extend(kids)
+    return {p for p in found if is_alive(p)}
+
+
+def _call_processes_by_table(root: int | None, marker: bytes) -> set[int]:
+    table = process_table()
     me = os.getpid()
     # Without the subreaper, orphans go to init: look at every process then.
     candidates = [p for p, (pp, _) in table.items() if pp == me] if enable_subreaper() else list(table)
