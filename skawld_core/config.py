@@ -20,6 +20,8 @@ pointers when it:
 - sets ``provider.baseURL`` (that server would receive the user's API key), starts
   ``mcpServers`` or runs ``hooks`` commands (they execute code), or sets a ``cwd``
   outside the project directory (the agent would work elsewhere) — skawld's stricter gate;
+- turns the Bash sandbox off, gives it the network, or passes secret-looking
+  variables to child processes (``env.passthrough``);
 
 unless ``accept_project_config=True`` or the user accepted that exact file before
 (`trust_project_config`, remembered by path and SHA-256 in
@@ -246,6 +248,13 @@ def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
         found.append(pointer("mcpServers", name))
     for event, entries in doc.get("hooks", {}).items():
         found.extend(pointer("hooks", event, i) for i in range(len(entries)))
+    sandbox = doc.get("sandbox")
+    if sandbox == "off" or (isinstance(sandbox, Mapping) and sandbox.get("mode") == "off"):
+        found.append("/sandbox")
+    if isinstance(sandbox, Mapping) and sandbox.get("network"):
+        found.append("/sandbox/network")
+    if doc.get("env", {}).get("passthrough"):
+        found.append("/env/passthrough")
     return found
 
 
