@@ -283,6 +283,7 @@ class Agent:
         from .extensions import close_extensions
 
         await close_extensions(self)
+        await self.shell_policy.end_background()
         self.shell_policy.close()
         if self._store_created and self._store is not None:
             await self._store.close()

@@ -373,6 +373,7 @@ class RunLoop:
 
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
         await self.emit(
             ResultEvent(
                 subtype=subtype,

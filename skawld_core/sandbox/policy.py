@@ -21,6 +21,7 @@ from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 
 if TYPE_CHECKING:
     from ..permissions import PermissionEngine
+    from ..tools.background import BackgroundShells
 
 __all__ = ["Launch", "ShellPolicy", "sandbox_denial_note"]
 
@@ -61,6 +62,7 @@ class ShellPolicy:
         self._writable = writable_dirs
         self._status: SandboxStatus | None = None
         self._tmp_root: Path | None = None
+        self._background: dict[str, BackgroundShells] = {}
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -135,6 +137,25 @@ class ShellPolicy:
             network=status.network,
         )
         return Launch(argv, env, sandboxed=True, token=token, network=status.network)
+
+    def background(self, session_id: str) -> BackgroundShells:
+        """The background shells of a session (created on first use)."""
+        shells = self._background.get(session_id)
+        if shells is None:
+            from ..tools.background import BackgroundShells
+
+            shells = self._background[session_id] = BackgroundShells()
+        return shells
+
+    async def end_background(self, session_id: str | None = None) -> None:
+        """Kill the background shells of one session, or of every session."""
+        if session_id is None:
+            groups, self._background = list(self._background.values()), {}
+        else:
+            group = self._background.pop(session_id, None)
+            groups = [group] if group is not None else []
+        for shells in groups:
+            await shells.close()
 
     def close(self) -> None:
         """Remove the private `/tmp` directories."""

@@ -14,6 +14,7 @@ from .ask_user import (
     AskUserResponse,
     AskUserTool,
 )
+from .background import BashOutputTool, KillShellTool
 from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
 from .bash import BashTool
 from .decorator import FunctionTool, tool
@@ -28,8 +29,9 @@ from .write import WriteTool
 
 
 def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
-    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
-    (fresh instances, in that order), plus AskUser when a handler is given."""
+    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate,
+    BashOutput, KillShell (fresh instances, in that order), plus AskUser when a
+    handler is given."""
     tools: list[AnyTool] = [
         ReadTool(),
         WriteTool(),
@@ -41,6 +43,8 @@ def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
         TaskListTool(),
         TaskGetTool(),
         TaskUpdateTool(),
+        BashOutputTool(),
+        KillShellTool(),
     ]
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
@@ -48,6 +52,8 @@ def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
 
 
 __all__ = [
+    "BashOutputTool",
+    "KillShellTool",
     "AnyTool",
     "AskUserAnswer",
     "AskUserAnswers",

@@ -9,6 +9,7 @@ import os
 import signal
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,6 +42,11 @@ class BashInput(BaseModel):
         description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}).",
     )
     description: str | None = Field(default=None, description="A short description of what the command does.")
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Start the command in the background and return at once with a shell id "
+        "(read its output with BashOutput, end it with KillShell). For servers and watchers.",
+    )
 
 
 @dataclass
@@ -167,57 +173,24 @@ class BashTool(Tool[BashInput]):
 
     async def execute(self, value: BashInput, ctx: ToolContext) -> ToolResult:
         """Spawn, stream both pipes, and end every process of the call on exit,
-        timeout or cancellation."""
+        timeout or cancellation (or hand it to the session's background shells)."""
         summary = self.summarize(value)
-        launch = shell_policy(ctx).launch(value.command, ctx.cwd, ctx.session_id)
+        policy = shell_policy(ctx)
+        launch = policy.launch(value.command, ctx.cwd, ctx.session_id)
         if isinstance(launch, str):
             return ToolResult(content=launch, summary=summary, is_error=True)
-        # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
-        # the pipes to close, which a background grandchild can delay forever.
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        if value.run_in_background:
+            from .background import start_background
+
+            return await start_background(policy, launch, value.command, ctx, summary)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *launch.argv,
-                cwd=ctx.cwd,
-                env=launch.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                start_new_session=True,
-            )
+            spawned = await spawn(launch, ctx.cwd)
         except OSError as exc:
-            for fd in (out_r, err_r):
-                os.close(fd)
             return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
-        except BaseException:
-            for fd in (out_r, err_r):
-                os.close(fd)
-            raise
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        _ACTIVE_GROUPS.add(proc.pid)
-        transports: list[asyncio.BaseTransport] = []
         try:
-            try:
-                out_stream = await _reader(out_r, transports)
-            except BaseException:
-                os.close(err_r)
-                raise
-            err_stream = await _reader(err_r, transports)
-        except BaseException:
-            await _shielded_kill(proc, launch, [])
-            _ACTIVE_GROUPS.discard(proc.pid)
-            for transport in transports:
-                transport.close()
-            raise
-        try:
-            return await self._supervise(proc, launch, out_stream, err_stream, value, summary)
+            return await self._supervise(spawned.proc, launch, spawned.out, spawned.err, value, summary)
         finally:
-            _ACTIVE_GROUPS.discard(proc.pid)
-            for transport in transports:
-                transport.close()
+            spawned.close()
 
     async def _supervise(
         self,
@@ -250,6 +223,63 @@ class BashTool(Tool[BashInput]):
         if launch.sandboxed and returncode != 0:
             note = sandbox_denial_note(err.text(), network=launch.network)
         return ToolResult(content=render_output(out, err, exit_trailer(returncode), note), summary=summary)
+
+
+@dataclass
+class Spawned:
+    """A started shell and the read ends of its pipes."""
+
+    proc: asyncio.subprocess.Process
+    out: asyncio.StreamReader
+    err: asyncio.StreamReader
+    transports: list[asyncio.BaseTransport]
+
+    def close(self) -> None:
+        """Forget the process group and close the pipes."""
+        _ACTIVE_GROUPS.discard(self.proc.pid)
+        for transport in self.transports:
+            transport.close()
+
+
+async def spawn(launch: Launch, cwd: Path) -> Spawned:
+    """Start `launch` in its own session with stdin closed; raises `OSError`."""
+    # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
+    # the pipes to close, which a background grandchild can delay forever.
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *launch.argv,
+            cwd=cwd,
+            env=launch.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+        )
+    except BaseException:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    _ACTIVE_GROUPS.add(proc.pid)
+    transports: list[asyncio.BaseTransport] = []
+    try:
+        try:
+            out_stream = await _reader(out_r, transports)
+        except BaseException:
+            os.close(err_r)
+            raise
+        err_stream = await _reader(err_r, transports)
+    except BaseException:
+        await _shielded_kill(proc, launch, [])
+        _ACTIVE_GROUPS.discard(proc.pid)
+        for transport in transports:
+            transport.close()
+        raise
+    return Spawned(proc, out_stream, err_stream, transports)
 
 
 def shell_policy(ctx: ToolContext) -> ShellPolicy:
