@@ -72,10 +72,10 @@ async def test_server_in_background_queried_then_killed(project: Path, policy: S
     sid = shell_id(started)
     assert sid == "bash_1" and "BashOutput" in text(started)
     fetch = (
-        "python3 -c \"import time, urllib.request as u\n"
+        'python3 -c "import time, urllib.request as u\n'
         "for _ in range(200):\n"
-        "    try: print(u.urlopen('http://127.0.0.1:%d/index.html').read().decode()); break\n"
-        "    except OSError: time.sleep(0.05)\"" % port
+        f"    try: print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode()); break\n"
+        '    except OSError: time.sleep(0.05)"'
     )
     got = await bash(ctx, fetch)
     assert text(got).startswith("served-by-background\n")
@@ -116,7 +116,9 @@ async def test_filter(project: Path) -> None:
 
 async def test_output_is_capped_oldest_dropped(project: Path) -> None:
     ctx = context(project, ShellPolicy(sandbox="off"))
-    sid = shell_id(await bash(ctx, f"head -c {BUFFER_CAP * 3} /dev/zero | tr '\\0' x; echo END", run_in_background=True))
+    sid = shell_id(
+        await bash(ctx, f"head -c {BUFFER_CAP * 3} /dev/zero | tr '\\0' x; echo END", run_in_background=True)
+    )
     for _ in range(500):
         shell = ctx.extras["shell_policy"].background("s1").get(sid)
         if shell is not None and not shell.running and shell.out.size and shell.out.parts[-1].endswith("END\n"):
