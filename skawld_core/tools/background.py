@@ -101,7 +101,6 @@ class BackgroundShell:
 
     def read(self, pattern: re.Pattern[str] | None = None) -> str:
         """New output since the last read, then `status: running` or the exit line."""
-        from .bash import exit_trailer
         from .text_format import truncation_marker
 
         stdout, out_dropped = self.out.take()
@@ -112,13 +111,18 @@ class BackgroundShell:
         lines = [body]
         if out_dropped or err_dropped:
             lines.append(f"{truncation_marker(out_dropped + err_dropped)} (oldest output dropped)")
-        if self.running:
-            lines.append("status: running")
-        elif self.killed:
-            lines.append("status: killed")
-        else:
-            lines.append(exit_trailer(self.returncode if self.returncode is not None else -1))
+        lines.append(self.status())
         return "\n".join(lines)
+
+    def status(self) -> str:
+        """`status: running`, `status: killed` or the `exit: N` line."""
+        from .bash import exit_trailer
+
+        if self.running:
+            return "status: running"
+        if self.killed:
+            return "status: killed"
+        return exit_trailer(self.returncode if self.returncode is not None else -1)
 
     async def kill(self) -> None:
         """End the shell and every process it started."""
@@ -263,6 +267,6 @@ class KillShellTool(Tool[KillShellInput]):
         if shell is None:
             return ToolResult(content=f"KillShell: no shell {value.shell_id!r}", summary=summary, is_error=True)
         if not shell.running:
-            return ToolResult(content=f"Shell {shell.id} had already ended ({shell.read()})", summary=summary)
+            return ToolResult(content=f"Shell {shell.id} had already ended ({shell.status()}).", summary=summary)
         await shell.kill()
         return ToolResult(content=f"Killed shell {shell.id}.", summary=summary)

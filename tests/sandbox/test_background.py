@@ -96,7 +96,7 @@ async def test_incremental_reads_and_exit(project: Path) -> None:
     seen = await until_output(ctx, sid, "exit: 4")
     assert "one\n" in seen and "---\ntwo\n" in seen
     assert text(await output(ctx, sid)) == "\nexit: 4"  # nothing new
-    assert "already ended" in text(await kill(ctx, sid))
+    assert text(await kill(ctx, sid)) == f"Shell {sid} had already ended (exit: 4)."
 
 
 async def test_filter(project: Path) -> None:
