@@ -157,8 +157,10 @@ class BashTool(Tool[BashInput]):
     description = (
         "Run a shell command ($SHELL -c, else /bin/sh) in the working directory with stdin closed. "
         f"Output is stdout, then '---' and stderr; each is capped at {STREAM_CAP} characters, and the "
-        "last line is 'exit: <code>'. A non-zero exit is not an error. The command is killed (with its "
-        f"whole process group) after timeout_ms (default {DEFAULT_TIMEOUT_MS} ms). No interactive input."
+        "last line is 'exit: <code>'. A non-zero exit is not an error. The command is killed (with every "
+        f"process it started) after timeout_ms (default {DEFAULT_TIMEOUT_MS} ms). No interactive input. "
+        "For servers and watchers set run_in_background. It may run in a sandbox: writes outside the "
+        "project and /tmp, and network access, can then fail (the result says so)."
     )
     scope = "exec"
     parallel_safe = False
@@ -314,8 +316,8 @@ async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.S
 
 def _end_leftovers(pgid: int, launch: Launch) -> None:
     """Background processes the command left behind are ended too (SIGTERM now,
-    SIGKILL after the grace period): there is no background-run option. In the
-    sandbox the PID namespace already ended with the shell."""
+    SIGKILL after the grace period); `run_in_background` is the way to keep one.
+    In the sandbox the PID namespace already ended with the shell."""
     if launch.sandboxed:
         return
     _spawn_cleanup(end_processes(launch.token, KILL_GRACE_S, root=None))
