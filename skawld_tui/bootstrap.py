@@ -400,6 +400,7 @@ def build_agent(
             'or add "model" to ~/.skawld/config.json'
         )
     from skawld_core.agent import Agent
+    from skawld_core.tools import default_tools
 
     hooks = None
     if settings.hooks:
@@ -409,6 +410,7 @@ def build_agent(
     return Agent(
         provider=provider or make_provider(settings),
         model=settings.model,
+        tools=default_tools(background_shells=True),
         permission_mode=settings.permission_mode,  # type: ignore[arg-type]
         permission_rules=settings.permission_rules,
         can_use_tool=can_use_tool,

@@ -28,10 +28,11 @@ from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
 from .write import WriteTool
 
 
-def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
-    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate,
-    BashOutput, KillShell (fresh instances, in that order), plus AskUser when a
-    handler is given."""
+def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: bool = False) -> list[AnyTool]:
+    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
+    (the reference's ten, fresh instances, in that order), then BashOutput and
+    KillShell with `background_shells` (the `skawld` command turns it on), plus
+    AskUser when a handler is given."""
     tools: list[AnyTool] = [
         ReadTool(),
         WriteTool(),
@@ -43,9 +44,9 @@ def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
         TaskListTool(),
         TaskGetTool(),
         TaskUpdateTool(),
-        BashOutputTool(),
-        KillShellTool(),
     ]
+    if background_shells:
+        tools += [BashOutputTool(), KillShellTool()]
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
     return tools
