@@ -60,7 +60,7 @@ def hidden_paths(
     patterns: Iterable[str], root: Path, denied: Callable[[Path], bool], limit: int = WALK_LIMIT
 ) -> HiddenPaths:
     """Walk each pattern's literal base and collect what `denied` confirms."""
-    from ..permissions.globs import compile_glob  # not at import: permissions imports the tools
+    from ..globs import PATH_RULE, compile_glob
 
     wanted = [p for p in patterns if not p.startswith("!")]
     # (a cheap test on the entry's name, the full pattern); `**` at the end can match any name.
@@ -68,7 +68,8 @@ def hidden_paths(
     for p in wanted:
         full = _anchored(p, root)
         last = full.rsplit("/", 1)[-1]
-        tests.append((None if "**" in last else compile_glob(last), compile_glob(full)))
+        quick = None if "**" in last else compile_glob(last, PATH_RULE)
+        tests.append((quick, compile_glob(full, PATH_RULE)))
     out = HiddenPaths()
     seen: set[str] = set()
     budget = limit
