@@ -25,6 +25,7 @@ from .transcript import dangling_tool_uses, synthetic_results
 if TYPE_CHECKING:
     from .hooks import HookRunner
     from .permissions import CanUseTool, PermissionEngine, PermissionRule
+    from .sandbox import SandboxSettings, SandboxStatus
     from .session import Session
     from .sessions.store import SessionStore
 
@@ -74,6 +75,8 @@ class Agent:
         nested_instructions: bool = False,
         untrusted_config_dirs: Sequence[str | os.PathLike[str]] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
+        sandbox: SandboxSettings | str | Mapping[str, Any] | None = None,
+        env_passthrough: Sequence[str] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -138,6 +141,19 @@ class Agent:
             project_root=self.cwd,
             additional_directories=self.additional_directories,
         )
+        from .sandbox import ShellPolicy
+
+        if isinstance(env_passthrough, str) or not all(isinstance(n, str) for n in env_passthrough):
+            raise ConfigError("env_passthrough must be a list of variable names")
+        self.env_passthrough: tuple[str, ...] = tuple(env_passthrough)
+        # `additional_directories` (when set) are writable inside the sandbox too.
+        self.shell_policy = ShellPolicy(
+            sandbox=sandbox,
+            env_passthrough=self.env_passthrough,
+            permissions=self.permissions,
+            writable_dirs=lambda: getattr(self, "additional_directories", None) or (),
+        )
+        self.permissions.bash_sandboxed = lambda: self.shell_policy.sandboxed
         self.hooks: HookRunner | None = None
         if hooks is not None:
             from .hooks import HookRunner
@@ -164,6 +180,15 @@ class Agent:
         if not dirs:
             return [self.cwd / ".skawld"]
         return [(self.cwd / Path(d).expanduser()).resolve() for d in dirs]
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        """The Bash sandbox settings (`Agent(sandbox=...)`)."""
+        return self.shell_policy.settings
+
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether Bash runs sandboxed; probes bubblewrap once per process."""
+        return self.shell_policy.status()
 
     @property
     def config_dir(self) -> Path:
@@ -287,6 +312,8 @@ class Agent:
         from .extensions import close_extensions
 
         await close_extensions(self)
+        await self.shell_policy.end_background()
+        self.shell_policy.close()
         if self._store_created and self._store is not None:
             await self._store.close()
 

@@ -419,8 +419,6 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = hooks
         elif key in ("configDirs", "additionalDirectories"):
             out[key] = [*out.get(key, []), *value]
-        elif key == "env":
-            out[key] = {**out.get(key, {}), **value}
         elif key == "sandbox":
             low = out.get(key, {})
             low = {"mode": low} if isinstance(low, str) else low
@@ -429,6 +427,9 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
                 if isinstance(value, str) and not low
                 else {**low, **({"mode": value} if isinstance(value, str) else value)}
             )
+        elif key == "env":
+            passthrough = [*out.get(key, {}).get("passthrough", []), *value.get("passthrough", [])]
+            out[key] = {**out.get(key, {}), **value, "passthrough": passthrough}
         else:
             out[key] = value
     return out

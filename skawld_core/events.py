@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, TypeGuard
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .messages import Message, PermissionMode, StopReason, Usage
+from .sandbox.settings import SandboxStatus
 
 
 class _Event(BaseModel):
@@ -20,7 +21,9 @@ class _Event(BaseModel):
 
 class SystemEvent(_Event):
     """First event of every run. `instructions` (a skawld addition, left out
-    when empty) lists the project/user instruction files in the system prompt."""
+    when empty) lists the project/user instruction files in the system prompt;
+    `sandbox` (a skawld addition, left out when the agent has no Bash tool)
+    says whether Bash runs in the OS sandbox, and why not."""
 
     type: Literal["system"] = "system"
     subtype: Literal["init"] = "init"
@@ -31,6 +34,7 @@ class SystemEvent(_Event):
     permission_mode: PermissionMode
     cwd: str
     instructions: list[str] | None = None
+    sandbox: SandboxStatus | None = None
 
 
 class SkillSummary(BaseModel):

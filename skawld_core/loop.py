@@ -104,6 +104,7 @@ class RunLoop:
                 permission_mode=agent.permission_mode,
                 cwd=str(agent.cwd),
                 instructions=list(agent.instruction_files) or None,
+                sandbox=agent.sandbox_status() if "Bash" in session.tools.names() else None,
             )
         )
         skills = agent.skill_summaries()
@@ -374,6 +375,7 @@ class RunLoop:
 
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
         await self.emit(
             ResultEvent(
                 subtype=subtype,

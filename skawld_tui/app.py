@@ -45,7 +45,7 @@ from .transcript_model import context_percent, cost_usd, history_items, tail_sta
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
 from .widgets.prompt import CompletionList, PromptArea
 from .widgets.renderer import EventRenderer
-from .widgets.status import StatusBar
+from .widgets.status import StatusBar, sandbox_label
 from .widgets.transcript import HistoryMarker, Transcript, history_widgets
 
 if TYPE_CHECKING:
@@ -289,6 +289,7 @@ class SkawldApp(SlashMixin, App[int]):
             self._asks_total, self._asks_done = len(event.requests), 0
         elif isinstance(event, SystemEvent):
             self.status.set(session_id=event.session_id, model=event.model, mode=event.permission_mode)
+            self.status.set(sandbox=sandbox_label(event.sandbox))
         elif isinstance(event, UsageEvent):
             self._last_usage = event.usage
             total = self._base_usage + event.cumulative

@@ -59,6 +59,7 @@ class CliOptions:
     no_user_config: bool = False
     accept_project_config: bool = False
     add_dirs: Sequence[str] = ()
+    sandbox: str | None = None
 
 
 @dataclass
@@ -111,6 +112,11 @@ class Settings:
     provider_transport: str | None = None
     provider_compat: str | None = None
     provider_context_window: int | None = None
+
+    @property
+    def sandbox(self) -> dict[str, Any]:
+        """The sandbox settings as `Agent(sandbox=...)` takes them."""
+        return {"mode": self.sandbox_mode, "network": self.sandbox_network}
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -205,6 +211,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPromptFile"] = opts.system_prompt_file
     if opts.add_dirs:  # --add-dir is relative to where skawld was started, not to --cwd
         doc["additionalDirectories"] = [str(Path(d).expanduser().resolve()) for d in opts.add_dirs]
+    if opts.sandbox:
+        doc["sandbox"] = {"mode": opts.sandbox}
     return doc
 
 
@@ -422,15 +430,17 @@ def build_agent(
             'or add "model" to ~/.skawld/config.json'
         )
     from skawld_core.agent import Agent
+    from skawld_core.tools import default_tools
 
     hooks = None
     if settings.hooks:
         from .command_hooks import command_hooks
 
-        hooks = command_hooks(settings.hooks)
+        hooks = command_hooks(settings.hooks, settings.env_passthrough)
     return Agent(
         provider=provider or make_provider(settings),
         model=settings.model,
+        tools=default_tools(background_shells=True),
         permission_mode=settings.permission_mode,  # type: ignore[arg-type]
         permission_rules=settings.permission_rules,
         can_use_tool=can_use_tool,
@@ -451,6 +461,8 @@ def build_agent(
         nested_instructions=True,
         untrusted_config_dirs=settings.untrusted_config_dirs,
         additional_directories=settings.additional_directories,
+        sandbox=settings.sandbox,
+        env_passthrough=settings.env_passthrough,
     )
 
 

@@ -211,6 +211,14 @@ def run(
             "--accept-project-config", help="Trust this project's config file (remembered).", rich_help_panel=C
         ),
     ] = False,
+    sandbox: Annotated[
+        bool | None,
+        typer.Option(
+            "--sandbox/--no-sandbox",
+            help="Require the Bash sandbox (bubblewrap), or turn it off (default: config, else auto).",
+            rich_help_panel=C,
+        ),
+    ] = None,
     version: Annotated[
         bool | None, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
     ] = None,
@@ -238,6 +246,7 @@ def run(
         no_user_config=no_user_config,
         accept_project_config=accept_project_config,
         add_dirs=tuple(add_dir or ()),
+        sandbox=None if sandbox is None else ("required" if sandbox else "off"),
     )
     if json_out and output_format not in (None, OutputFormat.stream_json):
         raise _fail(f"--json conflicts with --output-format {output_format.value}", EXIT_USAGE)
@@ -296,6 +305,9 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
             sys.stderr.write(f"skawld: instructions from {path}\n")
         sys.stderr.write(f"skawld: provider {settings.provider_id}, model {settings.model}, cwd {settings.cwd}\n")
         sys.stderr.write(f"skawld: sessions in {settings.store_path or '(memory)'}\n")
+        from skawld_core.sandbox import ShellPolicy
+
+        sys.stderr.write(f"skawld: {ShellPolicy(sandbox=settings.sandbox).status().describe()}\n")
     return settings
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skawld_core.child_env import child_environment
 from skawld_core.hooks import (
     HookAllow,
     HookAsk,
@@ -84,13 +85,15 @@ def _outcome(event: str, code: int, out: str, err: str) -> Any:
     return None
 
 
-def command_hook(event: str, command: str) -> Any:
-    """A hook function that runs `command` for `event`."""
+def command_hook(event: str, command: str, env_passthrough: Sequence[str] = ()) -> Any:
+    """A hook function that runs `command` for `event` (secrets scrubbed from its
+    environment except the `env_passthrough` names)."""
 
     async def hook(data: Any, ctx: HookContext) -> Any:
         proc = await asyncio.create_subprocess_shell(
             command,
             cwd=str(ctx.cwd),
+            env=child_environment(env_passthrough),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -106,12 +109,16 @@ def command_hook(event: str, command: str) -> Any:
     return hook
 
 
-def command_hooks(config: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[HookEntry]]:
+def command_hooks(
+    config: Mapping[str, list[dict[str, Any]]], env_passthrough: Sequence[str] = ()
+) -> dict[str, list[HookEntry]]:
     """`config.json` ``hooks`` → the mapping `Agent(hooks=...)` accepts."""
     return {
         event: [
             HookEntry(
-                hook=command_hook(event, e["command"]), matcher=e.get("matcher"), timeout_ms=e.get("timeoutMs", 60000)
+                hook=command_hook(event, e["command"], env_passthrough),
+                matcher=e.get("matcher"),
+                timeout_ms=e.get("timeoutMs", 60000),
             )
             for e in entries
         ]

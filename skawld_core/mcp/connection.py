@@ -15,11 +15,12 @@ import asyncio
 import datetime as _dt
 import logging
 import math
-import os
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..child_env import child_environment
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
 
 if TYPE_CHECKING:
@@ -83,9 +84,10 @@ def log_path(cwd: Path, server: str) -> Path:
 class ServerConnection:
     """A (re)connectable client for one configured server."""
 
-    def __init__(self, name: str, config: ServerConfig, cwd: Path) -> None:
+    def __init__(self, name: str, config: ServerConfig, cwd: Path, env_passthrough: Sequence[str] = ()) -> None:
         self.name = name
         self.config = config
+        self.env_passthrough = tuple(env_passthrough)
         self.log_file = log_path(cwd, name)
         self.status: ConnectionStatus = "idle"
         self.error: str | None = None
@@ -191,7 +193,8 @@ class ServerConnection:
 
             env = dict(config.env)
             if config.inherit_env:
-                env = {**os.environ, **env}
+                # The inherited part loses its secrets; the entry's own `env` is the user's choice.
+                env = child_environment(self.env_passthrough, extra=env)
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env or None, cwd=config.cwd
             )

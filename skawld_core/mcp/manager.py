@@ -73,7 +73,7 @@ class McpManager:
         """Connect every server in parallel and build the tool wrappers."""
         configs = self._configs()
         for name, config in configs.items():
-            self.connections[name] = ServerConnection(name, config, self.agent.cwd)
+            self.connections[name] = ServerConnection(name, config, self.agent.cwd, self.agent.env_passthrough)
         names = list(self.connections)
         outcomes = await asyncio.gather(*(self.connections[n].connect() for n in names), return_exceptions=True)
         listed: dict[str, list[Any]] = {}
@@ -131,7 +131,7 @@ class McpManager:
             except ConfigError as exc:
                 self.failures[name] = str(exc).removeprefix(f"MCP server '{name}': ")
                 return self._status_of(name)
-            conn = self.connections[name] = ServerConnection(name, config, self.agent.cwd)
+            conn = self.connections[name] = ServerConnection(name, config, self.agent.cwd, self.agent.env_passthrough)
         try:
             listed = await conn.connect()
         except McpConnectError as exc:

@@ -123,6 +123,8 @@ class PermissionEngine:
         self._can_use_tool = can_use_tool
         self._root = Path(project_root).expanduser().absolute()
         self._added = [Path(os.path.realpath(self._root / Path(d).expanduser())) for d in additional_directories]
+        # Set by the Agent: True when Bash runs in the OS sandbox (acceptEdits then allows it).
+        self.bash_sandboxed: Callable[[], bool] = lambda: False
 
     @property
     def mode(self) -> PermissionMode:
@@ -279,7 +281,8 @@ class PermissionEngine:
         if hit is not None:
             rule, decision, refusal = hit
             return PermissionDecision(decision, refusal or f"{rule.kind} rule matched {call.tool_name}.")
-        default = mode_default(self._mode, call.scope, call.tool_name)
+        sandboxed = call.tool_name == "Bash" and self._mode == "acceptEdits" and self.bash_sandboxed()
+        default = mode_default(self._mode, call.scope, call.tool_name, sandboxed=sandboxed)
         if (
             default == "allow"
             and self._mode == "acceptEdits"

@@ -36,7 +36,7 @@ def plan_mode_refusal(scope: ToolScope, tool_name: str) -> str | None:
     return PLAN_MODE_REFUSAL.format(tool=tool_name)
 
 
-def mode_default(mode: PermissionMode, scope: ToolScope, tool_name: str) -> Decision:
+def mode_default(mode: PermissionMode, scope: ToolScope, tool_name: str, *, sandboxed: bool = False) -> Decision:
     """The reference's mode table, plus plan mode.
 
     | scope | default | acceptEdits | plan | yolo |
@@ -47,8 +47,12 @@ def mode_default(mode: PermissionMode, scope: ToolScope, tool_name: str) -> Deci
     `acceptEdits` allows a write with a path target only inside the project and
     its added directories, and never on a protected path; the engine applies that.
     `ExitPlanMode` and `Subagent` ask in plan mode (the host approves the plan).
+    `sandboxed` (Bash under the OS sandbox) makes an exec call allowed in
+    acceptEdits, like Claude Code's `autoAllowBashIfSandboxed`.
     """
     if scope == "read" or tool_name in ALWAYS_ALLOWED_TOOLS or mode == "yolo":
+        return "allow"
+    if sandboxed and mode == "acceptEdits":
         return "allow"
     if mode == "plan":
         return "deny" if plan_mode_refusal(scope, tool_name) else "ask"

@@ -14,6 +14,7 @@ from .ask_user import (
     AskUserResponse,
     AskUserTool,
 )
+from .background import BashOutputTool, KillShellTool
 from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
 from .bash import BashTool
 from .decorator import FunctionTool, tool
@@ -28,9 +29,11 @@ from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
 from .write import WriteTool
 
 
-def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
+def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: bool = False) -> list[AnyTool]:
     """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
-    (fresh instances, in that order), plus AskUser when a handler is given."""
+    (the reference's ten, fresh instances, in that order), then BashOutput and
+    KillShell with `background_shells` (the `skawld` command turns it on), plus
+    AskUser when a handler is given."""
     tools: list[AnyTool] = [
         ReadTool(),
         WriteTool(),
@@ -43,12 +46,16 @@ def default_tools(*, ask_user: AskUserHandler | None = None) -> list[AnyTool]:
         TaskGetTool(),
         TaskUpdateTool(),
     ]
+    if background_shells:
+        tools += [BashOutputTool(), KillShellTool()]
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
     return tools
 
 
 __all__ = [
+    "BashOutputTool",
+    "KillShellTool",
     "AnyTool",
     "AskUserAnswer",
     "AskUserAnswers",

@@ -1,4 +1,4 @@
-"""The Bash tool: a shell command in its own process group, capped and killable."""
+"""The Bash tool: a shell command, sandboxed when it can be, capped and killable with all it started."""
 
 from __future__ import annotations
 
@@ -7,10 +7,15 @@ import codecs
 import contextlib
 import os
 import signal
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..sandbox.policy import Launch, ShellPolicy, sandbox_denial_note
+from ..sandbox.procs import call_processes, end_processes
 from .base import Tool, ToolContext, ToolResult
 from .text_format import truncation_marker
 
@@ -37,6 +42,11 @@ class BashInput(BaseModel):
         description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}).",
     )
     description: str | None = Field(default=None, description="A short description of what the command does.")
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Start the command in the background and return at once with a shell id "
+        "(read its output with BashOutput, end it with KillShell). For servers and watchers.",
+    )
 
 
 @dataclass
@@ -72,36 +82,33 @@ async def _pump(stream: asyncio.StreamReader, capture: _Capture, progress: list[
     capture.feed(b"", final=True)
 
 
-def _with_newline(text: str) -> str:
-    return text if text == "" or text.endswith("\n") else text + "\n"
-
-
-def render_output(out: _Capture, err: _Capture, trailer: str) -> str:
-    """stdout, then `---` and stderr, the cut note, then the trailer.
+def render_output(out: _Capture, err: _Capture, trailer: str, note: str | None = None) -> str:
+    """The reference's shape: stdout, then `\n---\n` and stderr when stderr is not
+    empty, then `\n` and the cut note, then `\n`, the optional `note` line and `\n`,
+    then the trailer (`exit: N` or the timeout/abort line).
 
     The combined text is capped at `OUTPUT_CAP`; when both streams are long each
     keeps at least half of the budget, so stderr is never crowded out entirely.
     """
     stdout, stderr = out.text(), err.text()
     dropped = out.dropped + err.dropped
-    sep = "---\n"
+    sep = "\n---\n"
     if stderr:
-        stdout = _with_newline(stdout)
         budget = OUTPUT_CAP - len(sep)
         if len(stdout) + len(stderr) > budget:
             keep_err = min(len(stderr), max(budget // 2, budget - len(stdout)))
             keep_out = budget - keep_err
             dropped += len(stdout) - min(len(stdout), keep_out) + len(stderr) - keep_err
             stdout, stderr = stdout[:keep_out], stderr[:keep_err]
-        body = _with_newline(stdout) + sep + stderr if stdout else sep + stderr
+        body = stdout + sep + stderr
     else:
         body = stdout
         if len(body) > OUTPUT_CAP:
             dropped += len(body) - OUTPUT_CAP
             body = body[:OUTPUT_CAP]
     if dropped:
-        body = _with_newline(body) + truncation_marker(dropped)
-    return _with_newline(body) + trailer
+        body += "\n" + truncation_marker(dropped)
+    return "\n".join([body, note, trailer] if note else [body, trailer])
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
@@ -117,6 +124,20 @@ async def terminate_group(proc: asyncio.subprocess.Process) -> None:
     # Grandchildren may outlive the shell or ignore SIGTERM: always finish the group.
     _signal_group(proc.pid, signal.SIGKILL)
     await proc.wait()
+
+
+async def terminate_call(proc: asyncio.subprocess.Process, launch: Launch) -> None:
+    """End the call: its process group, and (unsandboxed) every process that left
+    the group; in the sandbox, ending bwrap ends its PID namespace."""
+    if launch.sandboxed:
+        await terminate_group(proc)
+        return
+    escaped = call_processes(proc.pid, launch.token)
+    for pid in escaped:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    await terminate_group(proc)
+    await end_processes(launch.token, 0.0, root=None, known=escaped)
 
 
 def exit_trailer(returncode: int) -> str:
@@ -136,8 +157,10 @@ class BashTool(Tool[BashInput]):
     description = (
         "Run a shell command ($SHELL -c, else /bin/sh) in the working directory with stdin closed. "
         f"Output is stdout, then '---' and stderr; each is capped at {STREAM_CAP} characters, and the "
-        "last line is 'exit: <code>'. A non-zero exit is not an error. The command is killed (with its "
-        f"whole process group) after timeout_ms (default {DEFAULT_TIMEOUT_MS} ms). No interactive input."
+        "last line is 'exit: <code>'. A non-zero exit is not an error. The command is killed (with every "
+        f"process it started) after timeout_ms (default {DEFAULT_TIMEOUT_MS} ms). No interactive input. "
+        "For servers and watchers set run_in_background. It may run in a sandbox: writes outside the "
+        "project and /tmp, and network access, can then fail (the result says so)."
     )
     scope = "exec"
     parallel_safe = False
@@ -151,60 +174,30 @@ class BashTool(Tool[BashInput]):
         return f"Bash: {cmd[:60]}…" if len(cmd) > 60 else f"Bash: {cmd}"
 
     async def execute(self, value: BashInput, ctx: ToolContext) -> ToolResult:
-        """Spawn, stream both pipes, and kill the group on timeout or cancellation."""
+        """Spawn, stream both pipes, and end every process of the call on exit,
+        timeout or cancellation (or hand it to the session's background shells)."""
         summary = self.summarize(value)
-        shell = os.environ.get("SHELL") or "/bin/sh"
-        # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
-        # the pipes to close, which a background grandchild can delay forever.
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        policy = shell_policy(ctx)
+        launch = policy.launch(value.command, ctx.cwd, ctx.session_id)
+        if isinstance(launch, str):
+            return ToolResult(content=launch, summary=summary, is_error=True)
+        if value.run_in_background:
+            from .background import start_background
+
+            return await start_background(policy, launch, value.command, ctx, summary)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                shell,
-                "-c",
-                value.command,
-                cwd=ctx.cwd,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                start_new_session=True,
-            )
+            spawned = await spawn(launch, ctx.cwd)
         except OSError as exc:
-            for fd in (out_r, err_r):
-                os.close(fd)
             return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
-        except BaseException:
-            for fd in (out_r, err_r):
-                os.close(fd)
-            raise
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        _ACTIVE_GROUPS.add(proc.pid)
-        transports: list[asyncio.BaseTransport] = []
         try:
-            try:
-                out_stream = await _reader(out_r, transports)
-            except BaseException:
-                os.close(err_r)
-                raise
-            err_stream = await _reader(err_r, transports)
-        except BaseException:
-            await _shielded_kill(proc, [])
-            _ACTIVE_GROUPS.discard(proc.pid)
-            for transport in transports:
-                transport.close()
-            raise
-        try:
-            return await self._supervise(proc, out_stream, err_stream, value, summary)
+            return await self._supervise(spawned.proc, launch, spawned.out, spawned.err, value, summary)
         finally:
-            _ACTIVE_GROUPS.discard(proc.pid)
-            for transport in transports:
-                transport.close()
+            spawned.close()
 
     async def _supervise(
         self,
         proc: asyncio.subprocess.Process,
+        launch: Launch,
         out_stream: asyncio.StreamReader,
         err_stream: asyncio.StreamReader,
         value: BashInput,
@@ -218,17 +211,91 @@ class BashTool(Tool[BashInput]):
         try:
             async with asyncio.timeout(value.timeout_ms / 1000):
                 returncode = await proc.wait()
-                _end_leftovers(proc.pid)
+                _end_leftovers(proc.pid, launch)
                 await _drain(pumps, progress)
         except TimeoutError:
-            await terminate_group(proc)
+            await terminate_call(proc, launch)
             await _drain(pumps, progress)
             text = render_output(out, err, f"Bash: timed out after {value.timeout_ms} ms.")
             return ToolResult(content=text, summary=summary, is_error=True)
         except asyncio.CancelledError:
-            await _shielded_kill(proc, pumps)
+            await _shielded_kill(proc, launch, pumps)
             raise
-        return ToolResult(content=render_output(out, err, exit_trailer(returncode)), summary=summary)
+        note = None
+        if launch.sandboxed and returncode != 0:
+            note = sandbox_denial_note(err.text(), network=launch.network)
+        return ToolResult(content=render_output(out, err, exit_trailer(returncode), note), summary=summary)
+
+
+@dataclass
+class Spawned:
+    """A started shell and the read ends of its pipes."""
+
+    proc: asyncio.subprocess.Process
+    out: asyncio.StreamReader
+    err: asyncio.StreamReader
+    transports: list[asyncio.BaseTransport]
+
+    def close(self) -> None:
+        """Forget the process group and close the pipes."""
+        _ACTIVE_GROUPS.discard(self.proc.pid)
+        for transport in self.transports:
+            transport.close()
+
+
+async def spawn(launch: Launch, cwd: Path) -> Spawned:
+    """Start `launch` in its own session with stdin closed; raises `OSError`."""
+    # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
+    # the pipes to close, which a background grandchild can delay forever.
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *launch.argv,
+            cwd=cwd,
+            env=launch.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+        )
+    except BaseException:
+        for fd in (out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    _ACTIVE_GROUPS.add(proc.pid)
+    transports: list[asyncio.BaseTransport] = []
+    try:
+        try:
+            out_stream = await _reader(out_r, transports)
+        except BaseException:
+            os.close(err_r)
+            raise
+        err_stream = await _reader(err_r, transports)
+    except BaseException:
+        await _shielded_kill(proc, launch, [])
+        _ACTIVE_GROUPS.discard(proc.pid)
+        for transport in transports:
+            transport.close()
+        raise
+    return Spawned(proc, out_stream, err_stream, transports)
+
+
+def shell_policy(ctx: ToolContext) -> ShellPolicy:
+    """The policy for this call: `ctx.extras["shell_policy"]`, else the session's
+    agent's, else the default (no sandbox, secrets scrubbed from the environment)."""
+    policy = ctx.extras.get("shell_policy")
+    if isinstance(policy, ShellPolicy):
+        return policy
+    agent = getattr(ctx.extras.get("session"), "agent", None)
+    policy = getattr(agent, "shell_policy", None)
+    return policy if isinstance(policy, ShellPolicy) else _DEFAULT_POLICY
+
+
+_DEFAULT_POLICY = ShellPolicy(sandbox="off")
 
 
 async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
@@ -247,14 +314,27 @@ async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.S
     return reader
 
 
-def _end_leftovers(pgid: int) -> None:
-    """Background processes the command left in its group are ended too (SIGTERM
-    now, SIGKILL after the grace period): there is no background-run option."""
+def _end_leftovers(pgid: int, launch: Launch) -> None:
+    """Background processes the command left behind are ended too (SIGTERM now,
+    SIGKILL after the grace period); `run_in_background` is the way to keep one.
+    In the sandbox the PID namespace already ended with the shell."""
+    if launch.sandboxed:
+        return
+    _spawn_cleanup(end_processes(launch.token, KILL_GRACE_S, root=None))
     try:
         os.killpg(pgid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
         return
     asyncio.get_running_loop().call_later(KILL_GRACE_S, _late_kill, pgid)
+
+
+_CLEANUPS: set[asyncio.Task[None]] = set()
+
+
+def _spawn_cleanup(work: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.get_running_loop().create_task(work)
+    _CLEANUPS.add(task)
+    task.add_done_callback(_CLEANUPS.discard)
 
 
 def _late_kill(pgid: int) -> None:
@@ -278,9 +358,9 @@ async def _drain(pumps: list[asyncio.Task[None]], progress: list[int]) -> None:
             return
 
 
-async def _shielded_kill(proc: asyncio.subprocess.Process, pumps: list[asyncio.Task[None]]) -> None:
+async def _shielded_kill(proc: asyncio.subprocess.Process, launch: Launch, pumps: list[asyncio.Task[None]]) -> None:
     async def kill() -> None:
-        await terminate_group(proc)
+        await terminate_call(proc, launch)
         for task in pumps:
             task.cancel()
         await asyncio.gather(*pumps, return_exceptions=True)

@@ -1,13 +1,17 @@
-"""The one-line status bar: model, mode, session, context %, tokens, cost."""
+"""The one-line status bar: model, mode, session, context %, tokens, cost, sandbox."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from ..transcript_model import format_cost, format_tokens
+
+if TYPE_CHECKING:
+    from skawld_core.sandbox import SandboxStatus
 
 MODE_STYLE = {"default": "cyan", "acceptEdits": "yellow", "plan": "magenta", "yolo": "bold red"}
 
@@ -23,6 +27,18 @@ class StatusInfo:
     tokens: int = 0
     cost: float | None = None
     state: str = ""
+    sandbox: str = ""
+
+
+def sandbox_label(status: SandboxStatus | None) -> str:
+    """`sandboxed`, or what is missing; empty when there is no Bash or it is turned off."""
+    if status is None or status.mode == "off":
+        return ""
+    if status.active:
+        return "sandboxed" if not status.network else "sandboxed (network on)"
+    if status.mode == "required":
+        return "sandbox required: Bash disabled (install bubblewrap)"
+    return "no sandbox (install bubblewrap)"
 
 
 class StatusBar(Static):
@@ -50,6 +66,8 @@ class StatusBar(Static):
         cost = format_cost(i.cost)
         if cost:
             text.append(f"  {cost}")
+        if i.sandbox:
+            text.append(f"  {i.sandbox}", style="green" if i.sandbox.startswith("sandboxed") else "yellow")
         if i.state:
             text.append(f"  {i.state}", style="bold magenta")
         return text

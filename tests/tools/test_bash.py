@@ -69,7 +69,7 @@ def test_summary() -> None:
 async def test_echo(ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="echo hello")
     assert not r.is_error
-    assert text_of(r) == "hello\nexit: 0"
+    assert text_of(r) == "hello\n\nexit: 0"
 
 
 async def test_nonzero_exit_is_not_an_error(ctx: ToolContext) -> None:
@@ -80,12 +80,20 @@ async def test_nonzero_exit_is_not_an_error(ctx: ToolContext) -> None:
 
 async def test_stderr_separated(ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="echo out; echo err >&2; exit 3")
-    assert text_of(r) == "out\n---\nerr\nexit: 3"
+    # reference-behaviour.md §2.14 / issue #18: the reference's exact text.
+    assert text_of(r) == "out\n\n---\nerr\n\nexit: 3"
+
+
+async def test_stderr_only_and_truncation_note_texts(ctx: ToolContext) -> None:
+    # The reference joins with "\n": stderr after "\n---\n", the cut note after "\n".
+    assert text_of(await call(bash, ctx, command="echo err >&2; exit 1")) == "\n---\nerr\n\nexit: 1"
+    r = await call(bash, ctx, command="python3 -c \"print('x' * 30010)\"")
+    assert text_of(r) == "x" * 30_000 + "\n… (11 chars truncated)\nexit: 0"
 
 
 async def test_runs_in_cwd_with_closed_stdin(tmp_path: Path, ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="pwd; cat; echo after-cat")
-    assert text_of(r) == f"{tmp_path}\nafter-cat\nexit: 0"
+    assert text_of(r) == f"{tmp_path}\nafter-cat\n\nexit: 0"
 
 
 async def test_signal_exit(ctx: ToolContext) -> None:
@@ -102,7 +110,7 @@ async def test_timeout(ctx: ToolContext) -> None:
 async def test_timeout_keeps_partial_output(ctx: ToolContext) -> None:
     r = await call(bash, ctx, command="echo partial-out; sleep 5", timeout_ms=300)
     assert r.is_error
-    assert text_of(r) == "partial-out\nBash: timed out after 300 ms."
+    assert text_of(r) == "partial-out\n\nBash: timed out after 300 ms."
 
 
 async def test_timeout_kills_grandchildren(tmp_path: Path, ctx: ToolContext) -> None:
@@ -169,7 +177,7 @@ async def test_background_child_does_not_hang_the_call(tmp_path: Path, ctx: Tool
     start = time.monotonic()
     r = await call(bash, ctx, command="sleep 300 & echo $! > bg.pid; echo done")
     assert time.monotonic() - start < 5
-    assert text_of(r) == "done\nexit: 0"
+    assert text_of(r) == "done\n\nexit: 0"
     assert await wait_dead(int((tmp_path / "bg.pid").read_text()))
 
 
@@ -186,5 +194,5 @@ async def test_utf8_split_across_reads(ctx: ToolContext) -> None:
 
 async def test_inherits_environment(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SKAWLD_TEST_VAR", "v42")
-    assert text_of(await call(bash, ctx, command="echo $SKAWLD_TEST_VAR")) == "v42\nexit: 0"
+    assert text_of(await call(bash, ctx, command="echo $SKAWLD_TEST_VAR")) == "v42\n\nexit: 0"
     assert os.environ["SKAWLD_TEST_VAR"] == "v42"

@@ -60,7 +60,7 @@ async def test_glob_read_edit(tmp_path: Path, ctx: ToolContext) -> None:
 async def test_bash_creates_then_read(tmp_path: Path, ctx: ToolContext) -> None:
     read, _, _, bash, *_ = default_tools()
     r = await call(bash, ctx, command="printf 'made\\n' > made.txt")
-    assert text_of(r) == "exit: 0"
+    assert text_of(r) == "\nexit: 0"
     assert text_of(await call(read, ctx, file_path="made.txt")) == "     1\tmade"
 
 

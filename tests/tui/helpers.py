@@ -39,6 +39,8 @@ def make_app(
     """An app whose agent replays `turns`; `app.provider` and `app.store` are exposed."""
     provider = provider or ScriptedProvider(list(turns))
     store = store or InMemorySessionStore()
+    # The status bar shows the sandbox state; keep snapshots the same on machines without bwrap.
+    agent_kwargs.setdefault("sandbox", "off")
 
     def factory(can_use_tool: Callable[..., Any], ask_user: Any) -> Agent:
         return Agent(

@@ -1,0 +1,75 @@
+"""Sandbox settings (`Agent(sandbox=...)`, config `sandbox`) and the status a run reports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import ConfigError
+
+__all__ = ["SANDBOX_MODES", "SandboxMode", "SandboxSettings", "SandboxStatus", "coerce_sandbox"]
+
+SandboxMode = Literal["off", "auto", "required"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "auto", "required")
+
+
+class SandboxSettings(BaseModel):
+    """How Bash commands are confined.
+
+    `mode`: `"auto"` (the default) runs Bash under bubblewrap when it works and
+    unsandboxed otherwise; `"required"` refuses to run Bash without it; `"off"`
+    never uses it. `network`: allow network access inside the sandbox.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: SandboxMode = "auto"
+    network: bool = Field(default=False, strict=True)
+
+
+class SandboxStatus(BaseModel):
+    """Whether Bash runs sandboxed, reported once per run on the `system` event.
+
+    `reason` says why the sandbox is not active (and which package to install)
+    when it is not.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    active: bool
+    mode: SandboxMode
+    network: bool = False
+    reason: str | None = None
+
+    def describe(self) -> str:
+        """One line for the status bar and `skawld -v`."""
+        if self.active:
+            return "sandbox: bubblewrap" + (" (network on)" if self.network else " (no network)")
+        if self.mode == "off":
+            return "sandbox: off"
+        return f"sandbox: unavailable ({self.reason})" if self.reason else "sandbox: unavailable"
+
+
+def coerce_sandbox(value: SandboxSettings | str | Mapping[str, Any] | None) -> SandboxSettings:
+    """Accept the model, a mode string or a `{"mode": ..., "network": ...}` mapping.
+
+    Raises `ConfigError` naming the problem.
+    """
+    if value is None:
+        return SandboxSettings()
+    if isinstance(value, SandboxSettings):
+        return value
+    if isinstance(value, str):
+        if value not in SANDBOX_MODES:
+            raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)} (got {value!r})")
+        return SandboxSettings(mode=value)
+    if isinstance(value, Mapping):
+        try:
+            return SandboxSettings.model_validate(dict(value))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "sandbox"
+            raise ConfigError(f"sandbox.{loc}: {first['msg']}") from None
+    raise ConfigError(f"sandbox must be a mode string or a mapping (got {type(value).__name__})")
