@@ -5,7 +5,7 @@ Also the way to reach OpenAI-compatible servers (vLLM, Ollama, ...) via ``base_u
 local servers that ignore it still need a non-empty value (e.g. ``api_key="local"``).
 A missing key raises `AuthError` from `stream()`.
 
-Requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the
+With ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the default ``transport="http"`` posts the same JSON with ``httpx2`` (see `wire`); the
 SDK client is created lazily, one per event loop, with ``max_retries=0``.
 
 Thinking blocks are never sent (Chat has no field for them); a compatible server's
@@ -33,8 +33,9 @@ from .base import (
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
+from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .retry import RetryPolicy, StreamMapper
-from .wire import WireProvider
+from .wire import Transport, WireProvider
 
 IMAGE_STUB = "[image returned in following user message]"
 _FINISH: dict[str, StopReason] = {
@@ -129,11 +130,16 @@ class OpenAIChatProvider(WireProvider):
         default_headers: extra headers on every request.
         context_window_override: mapping or callable consulted first by `context_window`.
         retry_policy: backoff parameters (inject ``sleep`` in tests).
+        transport: ``"http"`` (default, no SDK import) or ``"sdk"`` (the ``openai`` client).
     """
 
     id = "openai-chat"
     env_var = ENV_VAR
     vendor = "OpenAI"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = OPENAI_DEFAULT_BASE
+    api_path = "/chat/completions"
+    sse_dialect = "openai"
 
     def __init__(
         self,
@@ -145,6 +151,7 @@ class OpenAIChatProvider(WireProvider):
         default_headers: Mapping[str, str] | None = None,
         context_window_override: ContextWindowOverride | None = None,
         retry_policy: RetryPolicy | None = None,
+        transport: Transport | str = "http",
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -153,6 +160,7 @@ class OpenAIChatProvider(WireProvider):
             connect_timeout=connect_timeout,
             default_headers=default_headers,
             retry_policy=retry_policy,
+            transport=transport,
         )
         self.context_window_override = context_window_override
 
@@ -187,13 +195,16 @@ class OpenAIChatProvider(WireProvider):
             params["temperature"] = request.temperature
         return params
 
-    def _make_client(self, key: str) -> Any:
+    def _http_headers(self, key: str) -> dict[str, str]:
+        return openai_headers(key, self.default_headers)
+
+    def _make_sdk_client(self, key: str) -> Any:
         return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
     def _new_mapper(self, key: str) -> StreamMapper:
         return ChatMapper()
 
-    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+    async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
         return await open_wire_stream(client, "/chat/completions", params)
 
 
