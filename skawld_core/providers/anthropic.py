@@ -248,7 +248,7 @@ class AnthropicProvider(WireProvider):
             default_headers=self.default_headers or None,
         )
 
-    def _new_mapper(self, key: str) -> AnthropicMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> AnthropicMapper:
         return AnthropicMapper()
 
     async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:

@@ -223,7 +223,7 @@ class OpenAIResponsesProvider(WireProvider):
     def _make_sdk_client(self, key: str) -> Any:
         return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
-    def _new_mapper(self, key: str) -> StreamMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
         return ResponsesMapper(key)
 
     async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:

@@ -25,6 +25,7 @@ from .base import BaseProvider, ProviderRequest, ProviderStreamEvent
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, resolve_api_key
 from .errors_map import map_error
 from .http_transport import HttpClient, SseDialect, resolve_base_url
+from .openai_compat import is_local_url
 from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, mapped_stream
 
 Transport = Literal["http", "sdk"]
@@ -65,6 +66,16 @@ class WireProvider(BaseProvider):
         self.retry_policy = retry_policy or DEFAULT_POLICY
         self._clients = ClientCache(self._make_client)
 
+    @property
+    def resolved_base_url(self) -> str:
+        """The API root requests go to (argument, else environment, else the vendor's)."""
+        return resolve_base_url(self.base_url, self.base_url_env, self.default_base_url)
+
+    @property
+    def is_local(self) -> bool:
+        """True for a loopback / private-network base URL (see `openai_compat.is_local_url`)."""
+        return is_local_url(self.resolved_base_url)
+
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(base_url={self.base_url!r}, transport={self.transport!r})"
 
@@ -73,7 +84,7 @@ class WireProvider(BaseProvider):
         if self.transport == "sdk":
             return self._make_sdk_client(key)
         return HttpClient(
-            resolve_base_url(self.base_url, self.base_url_env, self.default_base_url),
+            self.resolved_base_url,
             self._http_headers(key),
             self.timeout,
             self.connect_timeout,
@@ -97,7 +108,7 @@ class WireProvider(BaseProvider):
         """The wire request body for `request`."""
 
     @abstractmethod
-    def _new_mapper(self, key: str) -> StreamMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
         """A fresh mapper from vendor events to skawld stream events (one per attempt)."""
 
     async def _open(self, client: Any, params: dict[str, Any]) -> Any:
@@ -131,7 +142,7 @@ class WireProvider(BaseProvider):
 
         return mapped_stream(
             open_stream,
-            lambda: self._new_mapper(key),
+            lambda: self._new_mapper(key, params),
             lambda exc: map_error(exc, vendor=self.vendor, secrets=(key,)),
             request.max_retries,
             self.retry_policy,

@@ -32,6 +32,8 @@ def make_provider(kind: str, srv: WireServer | None, **kwargs: Any) -> BaseProvi
     if kind == "chat":
         from skawld_core.providers.openai_chat import OpenAIChatProvider
 
+        kwargs.setdefault("compat", "strict")  # 127.0.0.1 would choose lenient; tests opt in
+
         return OpenAIChatProvider(**kwargs)
     from skawld_core.providers.openai_responses import OpenAIResponsesProvider
 
