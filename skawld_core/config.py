@@ -76,6 +76,9 @@ class ProviderConfig:
     api_key: str | None = None
     base_url: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    transport: str | None = None
+    compat: str | None = None
+    context_window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,9 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
             api_key=p.get("apiKey"),
             base_url=p.get("baseURL"),
             options=dict(p.get("options", {})),
+            transport=p.get("transport"),
+            compat=p.get("compat"),
+            context_window=p.get("contextWindow"),
         ),
         model=doc.get("model"),
         cwd=doc.get("cwd"),

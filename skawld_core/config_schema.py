@@ -7,7 +7,8 @@
 
 Schema (the reference's keys, then skawld's additions)::
 
-    provider        {id?: anthropic|openai-chat|openai-responses, apiKey?, baseURL?, options?}
+    provider        {id?: anthropic|openai-chat|openai-responses, apiKey?, baseURL?, options?,
+                     transport?: http|sdk, compat?: auto|strict|lenient, contextWindow?: int}
     model           string
     cwd             string
     systemPrompt    string
@@ -160,7 +161,7 @@ class _Checker:
     # -- sections ---------------------------------------------------------
 
     def provider(self, value: object, ptr: str) -> dict[str, Any]:
-        d = self.obj(value, ptr, ("id", "apiKey", "baseURL", "options"))
+        d = self.obj(value, ptr, ("id", "apiKey", "baseURL", "options", "transport", "compat", "contextWindow"))
         out: dict[str, Any] = {}
         if "id" in d:
             out["id"] = self.enum(d["id"], f"{ptr}/id", PROVIDER_IDS)
@@ -170,6 +171,12 @@ class _Checker:
             out["baseURL"] = self.string(d["baseURL"], f"{ptr}/baseURL", non_empty=True)
         if "options" in d:
             out["options"] = dict(self.obj(d["options"], f"{ptr}/options", None))
+        if "transport" in d:
+            out["transport"] = self.enum(d["transport"], f"{ptr}/transport", ("http", "sdk"))
+        if "compat" in d:
+            out["compat"] = self.enum(d["compat"], f"{ptr}/compat", ("auto", "strict", "lenient"))
+        if "contextWindow" in d:
+            out["contextWindow"] = self.integer(d["contextWindow"], f"{ptr}/contextWindow", 1024)
         return out
 
     def permissions(self, value: object, ptr: str) -> dict[str, Any]:

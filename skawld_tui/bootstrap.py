@@ -93,6 +93,9 @@ class Settings:
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False)
+    provider_transport: str | None = None
+    provider_compat: str | None = None
+    context_window: int | None = None
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -293,6 +296,9 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         sources=loaded.sources,
         warnings=loaded.warnings,
         env=environ,
+        provider_transport=cfg.provider.transport,
+        provider_compat=cfg.provider.compat,
+        context_window=cfg.provider.context_window,
     )
 
 
@@ -359,7 +365,14 @@ def make_provider(settings: Settings) -> BaseProvider:
     else:
         raise ConfigError(f"Unknown provider {settings.provider_id!r}")
     options = provider_options(cls, settings.provider_options)
+    if settings.provider_transport:
+        options.setdefault("transport", settings.provider_transport)
+    if settings.provider_compat and settings.provider_id == "openai-chat":
+        options.setdefault("compat", settings.provider_compat)
     provider: BaseProvider = cls(api_key=key, base_url=settings.base_url, **options)  # type: ignore[call-arg]
+    from .local_models import configure_windows
+
+    configure_windows(provider, settings, key)
     if settings.no_cache:
         from .no_cache import NoCacheProvider
 
@@ -390,7 +403,7 @@ def build_agent(
     if not settings.model:
         raise ConfigError(
             "No model configured: pass --model (e.g. --model claude-sonnet-4-6), set SKAWLD_MODEL, "
-            'or add "model" to ~/.skawld/config.json'
+            'or add "model" to ~/.skawld/config.json (`skawld models` lists what a server serves)'
         )
     from skawld_core.agent import Agent
 

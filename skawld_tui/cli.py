@@ -4,6 +4,7 @@
 - ``skawld -p PROMPT`` — headless (`skawld_tui.headless`); the prompt comes from stdin
   when omitted;
 - ``skawld sessions list|show|delete|export`` — `skawld_tui.sessions_cmd`.
+- ``skawld models`` — `skawld_tui.local_models`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -285,6 +286,18 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
     return settings
 
 
+def _server_model(settings: Any) -> str | None:
+    """The only model a compatible server serves (see `local_models.default_model`)."""
+    from skawld_core.errors import ConfigError
+
+    from .local_models import default_model
+
+    try:
+        return default_model(settings)
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+
+
 def _confirm_trust(exc: Any) -> bool:
     sys.stderr.write(f"{exc}\nTrust {exc.path} as it is now? [y/N] ")
     sys.stderr.flush()
@@ -326,6 +339,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     _configure_logging()
     settings = _settings(opts, interactive=False, verbose=kw["verbose"])
     _check_key(settings)
+    settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
             "no model configured: pass --model (e.g. --model claude-sonnet-4-6), set SKAWLD_MODEL, "
@@ -374,6 +388,7 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
 
     settings = _settings(opts, interactive=True, verbose=verbose)
     _check_key(settings)
+    settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
             'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
@@ -443,6 +458,10 @@ def _main(args: list[str]) -> int:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
+        elif args[:1] == ["models"]:
+            from .local_models import run_models
+
+            return run_models(args[1:])
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

@@ -189,8 +189,8 @@ class AnthropicProvider(WireProvider):
         self.effort = effort
 
     def context_window(self, model: str) -> int:
-        """200k for every current Claude model, and by default."""
-        return CONTEXT_WINDOWS.get(model, DEFAULT_ANTHROPIC_CONTEXT_WINDOW)
+        """Configured / discovered first; then 200k for every current Claude model, and by default."""
+        return self.window_hint(model) or CONTEXT_WINDOWS.get(model, DEFAULT_ANTHROPIC_CONTEXT_WINDOW)
 
     # ------------------------------------------------------------------ request
 

@@ -1,12 +1,16 @@
-"""OpenAI Chat Completions provider (official ``openai`` SDK, streaming).
+"""OpenAI Chat Completions provider (streaming).
 
-Also the way to reach OpenAI-compatible servers (vLLM, Ollama, ...) via ``base_url``
-(which must include ``/v1``). The key comes from ``api_key=`` or ``$OPENAI_API_KEY``;
-local servers that ignore it still need a non-empty value (e.g. ``api_key="local"``).
-A missing key raises `AuthError` from `stream()`.
+Also the way to reach OpenAI-compatible servers (vLLM, Ollama, llama.cpp, LM Studio,
+LiteLLM, ...) via ``base_url`` (which must include ``/v1``); for those the lenient
+dialect of `openai_compat` is chosen automatically (``compat=`` overrides). The key
+comes from ``api_key=`` or ``$OPENAI_API_KEY``; local servers that ignore it still
+need a non-empty value (e.g. ``api_key="local"``). A missing key raises `AuthError`
+from `stream()`.
 
-With ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the default ``transport="http"`` posts the same JSON with ``httpx2`` (see `wire`); the
-SDK client is created lazily, one per event loop, with ``max_retries=0``.
+The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire` and
+`http_transport`: no ``import openai`` on the way to the first request); with
+``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
+`open_wire_stream`), the client created lazily, one per event loop, ``max_retries=0``.
 
 Thinking blocks are never sent (Chat has no field for them); a compatible server's
 ``reasoning_content`` / ``reasoning`` deltas stream as thinking; refusals stream as text;
@@ -33,6 +37,7 @@ from .base import (
     ToolUseStart,
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
+from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .openai_compat import (
     Compat,
@@ -43,7 +48,6 @@ from .openai_compat import (
     resolve_compat,
     shape_lenient,
 )
-from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .retry import RetryPolicy, StreamMapper
 from .wire import Transport, WireProvider
 
@@ -181,13 +185,13 @@ class OpenAIChatProvider(WireProvider):
         """Optional parameters the server rejected (lenient mode); never sent again."""
 
     def context_window(self, model: str) -> int:
-        """Override first, then the known-model table, then 128k."""
+        """Override first, then configured / discovered, then the known-model table, then 128k."""
         override = self.context_window_override
         if override is not None:
             value = override.get(model) if isinstance(override, Mapping) else override(model)
             if value:
                 return int(value)
-        return known_context_window(model)
+        return self.window_hint(model) or known_context_window(model)
 
     def build_params(self, request: ProviderRequest) -> dict[str, Any]:
         """Keyword arguments for ``chat.completions.create`` (``stream`` included)."""
@@ -383,7 +387,9 @@ class ChatMapper:
                 stop = "end_turn"
         usage = _usage(self.usage)
         if not self.usage and self.lenient:
-            usage = Usage(input_tokens=estimate_tokens(self.prompt_chars), output_tokens=estimate_tokens(self.out_chars))
+            usage = Usage(
+                input_tokens=estimate_tokens(self.prompt_chars), output_tokens=estimate_tokens(self.out_chars)
+            )
             meta = {"openai_chat": {"usage_estimated": True}}
         return [MessageEnd(stop_reason=stop, usage=usage, provider_metadata=meta)]
 

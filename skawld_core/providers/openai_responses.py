@@ -1,4 +1,4 @@
-"""OpenAI Responses API provider (official ``openai`` SDK, streaming).
+"""OpenAI Responses API provider (streaming).
 
 Chaining: when the **last assistant message** of the request carries
 ``provider_metadata["openai_responses"]["response_id"]`` (and chaining is not disabled),
@@ -7,7 +7,9 @@ Compaction strips the id, so a compacted view is always sent in full. With
 ``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
 ``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
 
-With ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the default ``transport="http"`` posts the same JSON with ``httpx2`` (see `wire`).
+The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire`); with
+``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
+`open_wire_stream`).
 Replayed assistant messages use their raw ``output_items`` when present. Thinking
 blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
 ``error`` events and ``response.failed`` raise typed errors; a stream with no
@@ -39,8 +41,8 @@ from .common import (
     metadata,
 )
 from .errors_map import stream_error
-from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
+from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .retry import RetryPolicy, StreamMapper
 from .wire import Transport, WireProvider
 
@@ -176,8 +178,8 @@ class OpenAIResponsesProvider(WireProvider):
         self.encrypted_content = encrypted_content
 
     def context_window(self, model: str) -> int:
-        """The known-model table, else 128k."""
-        return known_context_window(model)
+        """Configured / discovered first, then the known-model table, else 128k."""
+        return self.window_hint(model) or known_context_window(model)
 
     def _reasoning(self, request: ProviderRequest) -> dict[str, Any] | None:
         opt = self.reasoning

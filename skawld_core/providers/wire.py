@@ -65,6 +65,14 @@ class WireProvider(BaseProvider):
         self.default_headers = dict(default_headers or {})
         self.retry_policy = retry_policy or DEFAULT_POLICY
         self._clients = ClientCache(self._make_client)
+        self.configured_context_window: int | None = None
+        """Config ``provider.contextWindow``: wins over what the server or the table says."""
+        self.discovered_windows: dict[str, int] = {}
+        """Context windows the server reported (see `discovery.discover_in_background`)."""
+
+    def window_hint(self, model: str) -> int | None:
+        """The configured context window, else the one the server reported for ``model``."""
+        return self.configured_context_window or self.discovered_windows.get(model)
 
     @property
     def resolved_base_url(self) -> str:
