@@ -22,7 +22,10 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
   SDKs' ``X-Stainless-*`` telemetry headers are not sent.
 - **Network**: ``httpx2.Timeout(timeout, connect=connect_timeout)``, 1000/100 connection
   limits, redirects followed, TCP keep-alive socket options, proxies from the
-  environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way.
+  environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way,
+  certificates verified against the same store (``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
+  honoured). Unlike the SDKs, one TLS context is shared by all transports and it is
+  built off the critical path (`prewarm`, started when a provider is constructed).
 - **SSE**: Anthropic frames need an ``event:`` line, ``ping`` and empty ``data`` are
   skipped, ``event: error`` raises (status 200); OpenAI streams stop at ``[DONE]`` (the
   rest of the body is drained so the connection can be reused) and a ``data`` object
@@ -41,6 +44,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
@@ -148,13 +152,69 @@ def _socket_options() -> list[tuple[int, int, int | bool]]:
     return opts
 
 
-def make_async_client(timeout: float, connect_timeout: float) -> Any:
+_PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
+_ssl_lock = threading.Lock()
+_ssl_contexts: dict[bool, Any] = {}
+
+
+def _needs_verified_tls(base_url: str) -> bool:
+    if base_url.startswith("https:"):
+        return True
+    return any(os.environ.get(v) or os.environ.get(v.upper()) for v in _PROXY_VARS)
+
+
+def ssl_context(verified: bool) -> Any:
+    """One TLS context per process, shared by every transport (httpx2 would build one per
+    transport and proxy mount, each loading the CA bundle: ~0.1 s apiece).
+
+    ``verified=False`` is for plain-``http`` API roots without proxies: a client context
+    that still verifies but has no CA loaded, so a TLS hop (a redirect to ``https``) fails
+    closed instead of paying for the bundle up front.
+    """
+    with _ssl_lock:
+        ctx = _ssl_contexts.get(verified)
+        if ctx is None:
+            import ssl
+
+            if verified:
+                import httpx2
+
+                ctx = httpx2.create_ssl_context()
+            else:
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            _ssl_contexts[verified] = ctx
+        return ctx
+
+
+def prewarm(base_url: str) -> threading.Thread:
+    """Import ``httpx2`` and build the TLS context in a daemon thread, so that work overlaps
+    the agent's own start-up instead of delaying the first request (loading the CA bundle
+    runs in OpenSSL without the GIL)."""
+
+    def run() -> None:
+        try:
+            import httpx2  # noqa: F401
+
+            ssl_context(_needs_verified_tls(base_url))
+        except Exception:  # the real client build reports any problem
+            pass
+
+    thread = threading.Thread(target=run, name="skawld-http-prewarm", daemon=True)
+    thread.start()
+    return thread
+
+
+def make_async_client(timeout: float, connect_timeout: float, base_url: str = "https:") -> Any:
     """An ``httpx2.AsyncClient`` configured like the SDKs' default client."""
     import httpx2
     from httpx2._utils import get_environment_proxies
 
     limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
-    transport_kwargs: dict[str, Any] = {"limits": limits, "socket_options": _socket_options()}
+    transport_kwargs: dict[str, Any] = {
+        "limits": limits,
+        "socket_options": _socket_options(),
+        "verify": ssl_context(_needs_verified_tls(base_url)),
+    }
     mounts: dict[str, Any] = {
         key: None if proxy is None else httpx2.AsyncHTTPTransport(proxy=proxy, **transport_kwargs)
         for key, proxy in get_environment_proxies().items()
@@ -177,7 +237,7 @@ class HttpClient:
         self.base_url = base_url
         self.headers = dict(headers)
         self.dialect: SseDialect = dialect
-        self._client = make_async_client(timeout, connect_timeout)
+        self._client = make_async_client(timeout, connect_timeout, base_url)
 
     async def stream(self, path: str, body: Mapping[str, Any]) -> SseStream:
         """POST ``body`` to ``path`` and return the open event stream; non-2xx raises

@@ -24,7 +24,7 @@ from ..errors import ConfigError
 from .base import BaseProvider, ProviderRequest, ProviderStreamEvent
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, resolve_api_key
 from .errors_map import map_error
-from .http_transport import HttpClient, SseDialect, resolve_base_url
+from .http_transport import HttpClient, SseDialect, prewarm, resolve_base_url
 from .openai_compat import is_local_url
 from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, mapped_stream
 
@@ -69,6 +69,8 @@ class WireProvider(BaseProvider):
         """Config ``provider.contextWindow``: wins over what the server or the table says."""
         self.discovered_windows: dict[str, int] = {}
         """Context windows the server reported (see `discovery.discover_in_background`)."""
+        if self.transport == "http":
+            prewarm(self.resolved_base_url)
 
     def window_hint(self, model: str) -> int | None:
         """The configured context window, else the one the server reported for ``model``."""
