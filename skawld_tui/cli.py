@@ -245,9 +245,9 @@ def run(
             verbose=verbose,
         )
     else:
-        if prompt is not None:
-            raise _fail("a prompt on the command line needs -p (the app takes prompts once it starts)", EXIT_USAGE)
-        code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain)
+        code = _interactive(
+            opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain, prompt=prompt
+        )
     raise typer.Exit(code)
 
 
@@ -381,7 +381,9 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
 # -- interactive ----------------------------------------------------------------
 
 
-def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False) -> int:
+def _interactive(
+    opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False, prompt: str | None = None
+) -> int:
     import asyncio
 
     from .bootstrap import build_agent, make_store, newest_session_id
@@ -408,11 +410,13 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
 
     use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if prompt is not None and not use_tui:
+        raise _fail("a prompt on the command line needs -p, or the full-screen app on a terminal", EXIT_USAGE)
     try:
         if use_tui:
             from .app import SkawldApp
 
-            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings).run()
+            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings, initial_prompt=prompt).run()
             return 0
         from .plain import run_plain
 
