@@ -144,7 +144,7 @@ async def bench(deltas: int, rounds: int) -> dict[str, Stats]:
             }
             if kind == "chat":
                 lenient = make_provider(kind, srv, compat="lenient")
-                runs["lenient"] = lambda: provider_stream(lenient)
+                runs["lenient"] = lambda: provider_stream(lenient)  # noqa: B023
             for run in runs.values():
                 await run()  # warm-up: imports, pooled connection
             samples: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
