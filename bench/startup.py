@@ -13,8 +13,9 @@ Peers that cannot be installed (no npm, no registry) are skipped with the reason
 Measures, in the same run and alternating so machine noise hits all of them:
 
 - ``skawld --help`` (goal: under 0.3 s);
-- a one-turn ``skawld -p hi --json`` against a local `WireServer` (goal: within
-  0.25 s of the bare ``python -c "import anthropic"``, the provider SDK it must load);
+- a one-turn ``skawld -p hi --json`` against a local `WireServer`, and the time from
+  process start until its first request reaches the server (goal: 0.3 s; the provider
+  SDKs are no longer imported, see the README);
 - baselines: ``python -c pass`` and ``python -c "import anthropic"``.
 
 The console script next to this interpreter is run directly (no pyenv/shell shim),
@@ -63,6 +64,16 @@ def timed(cmd: list[str], *, cwd: Path, env: dict[str, str]) -> float:
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-800:]}")
     return elapsed
+
+
+def first_request(cmd: list[str], repo: Path, env: dict[str, str], arrivals: list[float]) -> float:
+    """Seconds from spawning ``cmd`` until its first request reached the wire server."""
+    arrivals.clear()
+    start = time.perf_counter()
+    timed(cmd, cwd=repo, env=env)
+    if not arrivals:
+        sys.exit("the headless run made no request")
+    return arrivals[0] - start
 
 
 def side_by_side(runs: int, rounds: int) -> None:
@@ -116,7 +127,13 @@ def main() -> None:
         home, repo = Path(tmp, "home"), Path(tmp, "repo")
         home.mkdir()
         repo.mkdir()
-        srv.anthropic.default = turn(text("hi"))
+        arrivals: list[float] = []
+
+        def stamped(_req: Any) -> Any:
+            arrivals.append(time.perf_counter())
+            return turn(text("hi"))
+
+        srv.anthropic.default = stamped
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SKAWLD_", "ANTHROPIC_"))}
         env.update({"HOME": str(home), "ANTHROPIC_API_KEY": "sk-bench", "NO_COLOR": "1"})
         # Measure what users get: cached bytecode. PYTHONDONTWRITEBYTECODE would make every run
@@ -131,6 +148,7 @@ def main() -> None:
             ),
             "skawld --help": lambda: timed([*skawld, "--help"], cwd=repo, env=env),
             "skawld -p hi --json (1 turn)": lambda: timed(headless, cwd=repo, env=env),
+            "skawld -p: first request": lambda: first_request(headless, repo, env, arrivals),
         }
         for fn in cases.values():  # warm the page cache and .pyc files
             fn()
@@ -151,6 +169,10 @@ def main() -> None:
     print(
         f"headless 1 turn: {run_t:.3f} s = {run_t / anth:.2f}x `import anthropic` "
         f"(+{run_t - anth:.3f} s); goal within +0.250 s"
+    )
+    first = med["skawld -p: first request"]
+    print(
+        f"headless first request leaves {first:.3f} s after process start ({first / bare:.2f}x bare python); goal <= 0.300 s"
     )
     best_run, best_anth = min(samples["skawld -p hi --json (1 turn)"]), min(samples['python -c "import anthropic"'])
     print(f"  best of each: {best_run:.3f} s vs {best_anth:.3f} s (+{best_run - best_anth:.3f} s; less load noise)")
