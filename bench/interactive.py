@@ -102,7 +102,7 @@ def claude_runner(exe: str) -> Runner:
 
 def one_run(runner: Runner, url: str, n: int) -> tuple[float, float]:
     """(start → first frame, Enter → first word) for one fresh start."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         home, repo = Path(tmp, "home"), Path(tmp, "repo")
         home.mkdir()
         repo.mkdir()
@@ -125,7 +125,7 @@ def one_run(runner: Runner, url: str, n: int) -> tuple[float, float]:
 
 def initial_prompt_run(url: str, n: int) -> float:
     """``skawld "say hi"``: start → the answer's first word on screen."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         home, repo = Path(tmp, "home"), Path(tmp, "repo")
         home.mkdir()
         repo.mkdir()
