@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,6 +52,8 @@ def mockllm(tmp_path: Path) -> Iterator[str]:
                 break
         else:
             pytest.fail(f"mockllm did not start (exit {proc.wait()})")
+        # Keep reading its log so a full pipe can never block the server.
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
         yield f"http://127.0.0.1:{port}/v1"
     finally:
         proc.terminate()
