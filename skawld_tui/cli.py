@@ -21,7 +21,6 @@ from typing import Annotated, Any
 
 import typer
 
-VERSION = "0.1.0"
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
 EPILOG = (
@@ -56,7 +55,9 @@ class InputFormat(StrEnum):
 
 def _version_callback(value: bool) -> None:
     if value:
-        typer.echo(f"skawld {VERSION}")
+        from skawld_core import __version__
+
+        typer.echo(f"skawld {__version__}")
         raise typer.Exit()
 
 

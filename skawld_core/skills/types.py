@@ -36,6 +36,7 @@ class Skill:
     model: str | None = None
     version: str | None = None
     disable_model_invocation: bool = False
+    display_name: str | None = None
 
     @property
     def is_plain(self) -> bool:
