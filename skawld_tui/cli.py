@@ -340,6 +340,10 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     _configure_logging()
     settings = _settings(opts, interactive=False, verbose=kw["verbose"])
     _check_key(settings)
+    if settings.provider_transport != "sdk":
+        from skawld_core.providers.http_transport import prewarm
+
+        prewarm(settings.base_url or "https:")  # httpx2 and TLS load while the agent modules import
     settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
