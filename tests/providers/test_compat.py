@@ -14,6 +14,7 @@ from skawld_core.providers.openai_chat import OpenAIChatProvider
 from skawld_core.providers.openai_compat import is_local_url, resolve_compat
 from skawld_core.sessions.memory import InMemorySessionStore
 from skawld_core.tools import default_tools
+from tests.support import provider_kit
 from tests.support.provider_kit import collect, make_provider, request, texts, tool_json
 from tests.support.wire_server import PROFILES, WireServer, http_error, raw_sse, text, thinking, tool_call, turn
 
@@ -189,7 +190,7 @@ async def test_full_tool_session(profile: str, wire: WireServer, tmp_path: Path)
         ),
         turn(text(["Both ", "read."])),
     )
-    provider = OpenAIChatProvider(api_key="sk-local", base_url=wire.openai_url, transport=_transport(wire))
+    provider = OpenAIChatProvider(api_key="sk-local", base_url=wire.openai_url, transport=provider_kit.TRANSPORT)
     assert provider.compat == "lenient"  # chosen from the 127.0.0.1 base URL
     agent = Agent(
         provider=provider, model="m", tools=default_tools(), session_store=InMemorySessionStore(), cwd=tmp_path
@@ -207,9 +208,3 @@ async def test_full_tool_session(profile: str, wire: WireServer, tmp_path: Path)
     assert [m["tool_call_id"] for m in tool_msgs] == call_ids and len(set(call_ids)) == 2
     assert "alpha" in tool_msgs[0]["content"] and "beta" in tool_msgs[1]["content"]
     assert all(isinstance(m["content"], str) for m in second["messages"])
-
-
-def _transport(wire: WireServer) -> str:
-    from tests.support import provider_kit
-
-    return provider_kit.TRANSPORT
