@@ -27,11 +27,11 @@ OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
 
 def _base_url(settings: Settings) -> str:
-    if settings.base_url:
-        return settings.base_url
+    """The API root that ``/models`` is under (Anthropic's base URL has no ``/v1``)."""
     if settings.provider_id == "anthropic":
-        return (settings.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com").rstrip("/") + "/v1"
-    return settings.env.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE
+        root = settings.base_url or settings.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        return root.rstrip("/") + "/v1"
+    return settings.base_url or settings.env.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE
 
 
 def _key(settings: Settings) -> str | None:
@@ -93,8 +93,13 @@ def run_models(args: list[str]) -> int:
     from skawld_core.providers.discovery import discover
 
     base = _base_url(settings)
+    headers = None
+    if settings.provider_id == "anthropic":
+        from skawld_core.providers.http_transport import ANTHROPIC_API_VERSION
+
+        headers = {"anthropic-version": ANTHROPIC_API_VERSION}
     try:
-        models = discover(base, _key(settings))
+        models = discover(base, _key(settings), headers=headers)
     except Exception as exc:
         sys.stderr.write(f"skawld: {exc}\n")
         return 1

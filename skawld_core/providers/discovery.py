@@ -44,10 +44,12 @@ def _root(base_url: str) -> str:
     return base[:-3] if base.endswith("/v1") else base
 
 
-def _request(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+def _request(
+    url: str, api_key: str | None, timeout: float, body: Any = None, extra: Mapping[str, str] | None = None
+) -> Any:
     import urllib.request
 
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", **(extra or {})}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     data = None
@@ -74,11 +76,18 @@ def window_of(entry: Mapping[str, Any]) -> int | None:
     return None
 
 
-def list_models(base_url: str, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> list[ModelInfo]:
-    """``GET {base_url}/models`` as `ModelInfo`s (raises `ProviderError` when unreachable)."""
+def list_models(
+    base_url: str,
+    api_key: str | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+) -> list[ModelInfo]:
+    """``GET {base_url}/models`` as `ModelInfo`s (raises `ProviderError` when unreachable).
+    ``headers`` are sent as well (e.g. ``anthropic-version`` for Anthropic's API)."""
     url = base_url.rstrip("/") + "/models"
     try:
-        doc = _request(url, api_key, timeout)
+        doc = _request(url, api_key, timeout, extra=headers)
     except Exception as exc:
         raise ProviderError(f"cannot list models at {url}: {exc}", cause=exc) from exc
     data = doc.get("data") if isinstance(doc, Mapping) else None
@@ -116,10 +125,16 @@ def _litellm_windows(root: str, api_key: str | None, timeout: float) -> dict[str
     return out
 
 
-def discover(base_url: str, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> list[ModelInfo]:
+def discover(
+    base_url: str,
+    api_key: str | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+) -> list[ModelInfo]:
     """`list_models`, with windows filled from Ollama's / LiteLLM's model info where the
     list has none. Secondary lookups that fail leave the window unknown."""
-    models = list_models(base_url, api_key, timeout=timeout)
+    models = list_models(base_url, api_key, timeout=timeout, headers=headers)
     missing = [m for m in models if m.context_window is None]
     if not missing:
         return models

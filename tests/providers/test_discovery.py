@@ -118,3 +118,12 @@ def test_config_context_window_and_compat_are_read(tmp_path: Path) -> None:
     assert isinstance(provider, OpenAIChatProvider)
     assert provider.compat == "strict" and provider.transport == "sdk"
     assert provider.context_window("m") == 16384 and provider.is_local
+
+
+def test_skawld_models_for_anthropic_sends_the_api_version(tmp_path: Path) -> None:
+    with WireServer() as srv:
+        proc = _skawld(["models", "--base-url", srv.url], tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "m\n"
+        get = [r for r in srv.requests if r.path == "/v1/models"][-1]
+        assert get.headers["anthropic-version"] == "2026-10-21"
