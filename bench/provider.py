@@ -7,7 +7,11 @@ alternating, by:
   (``messages.create`` / ``chat.completions.create`` / ``responses.create``, stream=True);
 - ``raw-json``: the same SDK client's generic ``post(..., cast_to=object, stream=True)``,
   i.e. the request path the providers use, yielding wire JSON without mapping;
-- ``skawld``: the provider (request translation, retry driver, event mapping).
+- ``skawld``: the provider (request translation, retry driver, event mapping) on its
+  default HTTP transport (``httpx2``, no SDK);
+- ``skawld-sdk``: the same provider with ``transport="sdk"`` (the SDK client's generic post);
+- chat only, ``lenient``: the Chat Completions provider in the lenient dialect for
+  compatible servers, against ``skawld`` (strict) — the goal: under 5% more CPU.
 
 Prints medians and the ratios skawld/raw (the goal: < 1.10) and skawld/raw-json (the pure
 cost of skawld's mapping). CPU time is this thread's CPU time, which excludes the
@@ -131,11 +135,16 @@ async def bench(deltas: int, rounds: int) -> dict[str, Stats]:
             endpoint(srv, kind).default = scripted(deltas)
             client = raw_client(kind, srv)
             provider = make_provider(kind, srv)
+            via_sdk = make_provider(kind, srv, transport="sdk")
             runs = {
                 "raw": lambda: raw_stream(kind, client),  # noqa: B023 - used within this iteration
                 "raw-json": lambda: raw_json_stream(kind, client),  # noqa: B023
                 "skawld": lambda: provider_stream(provider),  # noqa: B023
+                "skawld-sdk": lambda: provider_stream(via_sdk),  # noqa: B023
             }
+            if kind == "chat":
+                lenient = make_provider(kind, srv, compat="lenient")
+                runs["lenient"] = lambda: provider_stream(lenient)  # noqa: B023
             for run in runs.values():
                 await run()  # warm-up: imports, pooled connection
             samples: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
@@ -144,6 +153,7 @@ async def bench(deltas: int, rounds: int) -> dict[str, Stats]:
                     samples[name].append(await timed(run()))
             await client.close()
             await provider.aclose()
+            await via_sdk.aclose()
             stats: Stats = {}
             for name, values in samples.items():
                 stats[f"{name}_wall"] = statistics.median(w for w, _ in values)
@@ -173,6 +183,18 @@ def main() -> None:
             f" {r['skawld_cpu'] / r['raw-json_cpu']:>16.3f}"
         )
     print(f"worst skawld/raw CPU ratio {worst:.3f} (goal < 1.10): {'OK' if worst < 1.10 else 'OVER'}")
+    print("transport: CPU of the HTTP transport vs the SDK transport (same provider, same mapping)")
+    for kind, r in results.items():
+        print(
+            f"  {kind:<10} http {r['skawld_cpu']:.3f}s  sdk {r['skawld-sdk_cpu']:.3f}s  "
+            f"http/sdk {r['skawld_cpu'] / r['skawld-sdk_cpu']:.3f}"
+        )
+    chat = results["chat"]
+    lenient_ratio = chat["lenient_cpu"] / chat["skawld_cpu"]
+    print(
+        f"lenient dialect: {chat['lenient_cpu']:.3f}s vs strict {chat['skawld_cpu']:.3f}s CPU = "
+        f"{lenient_ratio:.3f}x (goal < 1.05): {'OK' if lenient_ratio < 1.05 else 'OVER'}"
+    )
 
 
 if __name__ == "__main__":

@@ -83,8 +83,8 @@ class ProviderConfig:
     base_url: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
-    transport: Literal["httpx", "sdk"] | None = None
-    compat: Literal["strict", "lenient"] | None = None
+    transport: Literal["http", "sdk"] | None = None
+    compat: Literal["auto", "strict", "lenient"] | None = None
     context_window: int | None = None
 
 

@@ -83,11 +83,14 @@ class SkawldApp(SlashMixin, App[int]):
         agent_factory: AgentFactory,
         resume_id: str | None = None,
         settings: Any = None,
+        initial_prompt: str | None = None,
     ) -> None:
         super().__init__()
         self.agent_factory = agent_factory
         self.resume_id = resume_id
         self.settings = settings
+        self.initial_prompt = initial_prompt
+        self.agent_ready = asyncio.Event()
         self.agent: Agent | None = None
         self.session: Session | None = None
         self.prompt_commands: PromptCommands | None = None
@@ -142,9 +145,26 @@ class SkawldApp(SlashMixin, App[int]):
             self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
         )
         self.prompt.focus()
+        self.call_after_refresh(self.start_agent)
+
+    @work(group="start", exit_on_error=False)
+    async def start_agent(self) -> None:
+        """After the first frame: build the agent and open the session in the background.
+
+        The agent modules are imported in a thread so keys keep flowing meanwhile; the
+        provider's constructor starts warming its HTTP client (see `http_transport.prewarm`),
+        so the first request of the first prompt pays for none of it. A prompt submitted
+        before this finishes waits for it (or an `initial_prompt` given on the command line).
+        """
+        import importlib
+
         try:
+            await asyncio.to_thread(importlib.import_module, "skawld_core.agent")
             self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
         except Exception as exc:
+            self.session_error = exc
+            self.agent_ready.set()
+            self.session_ready.set()
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
         self.renderer.registry = self.agent.tools
@@ -152,7 +172,11 @@ class SkawldApp(SlashMixin, App[int]):
         trusted = bool(getattr(self.settings, "project_trusted", False))
         self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
+        self.agent_ready.set()
         self.open_session(self.resume_id)
+        if self.initial_prompt:
+            prompt, self.initial_prompt = self.initial_prompt, None
+            await self.submit(prompt)
 
     # -- sessions ----------------------------------------------------------------
 
@@ -251,8 +275,8 @@ class SkawldApp(SlashMixin, App[int]):
         self.transcript.mount(note)
 
     async def start_run(self, text: str) -> None:
-        if self.agent is None:
-            return
+        if self.agent is None and self.agent_ready.is_set():
+            return  # the agent could not be built (the error is shown)
         index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
         self.running = True
         self._interrupt_pressed = False

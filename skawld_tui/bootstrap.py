@@ -394,7 +394,14 @@ def make_provider(settings: Settings) -> BaseProvider:
     else:
         raise ConfigError(f"Unknown provider {settings.provider_id!r}")
     options = provider_options(cls, settings.provider_options)
+    if settings.provider_transport:
+        options.setdefault("transport", settings.provider_transport)
+    if settings.provider_compat and settings.provider_id == "openai-chat":
+        options.setdefault("compat", settings.provider_compat)
     provider: BaseProvider = cls(api_key=key, base_url=settings.base_url, **options)  # type: ignore[call-arg]
+    from .local_models import configure_windows
+
+    configure_windows(provider, settings, key)
     if settings.no_cache:
         from .no_cache import NoCacheProvider
 
@@ -427,7 +434,7 @@ def build_agent(
     if not settings.model:
         raise ConfigError(
             "No model configured: pass --model (e.g. --model claude-sonnet-4-6), set SKAWLD_MODEL, "
-            'or add "model" to ~/.skawld/config.json'
+            'or add "model" to ~/.skawld/config.json (`skawld models` lists what a server serves)'
         )
     from skawld_core.agent import Agent
     from skawld_core.tools import default_tools

@@ -5,7 +5,8 @@
   when omitted;
 - ``skawld sessions list|show|delete|export|repair`` — `skawld_tui.sessions_cmd`;
 - ``skawld config schema|show`` — `skawld_tui.config_cmd`;
-- ``skawld permissions explain CALL`` — `skawld_tui.permissions_cmd`.
+- ``skawld permissions explain CALL`` — `skawld_tui.permissions_cmd`;
+- ``skawld models`` — `skawld_tui.local_models`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -267,9 +268,9 @@ def run(
             verbose=verbose,
         )
     else:
-        if prompt is not None:
-            raise _fail("a prompt on the command line needs -p (the app takes prompts once it starts)", EXIT_USAGE)
-        code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain)
+        code = _interactive(
+            opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain, prompt=prompt
+        )
     raise typer.Exit(code)
 
 
@@ -309,6 +310,18 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
 
         sys.stderr.write(f"skawld: {ShellPolicy(sandbox=settings.sandbox).status().describe()}\n")
     return settings
+
+
+def _server_model(settings: Any) -> str | None:
+    """The only model a compatible server serves (see `local_models.default_model`)."""
+    from skawld_core.errors import ConfigError
+
+    from .local_models import default_model
+
+    try:
+        return default_model(settings)
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
 
 
 def _confirm_trust(exc: Any, *, tui: bool = False) -> bool:
@@ -356,6 +369,11 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     _configure_logging()
     settings = _settings(opts, interactive=False, verbose=kw["verbose"])
     _check_key(settings)
+    if settings.provider_transport != "sdk":
+        from skawld_core.providers.http_transport import prewarm
+
+        prewarm(settings.base_url or "https:")  # httpx2 and TLS load while the agent modules import
+    settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
             "no model configured: pass --model (e.g. --model claude-sonnet-4-6), set SKAWLD_MODEL, "
@@ -401,7 +419,9 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
 # -- interactive ----------------------------------------------------------------
 
 
-def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False) -> int:
+def _interactive(
+    opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False, prompt: str | None = None
+) -> int:
     import asyncio
 
     from .bootstrap import build_agent, make_store, newest_session_id
@@ -409,6 +429,7 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
     use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     settings = _settings(opts, interactive=True, verbose=verbose, tui=use_tui)
     _check_key(settings)
+    settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
             'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
@@ -427,11 +448,13 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
 
+    if prompt is not None and not use_tui:
+        raise _fail("a prompt on the command line needs -p, or the full-screen app on a terminal", EXIT_USAGE)
     try:
         if use_tui:
             from .app import SkawldApp
 
-            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings).run()
+            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings, initial_prompt=prompt).run()
             return 0
         from .plain import run_plain
 
@@ -485,6 +508,10 @@ def _main(args: list[str]) -> int:
             from .permissions_cmd import app as permissions_app
 
             permissions_app(args[1:], prog_name="skawld permissions", standalone_mode=True)
+        elif args[:1] == ["models"]:
+            from .local_models import run_models
+
+            return run_models(args[1:])
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

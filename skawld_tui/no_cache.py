@@ -17,6 +17,10 @@ class NoCacheProvider(BaseProvider):
     def context_window(self, model: str) -> int:
         return self.inner.context_window(model)
 
+    @property
+    def is_local(self) -> bool:
+        return self.inner.is_local
+
     async def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         system = [block.model_copy(update={"cacheable": False}) for block in request.system]
         uncached = request.model_copy(update={"cache_prompt": False, "system": system, "cache_ttl": None})

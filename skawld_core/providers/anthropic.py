@@ -1,10 +1,15 @@
-"""Anthropic Messages API provider (official ``anthropic`` SDK, streaming).
+"""Anthropic Messages API provider (streaming).
+
+- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` with
+  ``httpx2`` directly, sending the headers the SDK sends (``Authorization: Bearer``,
+  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client
+  (see `wire` for why the default avoids the SDK import).
 
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
 - The SDK client is created on the first stream (one per event loop) with
   ``max_retries=0``; skawld's `mapped_stream` driver owns retries.
-- Requests go through the SDK client's generic ``post("/v1/messages", stream=True)``: the
+- With the SDK, requests go through its generic ``post("/v1/messages", stream=True)``: the
   SDK still does auth, headers, timeouts, error classes, SSE decoding and in-stream
   ``error`` events, but the events stay wire JSON (the SDK's per-event model construction
   costs more than all of skawld's mapping; see ``bench/provider.py``).
@@ -45,8 +50,9 @@ from .base import (
     ToolUseStart,
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, metadata
+from .http_transport import ANTHROPIC_DEFAULT_BASE, anthropic_headers
 from .retry import RetryPolicy
-from .wire import WireProvider
+from .wire import Transport, WireProvider
 
 ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 32768
@@ -146,11 +152,16 @@ class AnthropicProvider(WireProvider):
         thinking: default extended-thinking setting; a request's value wins.
         effort: default ``output_config.effort``; a request's value wins.
         retry_policy: backoff parameters (inject ``sleep`` in tests).
+        transport: ``"http"`` (default, no SDK import) or ``"sdk"`` (the ``anthropic`` client).
     """
 
     id = "anthropic"
     env_var = ENV_VAR
     vendor = "Anthropic"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    default_base_url = ANTHROPIC_DEFAULT_BASE
+    api_path = "/v1/messages"
+    sse_dialect = "anthropic"
 
     def __init__(
         self,
@@ -163,6 +174,7 @@ class AnthropicProvider(WireProvider):
         thinking: ThinkingOption | None = None,
         effort: Effort | str | None = None,
         retry_policy: RetryPolicy | None = None,
+        transport: Transport | str = "http",
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -171,13 +183,14 @@ class AnthropicProvider(WireProvider):
             connect_timeout=connect_timeout,
             default_headers=default_headers,
             retry_policy=retry_policy,
+            transport=transport,
         )
         self.thinking = thinking
         self.effort = effort
 
     def context_window(self, model: str) -> int:
-        """200k for every current Claude model, and by default."""
-        return CONTEXT_WINDOWS.get(model, DEFAULT_ANTHROPIC_CONTEXT_WINDOW)
+        """Configured / discovered first; then 200k for every current Claude model, and by default."""
+        return self.window_hint(model) or CONTEXT_WINDOWS.get(model, DEFAULT_ANTHROPIC_CONTEXT_WINDOW)
 
     # ------------------------------------------------------------------ request
 
@@ -217,7 +230,13 @@ class AnthropicProvider(WireProvider):
 
     # ------------------------------------------------------------------ streaming
 
-    def _make_client(self, key: str) -> Any:
+    def _http_headers(self, key: str) -> dict[str, str]:
+        return anthropic_headers(key, self.default_headers)
+
+    def _request_body(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "stream": True}
+
+    def _make_sdk_client(self, key: str) -> Any:
         import anthropic
         import httpx2
 
@@ -229,10 +248,10 @@ class AnthropicProvider(WireProvider):
             default_headers=self.default_headers or None,
         )
 
-    def _new_mapper(self, key: str) -> AnthropicMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> AnthropicMapper:
         return AnthropicMapper()
 
-    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+    async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
         # The SDK's generic request path: its auth, headers, error classes, SSE decoding
         # and in-stream `error` handling, but events stay wire JSON (no per-event model
         # construction, which costs more than the whole mapping).

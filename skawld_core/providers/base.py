@@ -119,6 +119,12 @@ class BaseProvider(ABC):
         """Context window of `model` in tokens (a sane default when unknown)."""
         return DEFAULT_CONTEXT_WINDOW
 
+    @property
+    def is_local(self) -> bool:
+        """True when the model runs on this machine or a private network (a local
+        server): such tokens cost nothing unless prices are configured."""
+        return False
+
     @abstractmethod
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one model turn. Implement as `async def stream(...)` with `yield`."""

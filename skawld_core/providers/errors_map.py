@@ -1,14 +1,17 @@
 """Map vendor SDK / HTTP failures to skawld's typed errors.
 
-Both SDKs are inspected by duck typing (``status_code``, ``response.headers``,
-``body``), so this module imports neither of them.
+Everything is read by duck typing from the HTTP status, headers and body
+(``status_code``, ``headers`` or ``response.headers``, ``body``), so the SDKs' exception
+classes and the HTTP transport's plain `HttpStatusFailure` / `StreamErrorEvent` map
+the same way, and this module imports no SDK.
 
 - an existing `SkawldError` passes through unchanged;
 - 401/403 → `AuthError` (never retried);
 - 429 → `RateLimitError` with ``retry-after-ms`` / ``retry-after`` (seconds or HTTP date);
 - 400 prompt-too-long / ``context_length_exceeded`` and 413 → `ContextLengthError`;
 - 408/409/≥500, in-stream overloaded/api errors, and transport errors (no status)
-  → retryable `ProviderError`; any other 4xx → non-retryable `ProviderError`.
+  → retryable `ProviderError`; any other 4xx → non-retryable `ProviderError`;
+- an ``x-should-retry: true|false`` response header overrides that choice (as in the SDKs).
 
 Messages are built from the API's own error text, and any API key is scrubbed.
 """
@@ -91,6 +94,9 @@ def _error_object(body: Any) -> Mapping[str, Any]:
 
 
 def _headers(exc: BaseException) -> Mapping[str, str] | None:
+    own = getattr(exc, "headers", None)
+    if isinstance(own, Mapping):
+        return own
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     return headers if isinstance(headers, Mapping) else None
@@ -136,7 +142,7 @@ def map_error(
         # In-stream error event (status 200 or none): classify by the error type/code.
         if err_type or code:
             return _classify_stream_error(err_type, code, api_message, vendor, exc)
-        if _is_transport_error(exc) or type(exc).__name__ == "APIError":
+        if _is_transport_error(exc) or type(exc).__name__ in ("APIError", "StreamErrorEvent"):
             return ProviderError(f"{vendor} connection error: {api_message}", retryable=True, cause=exc)
         return exc
 
@@ -153,6 +159,9 @@ def map_error(
     if status == 400 and _is_context_length(code, api_message):
         return ContextLengthError(text, cause=exc)
     retryable = status >= 500 or status in _RETRYABLE_STATUSES
+    should = (_headers(exc) or {}).get("x-should-retry")
+    if should in ("true", "false"):
+        retryable = should == "true"
     return ProviderError(text, status=status, retryable=retryable, cause=exc)
 
 

@@ -1,12 +1,16 @@
-"""OpenAI Chat Completions provider (official ``openai`` SDK, streaming).
+"""OpenAI Chat Completions provider (streaming).
 
-Also the way to reach OpenAI-compatible servers (vLLM, Ollama, ...) via ``base_url``
-(which must include ``/v1``). The key comes from ``api_key=`` or ``$OPENAI_API_KEY``;
-local servers that ignore it still need a non-empty value (e.g. ``api_key="local"``).
-A missing key raises `AuthError` from `stream()`.
+Also the way to reach OpenAI-compatible servers (vLLM, Ollama, llama.cpp, LM Studio,
+LiteLLM, ...) via ``base_url`` (which must include ``/v1``); for those the lenient
+dialect of `openai_compat` is chosen automatically (``compat=`` overrides). The key
+comes from ``api_key=`` or ``$OPENAI_API_KEY``; local servers that ignore it still
+need a non-empty value (e.g. ``api_key="local"``). A missing key raises `AuthError`
+from `stream()`.
 
-Requests go through the SDK client's generic ``post`` (see `open_wire_stream`); the
-SDK client is created lazily, one per event loop, with ``max_retries=0``.
+The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire` and
+`http_transport`: no ``import openai`` on the way to the first request); with
+``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
+`open_wire_stream`), the client created lazily, one per event loop, ``max_retries=0``.
 
 Thinking blocks are never sent (Chat has no field for them); a compatible server's
 ``reasoning_content`` / ``reasoning`` deltas stream as thinking; refusals stream as text;
@@ -15,6 +19,7 @@ a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +37,19 @@ from .base import (
     ToolUseStart,
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
+from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
+from .openai_compat import (
+    Compat,
+    drop_param,
+    estimate_tokens,
+    prompt_chars,
+    rejected_param,
+    resolve_compat,
+    shape_lenient,
+)
 from .retry import RetryPolicy, StreamMapper
-from .wire import WireProvider
+from .wire import Transport, WireProvider
 
 IMAGE_STUB = "[image returned in following user message]"
 _FINISH: dict[str, StopReason] = {
@@ -129,11 +144,18 @@ class OpenAIChatProvider(WireProvider):
         default_headers: extra headers on every request.
         context_window_override: mapping or callable consulted first by `context_window`.
         retry_policy: backoff parameters (inject ``sleep`` in tests).
+        transport: ``"http"`` (default, no SDK import) or ``"sdk"`` (the ``openai`` client).
+        compat: ``"strict"`` (OpenAI's own API), ``"lenient"`` (compatible servers, see
+            `openai_compat`), or None / ``"auto"``: lenient for any non-OpenAI base URL.
     """
 
     id = "openai-chat"
     env_var = ENV_VAR
     vendor = "OpenAI"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = OPENAI_DEFAULT_BASE
+    api_path = "/chat/completions"
+    sse_dialect = "openai"
 
     def __init__(
         self,
@@ -145,6 +167,8 @@ class OpenAIChatProvider(WireProvider):
         default_headers: Mapping[str, str] | None = None,
         context_window_override: ContextWindowOverride | None = None,
         retry_policy: RetryPolicy | None = None,
+        transport: Transport | str = "http",
+        compat: Compat | str | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -153,17 +177,21 @@ class OpenAIChatProvider(WireProvider):
             connect_timeout=connect_timeout,
             default_headers=default_headers,
             retry_policy=retry_policy,
+            transport=transport,
         )
         self.context_window_override = context_window_override
+        self.compat: Compat = resolve_compat(compat, base_url)
+        self.rejected_params: set[str] = set()
+        """Optional parameters the server rejected (lenient mode); never sent again."""
 
     def context_window(self, model: str) -> int:
-        """Override first, then the known-model table, then 128k."""
+        """Override first, then configured / discovered, then the known-model table, then 128k."""
         override = self.context_window_override
         if override is not None:
             value = override.get(model) if isinstance(override, Mapping) else override(model)
             if value:
                 return int(value)
-        return known_context_window(model)
+        return self.window_hint(model) or known_context_window(model)
 
     def build_params(self, request: ProviderRequest) -> dict[str, Any]:
         """Keyword arguments for ``chat.completions.create`` (``stream`` included)."""
@@ -185,15 +213,37 @@ class OpenAIChatProvider(WireProvider):
             params["max_completion_tokens"] = request.max_output_tokens
         if request.temperature is not None:
             params["temperature"] = request.temperature
+        if self.compat == "lenient":
+            shape_lenient(params)
+            for name in self.rejected_params:
+                drop_param(params, name)
         return params
 
-    def _make_client(self, key: str) -> Any:
+    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+        """Open the stream; in lenient mode a 400/422 that names an optional parameter is
+        answered by sending the request again without it (once per parameter)."""
+        while True:
+            try:
+                return await super()._open(client, params)
+            except Exception as exc:
+                name = rejected_param(exc, params) if self.compat == "lenient" else None
+                if name is None:
+                    raise
+                self.rejected_params.add(name)
+                drop_param(params, name)
+
+    def _http_headers(self, key: str) -> dict[str, str]:
+        return openai_headers(key, self.default_headers)
+
+    def _make_sdk_client(self, key: str) -> Any:
         return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
-    def _new_mapper(self, key: str) -> StreamMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
+        if self.compat == "lenient":
+            return ChatMapper(lenient=True, prompt_chars=prompt_chars(params))
         return ChatMapper()
 
-    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+    async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
         return await open_wire_stream(client, "/chat/completions", params)
 
 
@@ -206,12 +256,21 @@ class _Slot:
 
 
 class ChatMapper:
-    """Normalizes Chat Completions chunks (one attempt)."""
+    """Normalizes Chat Completions chunks (one attempt).
 
-    def __init__(self) -> None:
+    ``lenient`` turns on the compatible-server tolerances (see `openai_compat`);
+    ``prompt_chars`` sizes the input-token estimate when the server reports no usage.
+    """
+
+    def __init__(self, *, lenient: bool = False, prompt_chars: int = 0) -> None:
         self.slots: dict[int, _Slot] = {}
         self.finish_reason: str | None = None
         self.usage: Any = None
+        self.lenient = lenient
+        self.prompt_chars = prompt_chars
+        self.out_chars = 0
+        self.saw_tool = False
+        self.nonce = ""
 
     def feed(self, chunk: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
         """The normalized events for one chunk (wire JSON)."""
@@ -233,55 +292,106 @@ class ChatMapper:
                 and not delta.get("reasoning_content")
                 and not delta.get("reasoning")
             ):
-                return TextDelta(text=delta["content"])  # the hot path: one plain text delta
+                text = delta["content"]
+                self.out_chars += len(text)
+                return TextDelta(text=text)  # the hot path: one plain text delta
         out: list[ProviderStreamEvent] = []
         for choice in choices:
             delta = choice.get("delta")
             if delta:
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if reasoning and isinstance(reasoning, str):
+                    self.out_chars += len(reasoning)
                     out.append(ThinkingDelta(text=reasoning))  # vLLM / DeepSeek-style servers
                 if delta.get("content"):
+                    self.out_chars += len(delta["content"])
                     out.append(TextDelta(text=delta["content"]))
                 if delta.get("refusal"):
                     out.append(TextDelta(text=delta["refusal"]))
                 for tc in delta.get("tool_calls") or ():
-                    out.extend(_tool_fragment(self.slots, tc))
+                    self.saw_tool = True
+                    out.extend(self._tool_fragment(tc))
             finish = choice.get("finish_reason")
             if finish is not None and self.finish_reason is None:
                 self.finish_reason = finish
-                out.extend(_close_slots(self.slots))
+                out.extend(_close_slots(self.slots, self._synth_id))
         return out or None
+
+    def _slot_index(self, tc: dict[str, Any]) -> int:
+        index = tc.get("index")
+        if isinstance(index, int):
+            return index
+        if not self.lenient:
+            return 0
+        # No index (some servers): a known id picks its call, a new id or name opens one,
+        # a bare argument fragment continues the last call.
+        tid = tc.get("id")
+        if tid:
+            for i, slot in self.slots.items():
+                if slot.id == tid:
+                    return i
+        name = (tc.get("function") or {}).get("name")
+        if not self.slots:
+            return 0
+        if tid or name:
+            return max(self.slots) + 1
+        return max(self.slots)
+
+    def _synth_id(self, index: int) -> str:
+        if not self.lenient:
+            return f"call_{index}"
+        # Unique across turns too (local servers often reuse one chunk id for every reply).
+        if not self.nonce:
+            self.nonce = os.urandom(6).hex()
+        return f"call_{self.nonce}_{index}"
+
+    def _tool_fragment(self, tc: dict[str, Any]) -> list[ProviderStreamEvent]:
+        slots = self.slots
+        index = self._slot_index(tc)
+        slot = slots.get(index)
+        if slot is None:
+            slot = slots[index] = _Slot()
+        out: list[ProviderStreamEvent] = []
+        if tc.get("id"):
+            slot.id = tc["id"]
+        fn = tc.get("function")
+        args = ""
+        if fn:
+            if fn.get("name"):
+                slot.name = fn["name"]
+            raw = fn.get("arguments")
+            if isinstance(raw, str):
+                args = raw
+            elif raw is not None:
+                args = dump_json(raw)  # arguments given as an object (some servers)
+        self.out_chars += len(args)
+        if not slot.started:
+            if args:
+                slot.buffered.append(args)
+            if slot.id and slot.name:
+                out.extend(_start(slot))
+        elif args and slot.id:
+            out.append(ToolUseInputDelta(id=slot.id, json_delta=args))
+        return out
 
     def finish(self) -> list[ProviderStreamEvent]:
         """`MessageEnd`, or a retryable `ProviderError` when no finish_reason arrived."""
         if self.finish_reason is None:
             raise ProviderError("OpenAI chat stream ended before a finish_reason", retryable=True)
-        return [MessageEnd(stop_reason=map_finish_reason(self.finish_reason), usage=_usage(self.usage))]
-
-
-def _tool_fragment(slots: dict[int, _Slot], tc: dict[str, Any]) -> list[ProviderStreamEvent]:
-    index = tc.get("index", 0)
-    slot = slots.get(index)
-    if slot is None:
-        slot = slots[index] = _Slot()
-    out: list[ProviderStreamEvent] = []
-    if tc.get("id"):
-        slot.id = tc["id"]
-    fn = tc.get("function")
-    args = ""
-    if fn:
-        if fn.get("name"):
-            slot.name = fn["name"]
-        args = fn.get("arguments") or ""
-    if not slot.started:
-        if args:
-            slot.buffered.append(args)
-        if slot.id and slot.name:
-            out.extend(_start(slot))
-    elif args and slot.id:
-        out.append(ToolUseInputDelta(id=slot.id, json_delta=args))
-    return out
+        stop = map_finish_reason(self.finish_reason)
+        meta: dict[str, Any] | None = None
+        if self.lenient:
+            if self.saw_tool and stop in ("end_turn", "error"):
+                stop = "tool_use"  # servers that say "stop" after tool calls
+            elif stop == "error":
+                stop = "end_turn"
+        usage = _usage(self.usage)
+        if not self.usage and self.lenient:
+            usage = Usage(
+                input_tokens=estimate_tokens(self.prompt_chars), output_tokens=estimate_tokens(self.out_chars)
+            )
+            meta = {"openai_chat": {"usage_estimated": True}}
+        return [MessageEnd(stop_reason=stop, usage=usage, provider_metadata=meta)]
 
 
 def _start(slot: _Slot) -> list[ProviderStreamEvent]:
@@ -294,13 +404,14 @@ def _start(slot: _Slot) -> list[ProviderStreamEvent]:
     return out
 
 
-def _close_slots(slots: dict[int, _Slot]) -> list[ProviderStreamEvent]:
-    """End every tool call in index order; a named call that never got an id gets one."""
+def _close_slots(slots: dict[int, _Slot], synth_id: Callable[[int], str]) -> list[ProviderStreamEvent]:
+    """End every tool call in index order; a named call that never got an id gets a
+    synthesized one (stable within the response: its chunk id and index)."""
     out: list[ProviderStreamEvent] = []
     for index in sorted(slots):
         slot = slots[index]
         if not slot.started and slot.name:
-            slot.id = slot.id or f"call_{index}"
+            slot.id = slot.id or synth_id(index)
             out.extend(_start(slot))
         if slot.started and slot.id:
             out.append(ToolUseEnd(id=slot.id))

@@ -1,4 +1,4 @@
-"""OpenAI Responses API provider (official ``openai`` SDK, streaming).
+"""OpenAI Responses API provider (streaming).
 
 Chaining: when the **last assistant message** of the request carries
 ``provider_metadata["openai_responses"]["response_id"]`` (and chaining is not disabled),
@@ -7,7 +7,9 @@ Compaction strips the id, so a compacted view is always sent in full. With
 ``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
 ``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
 
-Requests go through the SDK client's generic ``post`` (see `open_wire_stream`).
+The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire`); with
+``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
+`open_wire_stream`).
 Replayed assistant messages use their raw ``output_items`` when present. Thinking
 blocks are never sent. Reasoning summaries stream as thinking; refusals as text.
 ``error`` events and ``response.failed`` raise typed errors; a stream with no
@@ -39,9 +41,10 @@ from .common import (
     metadata,
 )
 from .errors_map import stream_error
+from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .retry import RetryPolicy, StreamMapper
-from .wire import WireProvider
+from .wire import Transport, WireProvider
 
 NAMESPACE = "openai_responses"
 Chaining = Literal["auto", "disabled"]
@@ -134,11 +137,16 @@ class OpenAIResponsesProvider(WireProvider):
         reasoning: an effort string or ``{"effort", "summary"}``; a request's ``effort`` wins.
         encrypted_content: in stateless mode, ask for encrypted reasoning (default True).
         retry_policy: backoff parameters (inject ``sleep`` in tests).
+        transport: ``"http"`` (default, no SDK import) or ``"sdk"`` (the ``openai`` client).
     """
 
     id = "openai-responses"
     env_var = ENV_VAR
     vendor = "OpenAI"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = OPENAI_DEFAULT_BASE
+    api_path = "/responses"
+    sse_dialect = "openai"
 
     def __init__(
         self,
@@ -153,6 +161,7 @@ class OpenAIResponsesProvider(WireProvider):
         reasoning: str | Mapping[str, Any] | None = None,
         encrypted_content: bool = True,
         retry_policy: RetryPolicy | None = None,
+        transport: Transport | str = "http",
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -161,6 +170,7 @@ class OpenAIResponsesProvider(WireProvider):
             connect_timeout=connect_timeout,
             default_headers=default_headers,
             retry_policy=retry_policy,
+            transport=transport,
         )
         self.store = store
         self.chaining: Chaining = chaining or ("disabled" if store is False else "auto")
@@ -168,8 +178,8 @@ class OpenAIResponsesProvider(WireProvider):
         self.encrypted_content = encrypted_content
 
     def context_window(self, model: str) -> int:
-        """The known-model table, else 128k."""
-        return known_context_window(model)
+        """Configured / discovered first, then the known-model table, else 128k."""
+        return self.window_hint(model) or known_context_window(model)
 
     def _reasoning(self, request: ProviderRequest) -> dict[str, Any] | None:
         opt = self.reasoning
@@ -209,13 +219,16 @@ class OpenAIResponsesProvider(WireProvider):
             params["store"] = self.store
         return params
 
-    def _make_client(self, key: str) -> Any:
+    def _http_headers(self, key: str) -> dict[str, str]:
+        return openai_headers(key, self.default_headers)
+
+    def _make_sdk_client(self, key: str) -> Any:
         return make_client(key, self.base_url, self.timeout, self.connect_timeout, self.default_headers)
 
-    def _new_mapper(self, key: str) -> StreamMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
         return ResponsesMapper(key)
 
-    async def _open(self, client: Any, params: dict[str, Any]) -> Any:
+    async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
         return await open_wire_stream(client, "/responses", params)
 
 

@@ -1,28 +1,48 @@
 """`WireProvider`: what the three vendor providers share.
 
 A lazy API-key check (a missing key surfaces on the first iteration, naming the
-variable), one SDK client per (key, event loop), and skawld-managed retries
-around a vendor stream that a per-attempt mapper normalizes.
+variable), one client per (key, event loop), and skawld-managed retries around a
+vendor stream that a per-attempt mapper normalizes.
+
+Two transports carry the same wire JSON (the mappers cannot tell them apart):
+
+- ``transport="http"`` (the default): `http_transport.HttpClient`, a thin ``httpx2``
+  streaming client that sends what the SDKs send. It keeps ``import anthropic`` /
+  ``import openai`` (1–2 s of pydantic type modules) off the path of the first request,
+  which then leaves within about 0.3 s of process start.
+- ``transport="sdk"``: the official SDK client's generic ``post(..., stream=True)``, for
+  what only the SDKs do (their credential discovery, profiles, and cloud variants).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from ..errors import ConfigError
 from .base import BaseProvider, ProviderRequest, ProviderStreamEvent
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, resolve_api_key
 from .errors_map import map_error
+from .http_transport import HttpClient, SseDialect, prewarm, resolve_base_url
+from .openai_compat import is_local_url
 from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, mapped_stream
+
+Transport = Literal["http", "sdk"]
+TRANSPORTS: tuple[str, ...] = ("http", "sdk")
 
 
 class WireProvider(BaseProvider):
-    """Base of the vendor providers. Subclasses set `env_var` and `vendor` and
-    implement `_make_client`, `build_params`, `_new_mapper` and `_open`."""
+    """Base of the vendor providers. Subclasses set `env_var`, `vendor` and the HTTP
+    transport's class attributes, and implement `_make_sdk_client`, `build_params`,
+    `_new_mapper`, `_open_sdk` and `_http_headers`."""
 
     env_var: ClassVar[str]
     vendor: ClassVar[str]
+    base_url_env: ClassVar[str]
+    default_base_url: ClassVar[str]
+    api_path: ClassVar[str]
+    sse_dialect: ClassVar[SseDialect]
 
     def __init__(
         self,
@@ -33,7 +53,11 @@ class WireProvider(BaseProvider):
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         default_headers: Mapping[str, str] | None = None,
         retry_policy: RetryPolicy | None = None,
+        transport: Transport | str = "http",
     ) -> None:
+        if transport not in TRANSPORTS:
+            raise ConfigError(f"transport must be one of {', '.join(TRANSPORTS)}, got {transport!r}")
+        self.transport: Transport = transport  # type: ignore[assignment]
         self._api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
@@ -41,25 +65,71 @@ class WireProvider(BaseProvider):
         self.default_headers = dict(default_headers or {})
         self.retry_policy = retry_policy or DEFAULT_POLICY
         self._clients = ClientCache(self._make_client)
+        self.configured_context_window: int | None = None
+        """Config ``provider.contextWindow``: wins over what the server or the table says."""
+        self.discovered_windows: dict[str, int] = {}
+        """Context windows the server reported (see `discovery.discover_in_background`)."""
+        if self.transport == "http":
+            prewarm(self.resolved_base_url)
+
+    def window_hint(self, model: str) -> int | None:
+        """The configured context window, else the one the server reported for ``model``."""
+        return self.configured_context_window or self.discovered_windows.get(model)
+
+    @property
+    def resolved_base_url(self) -> str:
+        """The API root requests go to (argument, else environment, else the vendor's)."""
+        return resolve_base_url(self.base_url, self.base_url_env, self.default_base_url)
+
+    @property
+    def is_local(self) -> bool:
+        """True for a loopback / private-network base URL (see `openai_compat.is_local_url`)."""
+        return is_local_url(self.resolved_base_url)
 
     def __repr__(self) -> str:  # never shows the key
-        return f"{type(self).__name__}(base_url={self.base_url!r})"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, transport={self.transport!r})"
+
+    def _make_client(self, key: str) -> Any:
+        """The client of the chosen transport."""
+        if self.transport == "sdk":
+            return self._make_sdk_client(key)
+        return HttpClient(
+            self.resolved_base_url,
+            self._http_headers(key),
+            self.timeout,
+            self.connect_timeout,
+            self.sse_dialect,
+        )
 
     @abstractmethod
-    def _make_client(self, key: str) -> Any:
+    def _make_sdk_client(self, key: str) -> Any:
         """A vendor SDK client with its own retries off."""
+
+    @abstractmethod
+    def _http_headers(self, key: str) -> dict[str, str]:
+        """Request headers of the HTTP transport (auth, version, custom headers)."""
+
+    def _request_body(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The JSON body the HTTP transport posts (``params`` by default)."""
+        return params
 
     @abstractmethod
     def build_params(self, request: ProviderRequest) -> dict[str, Any]:
         """The wire request body for `request`."""
 
     @abstractmethod
-    def _new_mapper(self, key: str) -> StreamMapper:
+    def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
         """A fresh mapper from vendor events to skawld stream events (one per attempt)."""
 
-    @abstractmethod
     async def _open(self, client: Any, params: dict[str, Any]) -> Any:
-        """Open the vendor's event stream."""
+        """Open the event stream on the chosen transport."""
+        if self.transport == "sdk":
+            return await self._open_sdk(client, params)
+        return await client.stream(self.api_path, self._request_body(params))
+
+    @abstractmethod
+    async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
+        """Open the vendor's event stream through the SDK client."""
 
     def _get_client(self, key: str) -> Any:
         return self._clients.get(key)
@@ -82,7 +152,7 @@ class WireProvider(BaseProvider):
 
         return mapped_stream(
             open_stream,
-            lambda: self._new_mapper(key),
+            lambda: self._new_mapper(key, params),
             lambda exc: map_error(exc, vendor=self.vendor, secrets=(key,)),
             request.max_retries,
             self.retry_policy,

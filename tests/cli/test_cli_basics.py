@@ -101,7 +101,11 @@ def test_server_401_exits_4(cli: CliEnv) -> None:
 
 
 def test_no_model_for_a_compatible_server_exits_3(cli: CliEnv) -> None:
-    # Anthropic and OpenAI have default models; an OpenAI-compatible server has none.
+    # Anthropic and OpenAI have default models; an OpenAI-compatible server has none
+    # (unless it serves exactly one: see tests/providers/test_discovery.py).
+    from dataclasses import replace
+
+    cli.srv.chat.profile = replace(cli.srv.chat.profile, models=[])
     out = cli.run(*cli.args("-p", "hi", "--provider", "openai-chat", model=False))
     assert out.returncode == 3
     assert "--model" in out.stderr

@@ -13,13 +13,24 @@ if _ROOT not in sys.path:  # make `tests.support` importable under plain `pytest
     sys.path.insert(0, _ROOT)
 
 from skawld_core.providers.retry import RetryPolicy  # noqa: E402
+from tests.support import provider_kit  # noqa: E402
 from tests.support.provider_kit import RecordingSleep  # noqa: E402
 from tests.support.wire_server import WireServer  # noqa: E402
 
 
+@pytest.fixture(params=provider_kit.TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each test that talks to the wire server runs once per transport (HTTP and SDK)."""
+    provider_kit.TRANSPORT = request.param
+    try:
+        yield request.param
+    finally:
+        provider_kit.TRANSPORT = "http"
+
+
 @pytest.fixture
-def wire() -> Iterator[WireServer]:
-    """A fresh scripted server for one test."""
+def wire(transport: str) -> Iterator[WireServer]:
+    """A fresh scripted server for one test (run once per transport)."""
     with WireServer() as srv:
         yield srv
 

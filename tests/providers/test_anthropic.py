@@ -17,6 +17,7 @@ from skawld_core.messages import (
 )
 from skawld_core.providers.anthropic import AnthropicProvider, map_stop_reason
 from skawld_core.providers.base import SystemBlock, ThinkingConfig, ToolSchema
+from tests.support import provider_kit
 from tests.support.provider_kit import collect, make_provider, request, tool_json
 from tests.support.wire_server import (
     WireServer,
@@ -35,6 +36,7 @@ IMG = ImageBlock(source=Base64Source(media_type="image/png", data="iVBORw0K"))
 
 
 def provider(**kw: object) -> AnthropicProvider:
+    kw.setdefault("transport", provider_kit.TRANSPORT)
     return AnthropicProvider(api_key="sk-test", **kw)  # type: ignore[arg-type]
 
 
@@ -300,7 +302,9 @@ async def test_request_on_the_wire(wire: WireServer) -> None:
     rec = wire.anthropic.requests[0]
     assert rec.path == "/v1/messages"
     assert rec.headers["authorization"] == "Bearer sk-test-SECRET-0123456789"
-    assert rec.headers["x-stainless-retry-count"] == "0"
+    assert rec.headers["anthropic-version"] == "2026-10-21"
+    if provider_kit.TRANSPORT == "sdk":
+        assert rec.headers["x-stainless-retry-count"] == "0"
     body = rec.body
     assert body["stream"] is True and body["model"] == "m" and body["max_tokens"] == 99
     assert body["system"] == [

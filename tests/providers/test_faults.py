@@ -305,9 +305,17 @@ async def test_repeated_429_retry_after_zero_uses_the_whole_budget(
     assert len(ep.requests) == 3
 
 
-async def test_vendor_sdk_retries_are_off(kind: str, wire: WireServer) -> None:
+async def test_vendor_sdk_retries_are_off(kind: str, wire: WireServer, transport: str) -> None:
+    """The SDK client retries nothing itself; the HTTP transport has no retry loop at all:
+    one 500 with no retry budget is exactly one request on both."""
     p = make_provider(kind, wire)
-    endpoint(wire, kind).enqueue(ok())
+    ep = endpoint(wire, kind)
+    ep.enqueue(ok())
     await collect(p)
-    assert p._get_client(API_KEY).max_retries == 0  # type: ignore[attr-defined]
+    if transport == "sdk":
+        assert p._get_client(API_KEY).max_retries == 0  # type: ignore[attr-defined]
+    ep.enqueue(http_error(500, "boom"))
+    with pytest.raises(ProviderError):
+        await collect(p, request(max_retries=0))
+    assert len(ep.requests) == 2
     await p.aclose()

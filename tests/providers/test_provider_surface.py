@@ -82,19 +82,20 @@ async def test_base_url_from_environment(
     await p.aclose()
 
 
-async def test_early_close_closes_the_http_response(wire: WireServer) -> None:
+async def test_early_close_closes_the_http_response(wire: WireServer, transport: str) -> None:
     wire.anthropic.enqueue(turn(text(["a"] * 20), frame_delay=0.05))
     p = make_provider("anthropic", wire)
     seen: list[Any] = []
     client = p._get_client(API_KEY)  # type: ignore[attr-defined]
-    original = client.post
+    method = "post" if transport == "sdk" else "stream"
+    original = getattr(client, method)
 
     async def spy(*args: Any, **kw: Any) -> Any:
         stream = await original(*args, **kw)
         seen.append(stream)
         return stream
 
-    client.post = spy
+    setattr(client, method, spy)
     gen = p.stream(request())
     async for ev in gen:
         if ev.type == "text_delta":

@@ -12,12 +12,17 @@ from .wire_server import Endpoint, WireServer
 
 KINDS = ("anthropic", "chat", "responses")
 API_KEY = "sk-test-SECRET-0123456789"
+TRANSPORTS = ("http", "sdk")
+TRANSPORT = "http"
+"""The transport `make_provider` uses unless told; the provider tests' ``wire`` fixture
+runs each test once per transport by setting it."""
 
 
 def make_provider(kind: str, srv: WireServer | None, **kwargs: Any) -> BaseProvider:
     """The real provider for ``kind`` pointed at ``srv`` (or ``base_url=``); ``api_key``
     defaults to `API_KEY`."""
     kwargs.setdefault("api_key", API_KEY)
+    kwargs.setdefault("transport", TRANSPORT)
     if srv is not None:
         kwargs.setdefault("base_url", srv.url if kind == "anthropic" else srv.openai_url)
     if kind == "anthropic":
@@ -26,6 +31,8 @@ def make_provider(kind: str, srv: WireServer | None, **kwargs: Any) -> BaseProvi
         return AnthropicProvider(**kwargs)
     if kind == "chat":
         from skawld_core.providers.openai_chat import OpenAIChatProvider
+
+        kwargs.setdefault("compat", "strict")  # 127.0.0.1 would choose lenient; tests opt in
 
         return OpenAIChatProvider(**kwargs)
     from skawld_core.providers.openai_responses import OpenAIResponsesProvider

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from .wire_profiles import OPENAI, ChatProfile
 from .wire_script import Redacted, Refusal, Text, Thinking, ToolCall, Turn, _sse
 
 _ANTHROPIC_ERROR_TYPES = {
@@ -134,8 +136,9 @@ def anthropic_error_event(t: Turn) -> bytes:
 _CHAT_FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter"}
 
 
-def render_chat(t: Turn, model: str) -> Rendered:
-    """Chat Completions chunks (bare ``data:`` frames, ``[DONE]`` at the end)."""
+def render_chat(t: Turn, model: str, profile: ChatProfile = OPENAI, include_usage: bool = True) -> Rendered:
+    """Chat Completions chunks (bare ``data:`` frames, ``[DONE]`` at the end), shaped by
+    a compatible server's `ChatProfile`; ``include_usage`` is what the request asked."""
     cid = t.response_id or "chatcmpl-1"
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -151,6 +154,14 @@ def render_chat(t: Turn, model: str) -> Rendered:
             },
         )
 
+    def call(index: int, fields: dict[str, Any]) -> dict[str, Any]:
+        out = dict(fields)
+        if profile.tool_index:
+            out = {"index": index, **out}
+        if not profile.tool_ids:
+            out.pop("id", None)
+        return out
+
     f = [chunk({"role": "assistant", "content": "", "refusal": None})]
     tool_index = 0
     for p in t.parts:
@@ -158,38 +169,52 @@ def render_chat(t: Turn, model: str) -> Rendered:
             f.extend(chunk({"content": s}) for s in p.parts)
         elif isinstance(p, Refusal):
             f.extend(chunk({"refusal": s}) for s in p.parts)
+        elif isinstance(p, Thinking) and profile.reasoning_field:
+            f.extend(chunk({profile.reasoning_field: s}) for s in p.parts)
         elif isinstance(p, ToolCall):
-            head = {"index": tool_index, "id": p.id, "type": "function", "function": {"name": p.name, "arguments": ""}}
+            whole = "".join(p.parts)
+            if profile.tool_calls_whole or profile.args_as_object:
+                args: Any = json.loads(whole) if profile.args_as_object else whole
+                fields = {"id": p.id, "type": "function", "function": {"name": p.name, "arguments": args}}
+                f.append(chunk({"tool_calls": [call(tool_index, fields)]}))
+                tool_index += 1
+                continue
+            head = {"id": p.id, "type": "function", "function": {"name": p.name, "arguments": ""}}
             pieces = list(p.parts)
             if p.late_id and pieces:
-                f.append(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": pieces.pop(0)}}]}))
-            f.append(chunk({"tool_calls": [head]}))
-            f.extend(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": s}}]}) for s in pieces)
+                f.append(chunk({"tool_calls": [call(tool_index, {"function": {"arguments": pieces.pop(0)}})]}))
+            f.append(chunk({"tool_calls": [call(tool_index, head)]}))
+            f.extend(chunk({"tool_calls": [call(tool_index, {"function": {"arguments": s}})]}) for s in pieces)
             tool_index += 1
     u = t.usage
     prompt = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens
-    f.append(chunk({}, _CHAT_FINISH.get(t.stop_reason, t.stop_reason)))
-    f.append(
-        _sse(
-            None,
-            {
-                "id": cid,
-                "object": "chat.completion.chunk",
-                "created": 1700000000,
-                "model": model,
-                "choices": [],
-                "usage": {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": u.output_tokens,
-                    "total_tokens": prompt + u.output_tokens,
-                    "prompt_tokens_details": {"cached_tokens": u.cache_read_tokens},
-                    "completion_tokens_details": {"reasoning_tokens": 0},
+    finish = _CHAT_FINISH.get(t.stop_reason, t.stop_reason)
+    if finish == "tool_calls":
+        finish = profile.finish_after_tools
+    f.append(chunk({}, finish))
+    send_usage = profile.usage == "always" or (profile.usage == "stream_options" and include_usage)
+    if send_usage:
+        f.append(
+            _sse(
+                None,
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": 1700000000,
+                    "model": model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt,
+                        "completion_tokens": u.output_tokens,
+                        "total_tokens": prompt + u.output_tokens,
+                        "prompt_tokens_details": {"cached_tokens": u.cache_read_tokens},
+                        "completion_tokens_details": {"reasoning_tokens": 0},
+                    },
                 },
-            },
+            )
         )
-    )
     f.append(_sse(None, "[DONE]"))
-    return Rendered(f, 3)
+    return Rendered(f, 3 if send_usage else 2)
 
 
 def chat_error_event(t: Turn) -> bytes:

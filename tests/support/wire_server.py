@@ -56,6 +56,7 @@ from .wire_formats import (
     render_responses,
     responses_error_event,
 )
+from .wire_profiles import OPENAI, PROFILES, ChatProfile
 from .wire_script import (
     HttpError,
     RawStream,
@@ -80,6 +81,8 @@ from .wire_script import (
 )
 
 __all__ = [
+    "PROFILES",
+    "ChatProfile",
     "Endpoint",
     "Reply",
     "ReplySource",
@@ -117,6 +120,7 @@ class Endpoint:
         self._lock = threading.Condition()
         self.requests: list[RecordedRequest] = []
         self.default: ReplySource | None = None  # served when the queue is empty
+        self.profile: ChatProfile = OPENAI  # chat only: a compatible server's differences
 
     def enqueue(self, *replies: ReplySource) -> Endpoint:
         """Append replies (turns, http errors, raw streams, or callables of the request),
@@ -183,6 +187,21 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        path = self.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        rec = RecordedRequest(path, headers, None, b"")
+        with owner._lock:
+            owner.requests.append(rec)
+        profile = owner.chat.profile
+        if path.endswith("/models"):
+            self._json(200, {"object": "list", "data": profile.models}, {})
+        elif path in profile.get_routes:
+            self._json(200, profile.get_routes[path], {})
+        else:
+            self._json(404, {"error": {"message": f"wire server: unknown path {path}", "type": "not_found"}}, {})
+
     def do_POST(self) -> None:
         owner = self.server.owner
         length = int(self.headers.get("content-length") or 0)
@@ -197,6 +216,18 @@ class _Handler(BaseHTTPRequestHandler):
         rec = RecordedRequest(path, headers, body, raw)
         with owner._lock:
             owner.requests.append(rec)
+        profile = owner.chat.profile
+        if ep is None and path in profile.post_routes:
+            self._json(200, profile.post_routes[path], {})
+            return
+        if ep is not None and ep.kind == "chat":
+            rejected = profile.request_error(body)
+            if rejected is not None:
+                with ep._lock:
+                    ep.requests.append(rec)
+                    ep._lock.notify_all()
+                self._json(rejected[0], rejected[1], {})
+                return
         if ep is None:
             self._json(404, {"error": {"message": f"wire server: unknown path {path}", "type": "not_found"}}, {})
             return
@@ -215,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(reply, RawStream):
                 self._send_frames(reply.frames, reply.headers)
                 return
-            self._stream(ep.kind, reply, model)
+            self._stream(ep, reply, model, body)
         except (_Reset, OSError):
             self.close_connection = True
 
@@ -248,9 +279,13 @@ class _Handler(BaseHTTPRequestHandler):
             payload = {"error": {"message": e.message, "type": etype, "param": None, "code": e.code}}
         self._json(e.status, payload, e.headers)
 
-    def _stream(self, kind: str, t: Turn, model: str) -> None:
-        render = {"anthropic": render_anthropic, "chat": render_chat, "responses": render_responses}[kind]
-        rendered = render(t, model)
+    def _stream(self, ep: Endpoint, t: Turn, model: str, body: Any) -> None:
+        kind = ep.kind
+        if kind == "chat":
+            asked = isinstance(body, dict) and bool((body.get("stream_options") or {}).get("include_usage"))
+            rendered = render_chat(t, model, ep.profile, asked)
+        else:
+            rendered = (render_anthropic if kind == "anthropic" else render_responses)(t, model)
         frames = rendered.frames
         if t.truncated:
             frames = frames[: len(frames) - rendered.terminal]

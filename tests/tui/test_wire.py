@@ -55,3 +55,22 @@ async def test_real_anthropic_provider_streams_tools_and_permissions() -> None:
             assert app.status.info.cost is not None  # a priced model shows a cost
             sent = srv.anthropic.requests[-1].body["messages"]
             assert sent[-1]["content"][0]["tool_use_id"] == "toolu_x"
+
+
+@pytest.mark.timeout(60)
+async def test_initial_prompt_streams_without_a_key_press() -> None:
+    """`skawld "prompt"`: the agent starts after the first frame and the prompt runs at once;
+    a prompt typed before the agent is ready waits for it instead of being dropped."""
+    with WireServer() as srv:
+        srv.anthropic.enqueue(turn(text("first answer")), turn(text("second answer")))
+        provider = AnthropicProvider(api_key="test", base_url=srv.url)
+        app = make_app(provider=provider, model="claude-opus-4-5")
+        app.initial_prompt = "from the command line"
+        async with app.run_test(size=SIZE) as pilot:
+            await run_done(pilot)
+            assert [m.source for m in app.query(AssistantMarkdown)] == ["first answer"]
+            first_user = srv.anthropic.requests[0].body["messages"][0]["content"]
+            assert any(b.get("text") == "from the command line" for b in first_user)
+            await send(pilot, "typed")
+            await run_done(pilot, 2)
+            assert [m.source for m in app.query(AssistantMarkdown)] == ["first answer", "second answer"]

@@ -1,0 +1,114 @@
+"""OpenAI-compatible and local servers in the product: ``skawld models``, a default model,
+and context windows from the server.
+
+- ``skawld models [--provider ID] [--base-url URL] [--json]``: what the configured server
+  serves (``GET /v1/models``), one model per line with its context window when known.
+- `default_model`: with an OpenAI-compatible ``baseURL`` and no model configured, the
+  server's only model is used (several: the error lists them).
+- `configure_windows`: config ``provider.contextWindow`` wins; otherwise, for a
+  compatible server, the windows the server reports are fetched in a background thread
+  (never on the path of the first request) for compaction and the status line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from skawld_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from skawld_core.providers.base import BaseProvider
+
+    from .bootstrap import Settings
+
+OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+
+
+def _base_url(settings: Settings) -> str:
+    """The API root that ``/models`` is under (Anthropic's base URL has no ``/v1``)."""
+    if settings.provider_id == "anthropic":
+        root = settings.base_url or settings.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        return root.rstrip("/") + "/v1"
+    return settings.base_url or settings.env.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE
+
+
+def _key(settings: Settings) -> str | None:
+    from .bootstrap import PROVIDER_KEY_VARS
+
+    return settings.api_key or settings.env.get(PROVIDER_KEY_VARS.get(settings.provider_id, "")) or None
+
+
+def default_model(settings: Settings) -> str | None:
+    """The server's only model, for a compatible ``baseURL`` with no model configured."""
+    if not settings.base_url or settings.provider_id == "anthropic":
+        return None
+    from skawld_core.providers.discovery import list_models
+
+    try:
+        models = list_models(settings.base_url, _key(settings))
+    except Exception:
+        return None
+    if len(models) == 1:
+        return models[0].id
+    if models:
+        names = ", ".join(m.id for m in models[:20])
+        raise ConfigError(f"{settings.base_url} serves {len(models)} models; pick one with --model ({names})")
+    return None
+
+
+def configure_windows(provider: BaseProvider, settings: Settings, key: str) -> None:
+    """Apply ``provider.contextWindow``, or start discovering windows for a compatible server."""
+    from skawld_core.providers.wire import WireProvider
+
+    inner = getattr(provider, "inner", provider)
+    if not isinstance(inner, WireProvider):
+        return
+    if settings.provider_context_window:
+        inner.configured_context_window = settings.provider_context_window
+        return
+    if settings.base_url and settings.provider_id != "anthropic":
+        from skawld_core.providers.discovery import discover_in_background
+
+        discover_in_background(settings.base_url, key, inner.discovered_windows)
+
+
+def run_models(args: list[str]) -> int:
+    """``skawld models``: list the configured server's models; returns the exit code."""
+    import argparse
+
+    from .bootstrap import CliOptions, resolve_settings
+
+    parser = argparse.ArgumentParser(prog="skawld models", description="List the models a server serves.")
+    parser.add_argument("--provider", choices=("anthropic", "openai-chat", "openai-responses"))
+    parser.add_argument("--base-url")
+    parser.add_argument("--json", action="store_true", help="one JSON object per model")
+    ns = parser.parse_args(args)
+    try:
+        settings = resolve_settings(CliOptions(provider=ns.provider, base_url=ns.base_url))
+    except ConfigError as exc:
+        sys.stderr.write(f"skawld: {exc}\n")
+        return 3
+    from skawld_core.providers.discovery import discover
+
+    base = _base_url(settings)
+    headers = None
+    if settings.provider_id == "anthropic":
+        from skawld_core.providers.http_transport import ANTHROPIC_API_VERSION
+
+        headers = {"anthropic-version": ANTHROPIC_API_VERSION}
+    try:
+        models = discover(base, _key(settings), headers=headers)
+    except Exception as exc:
+        sys.stderr.write(f"skawld: {exc}\n")
+        return 1
+    for m in models:
+        if ns.json:
+            sys.stdout.write(
+                json.dumps({"id": m.id, "owned_by": m.owned_by, "context_window": m.context_window}) + "\n"
+            )
+        else:
+            window = f"\t{m.context_window} tokens" if m.context_window else ""
+            sys.stdout.write(f"{m.id}{window}\n")
+    return 0
