@@ -15,6 +15,7 @@ from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
 from .messages import Message, PermissionMode
+from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .scheduler import default_tool_concurrency
 from .system_prompt import build_system_blocks
@@ -71,6 +72,8 @@ class Agent:
         ask_user: Any = None,
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
+        max_budget_usd: float | None = None,
+        pricing: PriceTable | None = None,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -81,6 +84,10 @@ class Agent:
         _check_int("max_output_tokens", max_output_tokens, 1)
         if permission_mode not in _MODES:
             raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {permission_mode!r})")
+        if max_budget_usd is not None and (
+            isinstance(max_budget_usd, bool) or not isinstance(max_budget_usd, int | float) or max_budget_usd <= 0
+        ):
+            raise ConfigError(f"max_budget_usd must be a number > 0 (got {max_budget_usd!r})")
         if cache_ttl not in (None, "5m", "1h"):
             raise ConfigError(f"cache_ttl must be '5m' or '1h' (got {cache_ttl!r})")
 
@@ -100,6 +107,8 @@ class Agent:
         self.config_dirs = self._resolve_config_dirs(config_dir)
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
         self.mcp_fail_fast = mcp_fail_fast
+        self.max_budget_usd = max_budget_usd
+        self.pricing: PriceTable = pricing if pricing is not None else DEFAULT_TABLE
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools

@@ -21,6 +21,7 @@ Schema (the reference's keys, then skawld's additions)::
     hooks           {PreToolUse|PostToolUse|UserPromptSubmit|Stop|PreCompact:
                           [{matcher?, command, timeoutMs?}]}
     configDirs      [string, ...]  extra skill/agent directories (after .skawld)
+    pricing         {model prefix: {input, output, cacheRead?, cacheWrite?}}  USD per million tokens
 
 Unknown top-level keys are warnings; unknown nested keys are errors.
 """
@@ -62,6 +63,7 @@ TOP_LEVEL_KEYS = (
     "mcpServers",
     "hooks",
     "configDirs",
+    "pricing",
 )
 
 
@@ -329,7 +331,16 @@ _SECTIONS: dict[str, Callable[[_Checker, object, str], Any]] = {
     "mcpServers": _Checker.mcp_servers,
     "hooks": _Checker.hooks,
     "configDirs": _Checker.str_list,
+    "pricing": lambda c, v, p: _pricing(v),
 }
+
+
+def _pricing(value: object) -> dict[str, Any]:
+    from .pricing import parse_price_overrides
+
+    parse_price_overrides(value)  # raises ConfigError naming the pointer
+    assert isinstance(value, Mapping)
+    return {k: dict(v) for k, v in value.items()}
 
 
 def validate_config(raw: object, *, file: str) -> tuple[dict[str, Any], list[ConfigWarning]]:

@@ -192,7 +192,12 @@ class ResultEvent(_Event):
 
 
 class SubagentEvent(_Event):
-    """A child session's event, wrapped; may nest."""
+    """A child session's event, wrapped; may nest.
+
+    `parent_tool_use_id` (the id of the parent's tool call that started the
+    subagent) is for Python consumers and the Claude Code dialect; it is not part
+    of the spec's JSON and is left out of `to_json`.
+    """
 
     type: Literal["subagent_event"] = "subagent_event"
     parent_session_id: str
@@ -200,6 +205,7 @@ class SubagentEvent(_Event):
     subagent_type: str
     display_name: str
     event: Event
+    parent_tool_use_id: str | None = Field(default=None, exclude=True)
 
 
 Event = Annotated[

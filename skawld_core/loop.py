@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .assembly import StreamAssembler
 from .compaction import should_compact
-from .errors import AbortError, ContextLengthError, HookError, SkawldError, TurnLimitError
+from .errors import AbortError, BudgetLimitError, ContextLengthError, HookError, SkawldError, TurnLimitError
 from .events import (
     AssistantEvent,
     ErrorEvent,
@@ -65,6 +65,7 @@ class RunLoop:
         self.emit = emit
         self.emit_nowait = emit_nowait
         self.total = Usage()
+        self.cost_usd = 0.0
         self.started = time.perf_counter()
         self.aborting = False
         self._forced_compaction_used = False
@@ -144,18 +145,21 @@ class RunLoop:
                 return
             if self.agent.max_turns is not None and turns >= self.agent.max_turns:
                 raise TurnLimitError("max turns exceeded")
+            self._check_budget()
             await self._drain_steers()
             self._forced_compaction_used = False
             await self._maybe_compact("threshold")
             model_override, overlay_tools = session.take_overlay()
             try:
-                assembler = await self._stream_with_recovery(model_override or session.model)
+                turn_model = model_override or session.model
+                assembler = await self._stream_with_recovery(turn_model)
                 turns += 1
                 message = assembler.message()
                 await self._persist([message])
                 stop_reason: StopReason = assembler.stop_reason
                 await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
                 self.total = add_usage(self.total, assembler.usage)
+                self.cost_usd += agent.pricing.cost(turn_model, assembler.usage) or 0.0
                 session.last_usage = assembler.usage
                 await self.emit(UsageEvent(usage=assembler.usage, cumulative=self.total))
                 tool_uses = message.tool_uses()
@@ -180,6 +184,11 @@ class RunLoop:
             return
 
     # -- steps ------------------------------------------------------------
+
+    def _check_budget(self) -> None:
+        budget = self.agent.max_budget_usd
+        if budget is not None and not self.session.is_child and self.cost_usd >= budget:
+            raise BudgetLimitError(f"budget of ${budget:g} reached (${self.cost_usd:.4f} spent)")
 
     def _check_abort(self) -> None:
         if self.aborting:
