@@ -43,6 +43,10 @@ class Agent:
     """Configuration shared by every session: provider, model, tools,
     permissions, hooks, store, system prompt. Configured in code only.
 
+    `max_budget_usd` ends a run with `BudgetLimitError` once its cost (priced by
+    `pricing`, default: the list prices of `skawld_core.pricing`) reaches the budget;
+    `record_usage` adds each run's tokens and cost to the session's ``usage`` meta.
+
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
     Agent that never starts a session never touches disk.
@@ -74,6 +78,7 @@ class Agent:
         instruction_files: Sequence[str | os.PathLike[str]] = (),
         max_budget_usd: float | None = None,
         pricing: PriceTable | None = None,
+        record_usage: bool = False,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -109,6 +114,7 @@ class Agent:
         self.mcp_fail_fast = mcp_fail_fast
         self.max_budget_usd = max_budget_usd
         self.pricing: PriceTable = pricing if pricing is not None else DEFAULT_TABLE
+        self.record_usage = record_usage
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools

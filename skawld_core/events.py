@@ -94,9 +94,15 @@ class AssistantEvent(_Event):
 
 
 class UsageEvent(_Event):
+    """Tokens of one turn and of the run so far. `cost_usd` / `cumulative_cost_usd`
+    (skawld additions, left out when no price is known) are US dollars from the
+    agent's price table."""
+
     type: Literal["usage"] = "usage"
     usage: Usage
     cumulative: Usage
+    cost_usd: float | None = None
+    cumulative_cost_usd: float | None = None
 
 
 class PermissionRequestItem(BaseModel):
@@ -181,7 +187,8 @@ ResultSubtype = Literal["success", "aborted", "error", "interrupted"]
 
 
 class ResultEvent(_Event):
-    """The terminal event; exactly one per run."""
+    """The terminal event; exactly one per run. `total_cost_usd` (a skawld addition,
+    left out when no price is known) is the run's cost in US dollars."""
 
     type: Literal["result"] = "result"
     subtype: ResultSubtype
@@ -189,6 +196,7 @@ class ResultEvent(_Event):
     total_usage: Usage
     duration_ms: float
     final_text: str | None = None
+    total_cost_usd: float | None = None
 
 
 class SubagentEvent(_Event):

@@ -66,6 +66,8 @@ class RunLoop:
         self.emit_nowait = emit_nowait
         self.total = Usage()
         self.cost_usd = 0.0
+        self.cost_known = False
+        self.by_model: dict[str, Usage] = {}
         self.started = time.perf_counter()
         self.aborting = False
         self._forced_compaction_used = False
@@ -159,9 +161,19 @@ class RunLoop:
                 stop_reason: StopReason = assembler.stop_reason
                 await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
                 self.total = add_usage(self.total, assembler.usage)
-                self.cost_usd += agent.pricing.cost(turn_model, assembler.usage) or 0.0
+                turn_cost = agent.pricing.cost(turn_model, assembler.usage)
+                self.cost_usd += turn_cost or 0.0
+                self.cost_known = self.cost_known or turn_cost is not None
+                self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), assembler.usage)
                 session.last_usage = assembler.usage
-                await self.emit(UsageEvent(usage=assembler.usage, cumulative=self.total))
+                await self.emit(
+                    UsageEvent(
+                        usage=assembler.usage,
+                        cumulative=self.total,
+                        cost_usd=turn_cost,
+                        cumulative_cost_usd=self.cost_usd if self.cost_known else None,
+                    )
+                )
                 tool_uses = message.tool_uses()
                 if stop_reason == "tool_use" and tool_uses:
                     await self._run_tools(message, overlay_tools)
@@ -381,6 +393,7 @@ class RunLoop:
 
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        await self._record_usage()
         await self.emit(
             ResultEvent(
                 subtype=subtype,
@@ -388,8 +401,18 @@ class RunLoop:
                 total_usage=self.total,
                 duration_ms=(time.perf_counter() - self.started) * 1000,
                 final_text=final_text,
+                total_cost_usd=self.cost_usd if self.cost_known else None,
             )
         )
+
+    async def _record_usage(self) -> None:
+        """Add this run's tokens and cost to the session's ``usage`` meta (for `sessions show`)."""
+        if not self.by_model or not self.agent.record_usage:
+            return
+        try:
+            await self.session.update_meta({"usage": merge_usage_meta(self.session.meta.get("usage"), self)})
+        except Exception:
+            pass  # usage bookkeeping must never fail a run
 
     async def _finish_aborted(self) -> None:
         """Leave the transcript valid (real results for calls that finished,
@@ -424,6 +447,27 @@ class RunLoop:
             )
         )
         await self._finish("error", "error")
+
+
+def merge_usage_meta(old: object, run: RunLoop) -> dict[str, Any]:
+    """The session's cumulative ``usage`` meta plus one run: tokens and cost, total and per model."""
+    prev = old if isinstance(old, dict) else {}
+    models: dict[str, Any] = dict(prev.get("models") or {})
+    for model, usage in run.by_model.items():
+        entry = dict(models.get(model) or {})
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"):
+            entry[key] = int(entry.get(key, 0)) + (getattr(usage, key) or 0)
+        entry["cost_usd"] = float(entry.get("cost_usd", 0.0)) + (run.agent.pricing.cost(model, usage) or 0.0)
+        models[model] = entry
+    total = {k: sum(int(m.get(k, 0)) for m in models.values()) for k in ("input_tokens", "output_tokens")}
+    total["cache_read_tokens"] = sum(int(m.get("cache_read_tokens", 0)) for m in models.values())
+    total["cache_creation_tokens"] = sum(int(m.get("cache_creation_tokens", 0)) for m in models.values())
+    return {
+        **total,
+        "cost_usd": sum(float(m.get("cost_usd", 0.0)) for m in models.values()),
+        "runs": int(prev.get("runs", 0)) + 1,
+        "models": models,
+    }
 
 
 def _first_text(message: Message) -> str | None:

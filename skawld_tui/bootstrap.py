@@ -435,6 +435,7 @@ def build_agent(
         instruction_files=settings.instruction_files,
         max_budget_usd=settings.max_budget_usd,
         pricing=settings.pricing,
+        record_usage=True,
     )
 
 

@@ -6,12 +6,15 @@
 - ``system``/``init`` (written by the runner with `init_message`, carrying ``schema_version``);
 - one ``assistant`` line per content block, with ``message.id``/``model``/``usage``,
   ``session_id``, ``uuid`` and ``parent_tool_use_id`` (the parent's tool-use id for a
-  subagent's traffic, else null);
+  subagent's traffic, else null), plus ``cost_usd``, the turn's cost (a skawld addition;
+  like ``usage`` it repeats on every line of one model message: count it once per
+  ``message.id``);
 - one ``user`` line per tool result;
 - ``stream_event`` lines (Anthropic-style raw stream events synthesized from the partial
   deltas) when partial messages are on;
 - the ``result`` envelope (`RunTally.envelope`), the same object for ``json`` and
-  ``stream-json``.
+  ``stream-json``; ``total_cost_usd`` is this prompt's cost (as in Claude Code) and
+  ``session_cost_usd`` (a skawld addition) the session's total so far.
 
 Costs come from the agent's `PriceTable` per turn and per model (``modelUsage``).
 ``duration_api_ms`` is the time from each request-starting event (the prompt or the
@@ -250,7 +253,7 @@ class ClaudeEmitter:
             cost = self.pricing.cost(turn_model, event.usage)
             self.tally.add_usage(turn_model, event.usage, cost)
             if st.pending is not None:
-                self._flush_assistant(st, parent, event.usage)
+                self._flush_assistant(st, parent, event.usage, cost)
         elif isinstance(event, UserEvent):
             st.request_started = time.monotonic()
             if event.subtype == "tool_result":
@@ -269,7 +272,7 @@ class ClaudeEmitter:
     def _base(self, parent: str | None) -> dict[str, Any]:
         return {"parent_tool_use_id": parent, "session_id": self.session_id, "uuid": new_uuid(), "timestamp": _now()}
 
-    def _flush_assistant(self, st: _Stream, parent: str | None, usage: Usage | None) -> None:
+    def _flush_assistant(self, st: _Stream, parent: str | None, usage: Usage | None, cost: float | None = None) -> None:
         event = st.pending
         st.pending = None
         if event is None:
@@ -297,6 +300,7 @@ class ClaudeEmitter:
                         "usage": usage_dict(usage) if usage is not None else None,
                     },
                     **self._base(parent),
+                    "cost_usd": cost,
                 }
             )
 

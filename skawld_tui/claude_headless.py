@@ -378,6 +378,9 @@ class ClaudeRunner:
         envelope = emitter.tally.envelope(
             result, session.id, subtype=subtype, structured_output=structured, extra_errors=extra
         )
+        usage_meta = session.meta.get("usage")
+        if isinstance(usage_meta, dict) and isinstance(usage_meta.get("cost_usd"), int | float):
+            envelope["session_cost_usd"] = usage_meta["cost_usd"]
         if self.fatal is None:
             self.write(envelope)
         if self.terminated:

@@ -131,6 +131,16 @@ def price_for(model: str) -> Price | None:
     return _ACTIVE[0].price(model)
 
 
+def price_note() -> str:
+    """Where the prices come from (for `/usage`)."""
+    from skawld_core.pricing import prices_updated
+
+    table = _ACTIVE[0]
+    custom = " and config overrides" if table.overrides else ""
+    local = "; a local server is not charged" if table.local else ""
+    return f"list prices of {prices_updated()}{custom}{local}"
+
+
 def cost_usd(model: str, usage: Usage) -> float | None:
     """The dollar cost of `usage` on `model`, or None when the price is unknown.
 

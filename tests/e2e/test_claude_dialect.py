@@ -214,3 +214,32 @@ def test_settings_and_mcp_config_flags(cli: CliEnv) -> None:
     assert bad.returncode == 3 and "--mcp-config: invalid JSON" in bad.stderr
     missing = cli.run(*cli.args("-p", "go", "--mcp-config", "nowhere.json"))
     assert missing.returncode == 3 and "cannot read" in missing.stderr
+
+
+def test_cost_per_turn_and_per_session_in_both_dialects_and_sessions_show(cli: CliEnv) -> None:
+    cli.write_user_config({"pricing": {MODEL: {"input": 3, "output": 15}}})
+    turn_cost = (10 * 3 + 42 * 15) / 1e6  # WireUsage defaults: 10 input, 42 output tokens
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Read", {"file_path": str(cli.repo / "x")}, id="r1")), turn(text("one")), turn(text("two"))
+    )
+    first = cli.run(*cli.args("-p", "a", "--output-format", "stream-json"))
+    assert first.returncode == 0, first.stderr
+    msgs = lines(first.stdout)
+    assistant = [m for m in msgs if m["type"] == "assistant"]
+    assert [m["cost_usd"] for m in assistant] == [pytest.approx(turn_cost)] * 2
+    result = msgs[-1]
+    assert result["total_cost_usd"] == pytest.approx(2 * turn_cost)
+    assert result["session_cost_usd"] == pytest.approx(2 * turn_cost)
+    sid = result["session_id"]
+
+    spec = cli.run(*cli.args("-p", "b", "--resume", sid, "--json"))
+    assert spec.returncode == 0, spec.stderr
+    events = lines(spec.stdout)
+    (usage,) = [e for e in events if e["type"] == "usage"]
+    assert usage["cost_usd"] == pytest.approx(turn_cost) and usage["cumulative_cost_usd"] == pytest.approx(turn_cost)
+    assert events[-1]["type"] == "result" and events[-1]["total_cost_usd"] == pytest.approx(turn_cost)
+
+    shown = cli.run("sessions", "show", sid)
+    assert shown.returncode == 0, shown.stderr
+    assert "usage: 2 runs" in shown.stderr and f"${3 * turn_cost:.4f}" in shown.stderr
+    assert all(json.loads(line)["message"] for line in shown.stdout.splitlines())
