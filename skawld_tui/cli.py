@@ -318,7 +318,8 @@ def run(
         system_prompt_file=system_prompt_file,
         no_cache=no_cache,
         config=config,
-        no_user_config=no_user_config,
+        no_user_config=no_user_config
+        or (setting_sources is not None and "user" not in [x.strip() for x in setting_sources.split(",")]),
         accept_project_config=accept_project_config,
         append_system_prompt=append_system_prompt,
         extra_config=extra.extra_config or None,

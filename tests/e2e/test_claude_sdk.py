@@ -255,3 +255,27 @@ async def test_partial_messages_stream_events(cli: CliEnv) -> None:
     final = [m for m in messages if isinstance(m, AssistantMessage)]
     assert [b.text for m in final for b in m.content if isinstance(b, TextBlock)] == ["streamed in pieces"]
     assert final[0].message_id == events[0]["message"]["id"]
+
+
+async def test_client_switches_model_and_permission_mode(cli: CliEnv) -> None:
+    target = str(cli.repo / "new.txt")
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Write", {"file_path": target, "content": "x"}, id="w1")),
+        turn(text("could not write")),
+        turn(tool_call("Write", {"file_path": target, "content": "hello"}, id="w2")),
+        turn(text("wrote it")),
+    )
+    async with ClaudeSDKClient(options(cli)) as client:
+        await client.query("write the file")
+        first = [m async for m in client.receive_response()]
+        await client.set_permission_mode("acceptEdits")
+        await client.set_model("other-model")
+        with pytest.raises(Exception, match="plan mode is not available"):
+            await client.set_permission_mode("plan")
+        await client.query("try again")
+        second = [m async for m in client.receive_response()]
+    assert tool_results(first)["w1"].is_error
+    assert not tool_results(second)["w2"].is_error and (cli.repo / "new.txt").read_text() == "hello"
+    assert [r.body["model"] for r in cli.srv.anthropic.requests] == [MODEL, MODEL, "other-model", "other-model"]
+    init = [m for m in second if isinstance(m, SystemMessage)][0]
+    assert init.data["model"] == "other-model" and init.data["permissionMode"] == "acceptEdits"
