@@ -277,5 +277,5 @@ async def test_client_switches_model_and_permission_mode(cli: CliEnv) -> None:
     assert tool_results(first)["w1"].is_error
     assert not tool_results(second)["w2"].is_error and (cli.repo / "new.txt").read_text() == "hello"
     assert [r.body["model"] for r in cli.srv.anthropic.requests] == [MODEL, MODEL, "other-model", "other-model"]
-    init = [m for m in second if isinstance(m, SystemMessage)][0]
+    init = next(m for m in second if isinstance(m, SystemMessage))
     assert init.data["model"] == "other-model" and init.data["permissionMode"] == "acceptEdits"
