@@ -161,6 +161,11 @@ def check_conflicts(flags: ClaudeFlags, *, fmt: str, json_out: bool, stream_inpu
         except SchemaError as exc:
             raise ValueError(f"--json-schema: not a valid JSON Schema: {exc.message}") from None
         flags.schema = schema
+    if flags.permission_prompt_tool == "stdio" and (json_out or fmt != "stream-json" or not stream_input):
+        raise ValueError(
+            "--permission-prompt-tool stdio needs --output-format stream-json --input-format stream-json "
+            "(with --json, use --canusetool)"
+        )
     if flags.permission_prompt_tool not in (None, "stdio"):
         raise ValueError(
             f"--permission-prompt-tool {flags.permission_prompt_tool}: skawld supports only 'stdio' "

@@ -418,8 +418,6 @@ class ClaudeRunner:
             extra_hooks=hooks,
             extra_tools=extra_tools,
         )
-        if self.opts.tools is not None:
-            _restrict_tools(agent, self.opts.tools)
         return agent
 
     def _host_interrupt(self) -> None:
@@ -442,6 +440,8 @@ class ClaudeRunner:
             from .bootstrap import session_meta
 
             self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first.text))
+            if self.opts.tools is not None:  # after connecting: Subagent and Skill register then
+                restrict_tools(agent, self.opts.tools)
             code = EXIT_OK
             prompt: _Prompt | None = first
             while prompt is not None:
@@ -487,7 +487,7 @@ async def _deny_ask(req: Any) -> Any:
     )
 
 
-def _restrict_tools(agent: Agent, spec: str) -> None:
+def restrict_tools(agent: Agent, spec: str) -> None:
     """``--tools``: "" = no built-in tools, "default" = all, else a comma/space list of names."""
     from skawld_core.permissions.claude_rules import split_rule_list
 

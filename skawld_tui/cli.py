@@ -335,6 +335,9 @@ def run(
     if headless:
         for note in [*extra.notes, *unhonoured(flags, provider_id=provider.value if provider else "anthropic")]:
             sys.stderr.write(f"skawld: warning: {note}\n")
+    claude_stream = fmt is OutputFormat.stream_json and input_format is InputFormat.stream_json
+    if headless and canusetool and not json_out and fmt is not OutputFormat.text and not claude_stream:
+        raise _fail("--canusetool needs --json, or --output-format stream-json --input-format stream-json", EXIT_USAGE)
     if headless and not json_out and (fmt is not OutputFormat.text or input_format is InputFormat.stream_json):
         code = _claude_headless(
             opts,
@@ -365,6 +368,8 @@ def run(
             continue_last=continue_last,
             canusetool=canusetool,
             partial=partial or include_partial_messages,
+            new_session_id=session_id,
+            tools=tools_opt,
             pretty=pretty,
             verbose=verbose,
         )
@@ -473,6 +478,8 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
         stream_input=stream_input,
         session_id=kw["session"],
         **{k: kw[k] for k in ("resume_strict", "continue_last", "canusetool", "partial", "pretty", "verbose")},
+        new_session_id=kw.get("new_session_id"),
+        tools=kw.get("tools"),
     )
     try:
         _state["headless_ran"] = True

@@ -56,6 +56,8 @@ class HeadlessOptions:
     canusetool: bool = False
     stream_input: bool = False
     verbose: bool = False
+    new_session_id: str | None = None
+    tools: str | None = None
 
 
 @dataclass
@@ -297,6 +299,12 @@ class HeadlessRunner:
         agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
         async with agent:
             session_id = self.opts.session_id
+            if self.opts.new_session_id is not None:
+                if await agent.store.load(self.opts.new_session_id) is not None:
+                    raise UsageError(
+                        f"session {self.opts.new_session_id!r} already exists (use --resume to continue it)"
+                    )
+                session_id = self.opts.new_session_id
             if self.opts.continue_last:
                 from .bootstrap import newest_session_id
 
@@ -313,6 +321,10 @@ class HeadlessRunner:
             from .bootstrap import session_meta
 
             self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first))
+            if self.opts.tools is not None:  # after connecting: Subagent and Skill register then
+                from .claude_headless import restrict_tools
+
+                restrict_tools(agent, self.opts.tools)
             if self.aborted:  # a signal arrived while connecting
                 return EXIT_TERM if self.terminated else EXIT_ABORT
             if self.opts.verbose:

@@ -243,3 +243,27 @@ def test_cost_per_turn_and_per_session_in_both_dialects_and_sessions_show(cli: C
     assert shown.returncode == 0, shown.stderr
     assert "usage: 2 runs" in shown.stderr and f"${3 * turn_cost:.4f}" in shown.stderr
     assert all(json.loads(line)["message"] for line in shown.stdout.splitlines())
+
+
+@pytest.mark.parametrize("fmt", [["--json"], ["--output-format", "json"]])
+def test_session_id_and_tools_flags(cli: CliEnv, fmt: list[str]) -> None:
+    cli.srv.anthropic.enqueue(turn(text("ok")), turn(text("again")))
+    out = cli.run(*cli.args("-p", "hi", *fmt, "--session-id", "fixed-id", "--tools", "Read,Grep"))
+    assert out.returncode == 0, out.stderr
+    assert lines(out.stdout)[0]["session_id"] == "fixed-id"
+    assert sorted(t["name"] for t in cli.srv.anthropic.requests[0].body["tools"]) == ["Grep", "Read"]
+    again = cli.run(*cli.args("-p", "hi", *fmt, "--session-id", "fixed-id"))
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--output-format", "json", "--canusetool"],
+        ["--output-format", "stream-json", "--permission-prompt-tool", "stdio"],
+        ["--json", "--input-format", "stream-json", "--permission-prompt-tool", "stdio"],
+    ],
+)
+def test_permission_channel_needs_a_streaming_protocol(cli: CliEnv, args: list[str]) -> None:
+    out = cli.run(*cli.args("-p", "x", *args))
+    assert out.returncode == 2 and "needs" in out.stderr
