@@ -21,7 +21,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from .errors import ConfigError
@@ -50,6 +49,8 @@ class Price:
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
+    from importlib import resources
+
     text = resources.files("skawld_core").joinpath("pricing.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data

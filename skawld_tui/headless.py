@@ -2,9 +2,10 @@
 
 Output formats:
 
-- ``stream-json`` (also ``--json``): NDJSON, one spec `Event` per line (`to_json`);
-- ``json``: one result object per run, printed when the run ends;
+- ``--json``: NDJSON, one spec `Event` per line (`to_json`);
 - ``text``: the final text of each run.
+
+(``--output-format json|stream-json`` is Claude Code's dialect: `skawld_tui.claude_headless`.)
 
 Nothing else is written to stdout: `sys.stdout` is pointed at stderr while the
 runner is active, so stray prints and library chatter land on stderr.
