@@ -11,6 +11,7 @@ import shutil
 import subprocess
 
 import pytest
+from claude_agent_sdk._internal.message_parser import parse_message
 
 from tests.cli.harness import MODEL, CliEnv, skawld_command
 from tests.support.wire_server import WireUsage, text, tool_call, turn
@@ -88,6 +89,8 @@ def test_stream_json_lines_carry_session_uuid_and_parent(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "delegate", "--output-format", "stream-json", "--allowedTools", "Subagent"))
     assert out.returncode == 0, out.stderr
     msgs = lines(out.stdout)
+    parsed = [parse_message(m) for m in msgs]  # every line is one of the SDK's message types
+    assert [type(p).__name__ for p in parsed].count("ResultMessage") == 1 and None not in parsed
     init = msgs[0]
     assert (init["type"], init["subtype"], init["schema_version"]) == ("system", "init", 1)
     sid = init["session_id"]
