@@ -67,6 +67,7 @@ class RunLoop:
         self.total = Usage()
         self.cost_usd = 0.0
         self.cost_known = False
+        self.tree_cost_usd = 0.0  # this run and its subagents' runs, for max_budget_usd
         self.by_model: dict[str, Usage] = {}
         self.started = time.perf_counter()
         self.aborting = False
@@ -163,6 +164,8 @@ class RunLoop:
                 self.total = add_usage(self.total, assembler.usage)
                 turn_cost = agent.pricing.cost(turn_model, assembler.usage)
                 self.cost_usd += turn_cost or 0.0
+                if agent.max_budget_usd is not None:
+                    self._budget_root().tree_cost_usd += turn_cost or 0.0
                 self.cost_known = self.cost_known or turn_cost is not None
                 self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), assembler.usage)
                 session.last_usage = assembler.usage
@@ -197,10 +200,22 @@ class RunLoop:
 
     # -- steps ------------------------------------------------------------
 
+    def _budget_root(self) -> RunLoop:
+        """The top-level run this (subagent) run belongs to: the budget covers the whole tree."""
+        loop, session = self, self.session
+        while session.is_child:
+            parent = self.agent.get_session(str(session.meta.get("parent_session_id", "")))
+            state = getattr(getattr(parent, "_run", None), "_loop_state", None)
+            if parent is None or not isinstance(state, RunLoop):
+                break
+            loop, session = state, parent
+        return loop
+
     def _check_budget(self) -> None:
         budget = self.agent.max_budget_usd
-        if budget is not None and not self.session.is_child and self.cost_usd >= budget:
-            raise BudgetLimitError(f"budget of ${budget:g} reached (${self.cost_usd:.4f} spent)")
+        spent = self._budget_root().tree_cost_usd
+        if budget is not None and spent >= budget:
+            raise BudgetLimitError(f"budget of ${budget:g} reached (${spent:.4f} spent)")
 
     def _check_abort(self) -> None:
         if self.aborting:
