@@ -376,6 +376,8 @@ def run(
     else:
         if prompt is not None:
             raise _fail("a prompt on the command line needs -p (the app takes prompts once it starts)", EXIT_USAGE)
+        if session_id is not None or tools_opt is not None:
+            raise _fail("--session-id and --tools work in headless mode (-p)", EXIT_USAGE)
         code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain)
     raise typer.Exit(code)
 
