@@ -15,6 +15,7 @@ from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
 from .messages import Message, PermissionMode
+from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .scheduler import default_tool_concurrency
 from .system_prompt import build_system_blocks
@@ -42,6 +43,10 @@ def _check_int(name: str, value: object, minimum: int) -> None:
 class Agent:
     """Configuration shared by every session: provider, model, tools,
     permissions, hooks, store, system prompt. Configured in code only.
+
+    `max_budget_usd` ends a run with `BudgetLimitError` once its cost (priced by
+    `pricing`, default: the list prices of `skawld_core.pricing`) reaches the budget;
+    `record_usage` adds each run's tokens and cost to the session's ``usage`` meta.
 
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
@@ -77,6 +82,9 @@ class Agent:
         additional_directories: Sequence[str | os.PathLike[str]] = (),
         sandbox: SandboxSettings | str | Mapping[str, Any] | None = None,
         env_passthrough: Sequence[str] = (),
+        max_budget_usd: float | None = None,
+        pricing: PriceTable | None = None,
+        record_usage: bool = False,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -87,6 +95,10 @@ class Agent:
         _check_int("max_output_tokens", max_output_tokens, 1)
         if permission_mode not in _MODES:
             raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {permission_mode!r})")
+        if max_budget_usd is not None and (
+            isinstance(max_budget_usd, bool) or not isinstance(max_budget_usd, int | float) or max_budget_usd <= 0
+        ):
+            raise ConfigError(f"max_budget_usd must be a number > 0 (got {max_budget_usd!r})")
         if cache_ttl not in (None, "5m", "1h"):
             raise ConfigError(f"cache_ttl must be '5m' or '1h' (got {cache_ttl!r})")
 
@@ -115,6 +127,9 @@ class Agent:
         self.additional_directories: list[Path] = list(
             dict.fromkeys(Path(os.path.realpath(self.cwd / Path(d).expanduser())) for d in additional_directories)
         )
+        self.max_budget_usd = max_budget_usd
+        self.pricing: PriceTable = pricing if pricing is not None else DEFAULT_TABLE
+        self.record_usage = record_usage
 
         if isinstance(tools, ToolRegistry):
             self.tools = tools

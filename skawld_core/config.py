@@ -10,7 +10,7 @@ Merge rules: scalars — the higher layer wins; ``limits`` — shallow merge;
 lower layer first (first match wins, so the user's rules take precedence);
 ``provider`` / ``sessionStore`` — replaced wholesale when the higher layer names a
 different ``id`` / ``kind``, otherwise merged shallowly; ``mcpServers`` — merged by
-server name; ``hooks`` — concatenated per event; ``configDirs`` and
+server name; ``pricing`` — merged by model; ``hooks`` — concatenated per event; ``configDirs`` and
 ``additionalDirectories`` — concatenated; ``env``/``sandbox`` — shallow merge.
 
 The project's files are untrusted (a cloned repository may have written them).
@@ -410,7 +410,7 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = _merge_tagged(out.get(key), value, "id", "anthropic")
         elif key == "sessionStore":
             out[key] = _merge_tagged(out.get(key), value, "kind", "sqlite")
-        elif key == "mcpServers":
+        elif key in ("mcpServers", "pricing"):
             out[key] = {**out.get(key, {}), **value}
         elif key == "hooks":
             hooks = {k: list(v) for k, v in out.get(key, {}).items()}

@@ -208,6 +208,15 @@ class EnvSection(_Section):
     passthrough: list[NonEmpty] | None = None
 
 
+class ModelPrice(_Section):
+    """USD per million tokens for one model (or model-id prefix)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cacheRead: float | None = Field(default=None, ge=0)
+    cacheWrite: float | None = Field(default=None, ge=0)
+
+
 class ConfigFile(_Section):
     """A whole `config.json` document."""
 
@@ -228,6 +237,9 @@ class ConfigFile(_Section):
     env: EnvSection | None = None
     additionalDirectories: list[NonEmpty] | None = Field(
         default=None, description="Directories outside the project the agent may work in."
+    )
+    pricing: dict[str, ModelPrice] | None = Field(
+        default=None, description="Custom prices by model id prefix (see skawld_core/pricing.json)."
     )
 
 

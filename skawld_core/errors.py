@@ -115,3 +115,9 @@ class TurnLimitError(SkawldError):
     """The run hit `max_turns`."""
 
     kind = "turn_limit"
+
+
+class BudgetLimitError(SkawldError):
+    """The run's cost reached `max_budget_usd` (checked before each model call)."""
+
+    kind = "budget_limit"

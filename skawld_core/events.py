@@ -98,9 +98,15 @@ class AssistantEvent(_Event):
 
 
 class UsageEvent(_Event):
+    """Tokens of one turn and of the run so far. `cost_usd` / `cumulative_cost_usd`
+    (skawld additions, left out when no price is known) are US dollars from the
+    agent's price table."""
+
     type: Literal["usage"] = "usage"
     usage: Usage
     cumulative: Usage
+    cost_usd: float | None = None
+    cumulative_cost_usd: float | None = None
 
 
 class PermissionRequestItem(BaseModel):
@@ -185,7 +191,8 @@ ResultSubtype = Literal["success", "aborted", "error", "interrupted"]
 
 
 class ResultEvent(_Event):
-    """The terminal event; exactly one per run."""
+    """The terminal event; exactly one per run. `total_cost_usd` (a skawld addition,
+    left out when no price is known) is the run's cost in US dollars."""
 
     type: Literal["result"] = "result"
     subtype: ResultSubtype
@@ -193,10 +200,16 @@ class ResultEvent(_Event):
     total_usage: Usage
     duration_ms: float
     final_text: str | None = None
+    total_cost_usd: float | None = None
 
 
 class SubagentEvent(_Event):
-    """A child session's event, wrapped; may nest."""
+    """A child session's event, wrapped; may nest.
+
+    `parent_tool_use_id` (the id of the parent's tool call that started the
+    subagent) is for Python consumers and the Claude Code dialect; it is not part
+    of the spec's JSON and is left out of `to_json`.
+    """
 
     type: Literal["subagent_event"] = "subagent_event"
     parent_session_id: str
@@ -204,6 +217,7 @@ class SubagentEvent(_Event):
     subagent_type: str
     display_name: str
     event: Event
+    parent_tool_use_id: str | None = Field(default=None, exclude=True)
 
 
 Event = Annotated[

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .assembly import StreamAssembler
 from .compaction import should_compact
-from .errors import AbortError, ContextLengthError, HookError, SkawldError, TurnLimitError
+from .errors import AbortError, BudgetLimitError, ContextLengthError, HookError, SkawldError, TurnLimitError
 from .events import (
     AssistantEvent,
     ErrorEvent,
@@ -65,6 +65,10 @@ class RunLoop:
         self.emit = emit
         self.emit_nowait = emit_nowait
         self.total = Usage()
+        self.cost_usd = 0.0
+        self.cost_known = False
+        self.tree_cost_usd = 0.0  # this run and its subagents' runs, for max_budget_usd
+        self.by_model: dict[str, Usage] = {}
         self.started = time.perf_counter()
         self.aborting = False
         self._forced_compaction_used = False
@@ -145,20 +149,35 @@ class RunLoop:
                 return
             if self.agent.max_turns is not None and turns >= self.agent.max_turns:
                 raise TurnLimitError("max turns exceeded")
+            self._check_budget()
             await self._drain_steers()
             self._forced_compaction_used = False
             await self._maybe_compact("threshold")
             model_override, overlay_tools = session.take_overlay()
             try:
-                assembler = await self._stream_with_recovery(model_override or session.model)
+                turn_model = model_override or session.model
+                assembler = await self._stream_with_recovery(turn_model)
                 turns += 1
                 message = assembler.message()
                 await self._persist([message])
                 stop_reason: StopReason = assembler.stop_reason
                 await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
                 self.total = add_usage(self.total, assembler.usage)
+                turn_cost = agent.pricing.cost(turn_model, assembler.usage)
+                self.cost_usd += turn_cost or 0.0
+                if agent.max_budget_usd is not None:
+                    self._budget_root().tree_cost_usd += turn_cost or 0.0
+                self.cost_known = self.cost_known or turn_cost is not None
+                self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), assembler.usage)
                 session.last_usage = assembler.usage
-                await self.emit(UsageEvent(usage=assembler.usage, cumulative=self.total))
+                await self.emit(
+                    UsageEvent(
+                        usage=assembler.usage,
+                        cumulative=self.total,
+                        cost_usd=turn_cost,
+                        cumulative_cost_usd=self.cost_usd if self.cost_known else None,
+                    )
+                )
                 tool_uses = message.tool_uses()
                 if stop_reason == "tool_use" and tool_uses:
                     await self._run_tools(message, overlay_tools)
@@ -181,6 +200,23 @@ class RunLoop:
             return
 
     # -- steps ------------------------------------------------------------
+
+    def _budget_root(self) -> RunLoop:
+        """The top-level run this (subagent) run belongs to: the budget covers the whole tree."""
+        loop, session = self, self.session
+        while session.is_child:
+            parent = self.agent.get_session(str(session.meta.get("parent_session_id", "")))
+            state = getattr(getattr(parent, "_run", None), "_loop_state", None)
+            if parent is None or not isinstance(state, RunLoop):
+                break
+            loop, session = state, parent
+        return loop
+
+    def _check_budget(self) -> None:
+        budget = self.agent.max_budget_usd
+        spent = self._budget_root().tree_cost_usd
+        if budget is not None and spent >= budget:
+            raise BudgetLimitError(f"budget of ${budget:g} reached (${spent:.4f} spent)")
 
     def _check_abort(self) -> None:
         if self.aborting:
@@ -376,6 +412,7 @@ class RunLoop:
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
         await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
+        await self._record_usage()
         await self.emit(
             ResultEvent(
                 subtype=subtype,
@@ -383,8 +420,18 @@ class RunLoop:
                 total_usage=self.total,
                 duration_ms=(time.perf_counter() - self.started) * 1000,
                 final_text=final_text,
+                total_cost_usd=self.cost_usd if self.cost_known else None,
             )
         )
+
+    async def _record_usage(self) -> None:
+        """Add this run's tokens and cost to the session's ``usage`` meta (for `sessions show`)."""
+        if not self.by_model or not self.agent.record_usage:
+            return
+        try:
+            await self.session.update_meta({"usage": merge_usage_meta(self.session.meta.get("usage"), self)})
+        except Exception:
+            pass  # usage bookkeeping must never fail a run
 
     async def _finish_aborted(self) -> None:
         """Leave the transcript valid (real results for calls that finished,
@@ -419,6 +466,27 @@ class RunLoop:
             )
         )
         await self._finish("error", "error")
+
+
+def merge_usage_meta(old: object, run: RunLoop) -> dict[str, Any]:
+    """The session's cumulative ``usage`` meta plus one run: tokens and cost, total and per model."""
+    prev = old if isinstance(old, dict) else {}
+    models: dict[str, Any] = dict(prev.get("models") or {})
+    for model, usage in run.by_model.items():
+        entry = dict(models.get(model) or {})
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"):
+            entry[key] = int(entry.get(key, 0)) + (getattr(usage, key) or 0)
+        entry["cost_usd"] = float(entry.get("cost_usd", 0.0)) + (run.agent.pricing.cost(model, usage) or 0.0)
+        models[model] = entry
+    total = {k: sum(int(m.get(k, 0)) for m in models.values()) for k in ("input_tokens", "output_tokens")}
+    total["cache_read_tokens"] = sum(int(m.get("cache_read_tokens", 0)) for m in models.values())
+    total["cache_creation_tokens"] = sum(int(m.get("cache_creation_tokens", 0)) for m in models.values())
+    return {
+        **total,
+        "cost_usd": sum(float(m.get("cost_usd", 0.0)) for m in models.values()),
+        "runs": int(prev.get("runs", 0)) + 1,
+        "models": models,
+    }
 
 
 def _first_text(message: Message) -> str | None:

@@ -151,6 +151,9 @@ def config_requests(
         add(TrustRequest("widens", "/sandbox", "turns the Bash sandbox off"))
     if isinstance(sandbox, Mapping) and sandbox.get("network") is True:
         add(TrustRequest("widens", "/sandbox/network", "network access from sandboxed commands"))
+    if doc.get("pricing"):
+        # Prices of 0 would switch off the user's --max-budget-usd.
+        add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))
     return out
 
 

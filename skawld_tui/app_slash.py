@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .file_commands import CommandExpansionError
 from .slash_commands import BY_NAME, MODES, help_text
-from .transcript_model import cost_usd, export_markdown, format_cost, format_tokens
+from .transcript_model import cost_usd, export_markdown, format_cost, format_tokens, price_note
 from .widgets.blocks import CommandOutput, Divider, ErrorBlock, NoteLine
 
 if TYPE_CHECKING:
@@ -143,7 +143,8 @@ class SlashMixin:
             f"| output tokens | {format_tokens(usage.output_tokens)} |\n"
             f"| cache read | {format_tokens(usage.cache_read_tokens or 0)} |\n"
             f"| cache write | {format_tokens(usage.cache_creation_tokens or 0)} |\n"
-            f"| cost | {cost} |"
+            f"| cost | {cost} |\n"
+            f"| prices | {price_note()} |"
         )
 
     async def _cmd_skills(self, args: str) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from skawld_core.config import ConfigSource, ConfigWarning, home_dir, load_config, user_config_dir
 from skawld_core.errors import AuthError, ConfigError
 from skawld_core.instructions import find_repo_root, load_instructions
+from skawld_core.pricing import PriceTable, parse_price_overrides
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -60,6 +61,10 @@ class CliOptions:
     accept_project_config: bool = False
     add_dirs: Sequence[str] = ()
     sandbox: str | None = None
+    append_system_prompt: str | None = None
+    extra_config: Mapping[str, Any] | None = None
+    strict_mcp_servers: Sequence[str] | None = None
+    max_budget_usd: float | None = None
 
 
 @dataclass
@@ -113,6 +118,9 @@ class Settings:
     provider_compat: str | None = None
     provider_context_window: int | None = None
 
+    max_budget_usd: float | None = None
+    pricing: PriceTable = field(default_factory=PriceTable)
+
     @property
     def sandbox(self) -> dict[str, Any]:
         """The sandbox settings as `Agent(sandbox=...)` takes them."""
@@ -121,57 +129,26 @@ class Settings:
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
 
-_SPEC = re.compile(r"^\s*([A-Za-z0-9_*.-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_PATH_TOOLS = frozenset({"Read", "Write", "Edit", "Glob", "Grep"})
-
-
-def _split_specs(values: Sequence[str]) -> list[str]:
-    """Split comma/space-separated specs, keeping `Tool(a b, c)` parentheses intact."""
-    out: list[str] = []
-    for value in values:
-        depth, cur = 0, ""
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and (ch == "," or ch.isspace()):
-                if cur.strip():
-                    out.append(cur.strip())
-                cur = ""
-                continue
-            cur += ch
-        if cur.strip():
-            out.append(cur.strip())
-    return out
-
 
 def tool_rules(specs: Sequence[str], decision: str) -> list[dict[str, Any]]:
-    """Turn Claude-Code-style tool specs into permission rules.
+    """Turn Claude Code rule strings (`skawld_core.permissions.claude_rules`) into rule dicts.
 
-    ``Read`` → a tool rule; ``Bash(git status)`` / ``Bash(npm:*)`` → a bash prefix rule;
-    ``Edit(src/**)`` → a path rule for that tool; ``Skill(deploy)`` → a Skill rule with `arg`.
-    Raises `ValueError` for a malformed spec.
+    ``Read`` → a tool rule; ``Bash(git status)`` → exactly that command; ``Bash(npm:*)`` →
+    a bash prefix rule; ``Edit(src/**)`` → a path rule; ``Skill(deploy)`` → a Skill rule
+    with `arg`. Raises `ValueError` for a malformed spec (notes about rules skawld cannot
+    apply become warnings in `resolve_settings`).
     """
-    rules: list[dict[str, Any]] = []
-    for spec in _split_specs(specs):
-        m = _SPEC.match(spec)
-        if m is None:
-            raise ValueError(f"bad tool spec {spec!r} (expected Tool or Tool(argument))")
-        name, arg = m.group(1), m.group(2)
-        if arg is None or arg.strip() in ("", "*"):
-            rules.append({"kind": "tool", "tool": name, "decision": decision})
-        elif name == "Bash":
-            pattern = re.sub(r"(:\*|\s\*)$", "", arg.strip()).strip()
-            if not pattern:
-                rules.append({"kind": "tool", "tool": "Bash", "decision": decision})
-            else:
-                rules.append({"kind": "bash", "pattern": pattern, "decision": decision})
-        elif name in _PATH_TOOLS:
-            rules.append({"kind": "path", "tools": [name], "paths": [arg.strip()], "decision": decision})
-        else:
-            rules.append({"kind": "tool", "tool": name, "arg": arg.strip(), "decision": decision})
-    return rules
+    from skawld_core.permissions.claude_rules import parse_claude_rules
+
+    return parse_claude_rules(specs, decision).dicts()  # type: ignore[arg-type]
+
+
+def _rule_notes(opts: CliOptions) -> list[str]:
+    from skawld_core.permissions.claude_rules import parse_claude_rules
+
+    notes = parse_claude_rules(opts.allowed_tools, "allow").notes
+    notes += parse_claude_rules(opts.disallowed_tools, "deny").notes
+    return list(dict.fromkeys(notes))
 
 
 # -- settings ----------------------------------------------------------------
@@ -261,10 +238,15 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     environ = dict(os.environ if env is None else env)
     base = Path(opts.cwd).expanduser().resolve() if opts.cwd else Path.cwd()
     deny_rules = tool_rules(opts.disallowed_tools, "deny")
+    overrides = _overrides(opts)
+    if opts.extra_config:  # --settings / --mcp-config, below the flags
+        from skawld_core.config import _merge
+
+        overrides = _merge(dict(opts.extra_config), overrides)
     loaded = load_config(
         cwd=base,
         env=environ,
-        overrides=_overrides(opts),
+        overrides=overrides,
         project_config_path=opts.config,
         ignore_user_config=opts.no_user_config,
         accept_project_config=opts.accept_project_config,
@@ -279,6 +261,12 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     system_prompt, files, instruction_warnings = _system_prompt(
         cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=loaded.project_trusted
     )
+    if opts.append_system_prompt and opts.append_system_prompt.strip():
+        system_prompt = "\n\n".join(p for p in (system_prompt, opts.append_system_prompt.strip()) if p)
+    mcp_servers = cfg.mcp_servers
+    if opts.strict_mcp_servers is not None:  # --strict-mcp-config: only the --mcp-config servers
+        mcp_servers = {k: v for k, v in mcp_servers.items() if k in opts.strict_mcp_servers}
+    warnings = [*loaded.warnings, *instruction_warnings, *(ConfigWarning(note) for note in _rule_notes(opts))]
     store_path: Path | None = None
     if cfg.session_store.kind == "sqlite":
         raw_path = cfg.session_store.database_path
@@ -309,13 +297,13 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         cache_ttl=cfg.cache_ttl,
         no_cache=opts.no_cache,
         config_dirs=config_dirs,
-        mcp_servers=cfg.mcp_servers,
+        mcp_servers=mcp_servers,
         hooks=cfg.hooks,
         store_kind=cfg.session_store.kind,
         store_path=store_path,
         project_config_path=loaded.project_path,
         sources=loaded.sources,
-        warnings=[*loaded.warnings, *instruction_warnings],
+        warnings=warnings,
         env=environ,
         project_trusted=loaded.project_trusted,
         trust_extra=loaded.trust_extra,
@@ -328,10 +316,22 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         provider_transport=cfg.provider.transport,
         provider_compat=cfg.provider.compat,
         provider_context_window=cfg.provider.context_window,
+        max_budget_usd=opts.max_budget_usd,
+        pricing=PriceTable(
+            parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(cfg.provider.base_url)
+        ),
     )
 
 
 # -- provider, store, agent --------------------------------------------------
+
+
+DEFAULT_BASE_URLS = ("https://api.anthropic.com", "https://api.openai.com")
+
+
+def is_local_server(base_url: str | None) -> bool:
+    """A non-default base URL (a local or self-hosted server): priced at zero."""
+    return bool(base_url) and not str(base_url).rstrip("/").removesuffix("/v1").startswith(DEFAULT_BASE_URLS)
 
 
 def missing_key_message(provider_id: str) -> str:
@@ -429,6 +429,8 @@ def build_agent(
     ask_user: Any = None,
     include_partial_messages: bool = False,
     provider: BaseProvider | None = None,
+    extra_hooks: Mapping[str, list[Any]] | None = None,
+    extra_tools: Sequence[Any] = (),
 ) -> Agent:
     """An `Agent` configured from `settings` (raises `ConfigError` without a model)."""
     if not settings.model:
@@ -439,15 +441,22 @@ def build_agent(
     from skawld_core.agent import Agent
     from skawld_core.tools import default_tools
 
+    from .transcript_model import use_price_table
+
+    use_price_table(settings.pricing)
     hooks = None
     if settings.hooks:
         from .command_hooks import command_hooks
 
         hooks = command_hooks(settings.hooks, settings.env_passthrough)
+    if extra_hooks:
+        hooks = dict(hooks or {})
+        for event, entries in extra_hooks.items():
+            hooks[event] = [*hooks.get(event, []), *entries]
     return Agent(
         provider=provider or make_provider(settings),
         model=settings.model,
-        tools=default_tools(background_shells=True),
+        tools=[*default_tools(background_shells=True), *(extra_tools or ())],
         permission_mode=settings.permission_mode,  # type: ignore[arg-type]
         permission_rules=settings.permission_rules,
         can_use_tool=can_use_tool,
@@ -470,6 +479,9 @@ def build_agent(
         additional_directories=settings.additional_directories,
         sandbox=settings.sandbox,
         env_passthrough=settings.env_passthrough,
+        max_budget_usd=settings.max_budget_usd,
+        pricing=settings.pricing,
+        record_usage=True,
     )
 
 

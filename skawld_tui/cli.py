@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -43,6 +44,7 @@ class PermissionModeOpt(StrEnum):
     acceptEdits = "acceptEdits"
     plan = "plan"
     yolo = "yolo"
+    bypassPermissions = "bypassPermissions"
 
 
 class OutputFormat(StrEnum):
@@ -126,7 +128,9 @@ def run(
     ] = None,
     permission_mode: Annotated[
         PermissionModeOpt | None,
-        typer.Option("--permission-mode", help="default | acceptEdits | plan | yolo.", rich_help_panel=P),
+        typer.Option(
+            "--permission-mode", help="default | acceptEdits | plan | yolo (= bypassPermissions).", rich_help_panel=P
+        ),
     ] = None,
     add_dir: Annotated[
         list[str] | None,
@@ -141,6 +145,7 @@ def run(
         list[str] | None,
         typer.Option(
             "--allowed-tools",
+            "--allowedTools",
             metavar="SPECS",
             help='Allow rules: "Read,Bash(git status),Edit(src/**)".',
             rich_help_panel=P,
@@ -150,6 +155,7 @@ def run(
         list[str] | None,
         typer.Option(
             "--disallowed-tools",
+            "--disallowedTools",
             metavar="SPECS",
             help="Deny rules (same syntax; they win over everything).",
             rich_help_panel=P,
@@ -220,21 +226,110 @@ def run(
             rich_help_panel=C,
         ),
     ] = None,
+    # Claude Code's flags (skawld_tui.claude_flags); docs/cli.md lists what each does here.
+    session_id: Annotated[
+        str | None,
+        typer.Option("--session-id", metavar="ID", help="Start a new session with this id.", rich_help_panel=S),
+    ] = None,
+    append_system_prompt: Annotated[
+        str | None,
+        typer.Option("--append-system-prompt", metavar="TEXT", help="Append to the system prompt.", rich_help_panel=M),
+    ] = None,
+    fallback_model: Annotated[str | None, typer.Option("--fallback-model", metavar="MODEL", hidden=True)] = None,
+    mcp_config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mcp-config", metavar="FILE|JSON", help='MCP servers: {"mcpServers": {...}}.', rich_help_panel=C
+        ),
+    ] = None,
+    strict_mcp_config: Annotated[
+        bool, typer.Option("--strict-mcp-config", help="Only the --mcp-config servers.", rich_help_panel=C)
+    ] = False,
+    claude_settings: Annotated[
+        str | None,
+        typer.Option(
+            "--settings", metavar="FILE|JSON", help="Claude Code settings (permissions, model).", rich_help_panel=C
+        ),
+    ] = None,
+    setting_sources: Annotated[str | None, typer.Option("--setting-sources", metavar="LIST", hidden=True)] = None,
+    include_partial_messages: Annotated[
+        bool, typer.Option("--include-partial-messages", help="stream_event lines (stream-json).", rich_help_panel=O)
+    ] = False,
+    json_schema: Annotated[
+        str | None,
+        typer.Option(
+            "--json-schema", metavar="JSON", help="Validate the answer; structured_output.", rich_help_panel=O
+        ),
+    ] = None,
+    max_budget_usd: Annotated[
+        float | None,
+        typer.Option("--max-budget-usd", metavar="USD", help="Stop when the run costs this much.", rich_help_panel=L),
+    ] = None,
+    permission_prompt_tool: Annotated[
+        str | None,
+        typer.Option(
+            "--permission-prompt-tool", metavar="stdio", help="Ask the SDK host (control protocol).", rich_help_panel=P
+        ),
+    ] = None,
+    tools_opt: Annotated[
+        str | None, typer.Option("--tools", metavar="LIST", help="Built-in tools to offer.", rich_help_panel=P)
+    ] = None,
+    betas: Annotated[list[str] | None, typer.Option("--betas", hidden=True)] = None,
+    max_thinking_tokens: Annotated[int | None, typer.Option("--max-thinking-tokens", hidden=True)] = None,
+    effort: Annotated[str | None, typer.Option("--effort", hidden=True)] = None,
+    include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     version: Annotated[
         bool | None, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
     ] = None,
 ) -> None:
     """skawld: a terminal coding agent. Without -p it opens the interactive app."""
     from .bootstrap import CliOptions
+    from .claude_flags import ClaudeFlags, check_conflicts, flag_config, skawld_mode, unhonoured
 
-    if sum(x is not None for x in (session, resume)) + int(continue_last) > 1:
-        raise _fail("use only one of --session, --resume and --continue", EXIT_USAGE)
+    if sum(x is not None for x in (session, resume, session_id)) + int(continue_last) > 1:
+        raise _fail("use only one of --session, --resume, --session-id and --continue", EXIT_USAGE)
+    if system_prompt and system_prompt_file:
+        raise _fail("use only one of --system-prompt and --system-prompt-file", EXIT_USAGE)
+    flags = ClaudeFlags(
+        append_system_prompt=append_system_prompt,
+        fallback_model=fallback_model,
+        session_id=session_id,
+        mcp_config=tuple(mcp_config or ()),
+        strict_mcp_config=strict_mcp_config,
+        settings=claude_settings,
+        setting_sources=setting_sources,
+        include_partial_messages=include_partial_messages,
+        json_schema=json_schema,
+        max_budget_usd=max_budget_usd,
+        permission_prompt_tool=permission_prompt_tool,
+        tools=tools_opt,
+        betas=tuple(betas or ()),
+        max_thinking_tokens=max_thinking_tokens,
+        effort=effort,
+        include_hook_events=include_hook_events,
+    )
+    try:
+        mode = skawld_mode(permission_mode.value) if permission_mode else None
+        check_conflicts(
+            flags,
+            fmt=OutputFormat.stream_json.value if json_out else (output_format or OutputFormat.text).value,
+            json_out=json_out,
+            stream_input=input_format is InputFormat.stream_json,
+        )
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    from skawld_core.errors import ConfigError
+
+    try:
+        extra = flag_config(flags, Path(cwd).expanduser().resolve() if cwd else Path.cwd())
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
     opts = CliOptions(
         model=model,
         provider=provider.value if provider else None,
         base_url=base_url,
         cwd=cwd,
-        permission_mode=permission_mode.value if permission_mode else None,
+        permission_mode=mode,
         allowed_tools=tuple(allowed_tools or ()),
         disallowed_tools=tuple(disallowed_tools or ()),
         max_turns=max_turns,
@@ -244,16 +339,48 @@ def run(
         system_prompt_file=system_prompt_file,
         no_cache=no_cache,
         config=config,
-        no_user_config=no_user_config,
+        no_user_config=no_user_config
+        or (setting_sources is not None and "user" not in [x.strip() for x in setting_sources.split(",")]),
         accept_project_config=accept_project_config,
         add_dirs=tuple(add_dir or ()),
         sandbox=None if sandbox is None else ("required" if sandbox else "off"),
+        append_system_prompt=append_system_prompt,
+        extra_config=extra.extra_config or None,
+        strict_mcp_servers=extra.strict_servers,
+        max_budget_usd=max_budget_usd,
     )
     if json_out and output_format not in (None, OutputFormat.stream_json):
         raise _fail(f"--json conflicts with --output-format {output_format.value}", EXIT_USAGE)
     headless = print_mode or json_out or output_format is not None or input_format is InputFormat.stream_json
     fmt = OutputFormat.stream_json if json_out else (output_format or OutputFormat.text)
+    if headless and prompt is not None and not prompt.strip():
+        raise _fail("the prompt is empty: pass a non-empty prompt after -p, or pipe one on stdin", EXIT_USAGE)
     if headless:
+        for note in [*extra.notes, *unhonoured(flags, provider_id=provider.value if provider else "anthropic")]:
+            sys.stderr.write(f"skawld: warning: {note}\n")
+    claude_stream = fmt is OutputFormat.stream_json and input_format is InputFormat.stream_json
+    if headless and canusetool and not json_out and fmt is not OutputFormat.text and not claude_stream:
+        raise _fail("--canusetool needs --json, or --output-format stream-json --input-format stream-json", EXIT_USAGE)
+    if headless and not json_out and (fmt is not OutputFormat.text or input_format is InputFormat.stream_json):
+        code = _claude_headless(
+            opts,
+            flags,
+            prompt=prompt,
+            fmt=fmt.value,
+            stream_input=input_format is InputFormat.stream_json,
+            session=session or resume,
+            resume_strict=resume is not None,
+            continue_last=continue_last,
+            host_permissions=canusetool or permission_prompt_tool == "stdio",
+            sdk_servers=tuple(extra.sdk_servers),
+            pretty=pretty,
+            verbose=verbose,
+        )
+    elif headless:
+        if extra.sdk_servers:
+            raise _fail(
+                "SDK MCP servers (type 'sdk') need --output-format stream-json --input-format stream-json", EXIT_USAGE
+            )
         code = _headless(
             opts,
             prompt=prompt,
@@ -263,11 +390,15 @@ def run(
             resume_strict=resume is not None,
             continue_last=continue_last,
             canusetool=canusetool,
-            partial=partial,
+            partial=partial or include_partial_messages,
+            new_session_id=session_id,
+            tools=tools_opt,
             pretty=pretty,
             verbose=verbose,
         )
     else:
+        if session_id is not None or tools_opt is not None:
+            raise _fail("--session-id and --tools work in headless mode (-p)", EXIT_USAGE)
         code = _interactive(
             opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain, prompt=prompt
         )
@@ -396,6 +527,8 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
         stream_input=stream_input,
         session_id=kw["session"],
         **{k: kw[k] for k in ("resume_strict", "continue_last", "canusetool", "partial", "pretty", "verbose")},
+        new_session_id=kw.get("new_session_id"),
+        tools=kw.get("tools"),
     )
     try:
         _state["headless_ran"] = True
@@ -411,6 +544,61 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
 
         if isinstance(exc, SessionStoreCorruptError):
             raise _fail(str(exc), EXIT_CONFIG) from None
+        raise _fail(f"{exc.name}: {exc}", 1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
+    """Headless in Claude Code's dialect (`skawld_tui.claude_headless`)."""
+    from skawld_core.errors import AuthError, ConfigError, SkawldError
+
+    from .claude_headless import ClaudeOptions, run_claude_headless
+    from .control import read_all_stdin
+    from .headless import UsageError
+
+    _configure_logging()
+    settings = _settings(opts, interactive=False, verbose=kw["verbose"])
+    _check_key(settings)
+    if not settings.model:
+        raise _fail(
+            'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
+        )
+    stdin_tty = os.isatty(0)
+    if prompt is None and not stream_input:
+        if stdin_tty:
+            raise _fail("no prompt: pass one after -p, pipe it on stdin, or use --input-format stream-json", EXIT_USAGE)
+        prompt = read_all_stdin()
+        if not prompt.strip():
+            raise _fail("the prompt read from stdin is empty", EXIT_USAGE)
+    copts = ClaudeOptions(
+        prompt=prompt,
+        output_format=fmt,
+        stream_input=stream_input,
+        session_id=kw["session"],
+        resume_strict=kw["resume_strict"],
+        continue_last=kw["continue_last"],
+        new_session_id=flags.session_id,
+        partial=flags.include_partial_messages,
+        host_permissions=kw["host_permissions"],
+        schema=flags.schema,
+        sdk_mcp_servers=kw["sdk_servers"],
+        tools=flags.tools,
+        pretty=kw["pretty"],
+        verbose=kw["verbose"],
+    )
+    try:
+        _state["headless_ran"] = True
+        return run_claude_headless(
+            settings, copts, use_stdin=stream_input or (kw["host_permissions"] and not stdin_tty)
+        )
+    except UsageError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except AuthError as exc:
+        raise _fail(str(exc), EXIT_AUTH) from None
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+    except SkawldError as exc:
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

@@ -2,9 +2,10 @@
 
 Output formats:
 
-- ``stream-json`` (also ``--json``): NDJSON, one spec `Event` per line (`to_json`);
-- ``json``: one result object per run, printed when the run ends;
+- ``--json``: NDJSON, one spec `Event` per line (`to_json`);
 - ``text``: the final text of each run.
+
+(``--output-format json|stream-json`` is Claude Code's dialect: `skawld_tui.claude_headless`.)
 
 Nothing else is written to stdout: `sys.stdout` is pointed at stderr while the
 runner is active, so stray prints and library chatter land on stderr.
@@ -57,6 +58,8 @@ class HeadlessOptions:
     canusetool: bool = False
     stream_input: bool = False
     verbose: bool = False
+    new_session_id: str | None = None
+    tools: str | None = None
 
 
 @dataclass
@@ -311,6 +314,12 @@ class HeadlessRunner:
         agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
         async with agent:
             session_id = self.opts.session_id
+            if self.opts.new_session_id is not None:
+                if await agent.store.load(self.opts.new_session_id) is not None:
+                    raise UsageError(
+                        f"session {self.opts.new_session_id!r} already exists (use --resume to continue it)"
+                    )
+                session_id = self.opts.new_session_id
             if self.opts.continue_last:
                 from .bootstrap import newest_session_id
 
@@ -327,6 +336,10 @@ class HeadlessRunner:
             from .bootstrap import session_meta
 
             self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first))
+            if self.opts.tools is not None:  # after connecting: Subagent and Skill register then
+                from .claude_headless import restrict_tools
+
+                restrict_tools(agent, self.opts.tools)
             if self.aborted:  # a signal arrived while connecting
                 return EXIT_TERM if self.terminated else EXIT_ABORT
             if self.opts.verbose:

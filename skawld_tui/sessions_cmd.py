@@ -121,18 +121,40 @@ def list_cmd(
 def show_cmd(
     session_id: Annotated[str, typer.Argument(help="Session id.")], db: DbOpt = None, cwd: CwdOpt = None
 ) -> None:
-    """Print a session's stored messages (NDJSON)."""
+    """Print a session's stored messages (NDJSON); its tokens and cost go to stderr."""
 
-    async def work(store: Any) -> list[Any] | None:
-        if await store.load(session_id) is None:
+    async def work(store: Any) -> tuple[Any, list[Any]] | None:
+        record = await store.load(session_id)
+        if record is None:
             return None
-        return list(await store.load_messages(session_id))
+        return record, list(await store.load_messages(session_id))
 
-    messages = _with_store(db, cwd, work)
-    if messages is None:
+    found = _with_store(db, cwd, work)
+    if found is None:
         raise _fail(f"no session {session_id!r}")
+    record, messages = found
     for m in messages:
         _out(m.model_dump(mode="json", exclude_none=True))
+    sys.stderr.write(usage_line(record.meta.get("usage")) + "\n")
+
+
+def usage_line(usage: object) -> str:
+    """``usage: 3 runs, 12.3k input (1.0k cache read, 0 cache write), 450 output tokens, $0.0123``."""
+    from .transcript_model import format_tokens
+
+    if not isinstance(usage, dict):
+        return "usage: not recorded for this session"
+    cost = float(usage.get("cost_usd", 0.0))
+    models = ", ".join(
+        f"{name} ${float(m.get('cost_usd', 0.0)):.4f}" for name, m in (usage.get("models") or {}).items()
+    )
+    return (
+        f"usage: {usage.get('runs', 0)} runs, {format_tokens(int(usage.get('input_tokens', 0)))} input "
+        f"({format_tokens(int(usage.get('cache_read_tokens', 0)))} cache read, "
+        f"{format_tokens(int(usage.get('cache_creation_tokens', 0)))} cache write), "
+        f"{format_tokens(int(usage.get('output_tokens', 0)))} output tokens, ${cost:.4f}"
+        + (f" ({models})" if models else "")
+    )
 
 
 @app.command("delete")

@@ -21,6 +21,7 @@ from skawld_core.messages import (
     ToolUseBlock,
     Usage,
 )
+from skawld_core.pricing import DEFAULT_TABLE, Price, PriceTable
 
 from .file_diff import proposed_change, unified_diff
 
@@ -101,43 +102,29 @@ def language_for(path: str) -> str | None:
 
 # -- pricing -------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Price:
-    """US dollars per million tokens."""
-
-    input: float
-    output: float
-    cache_read: float
-    cache_write: float
+# The single price table (skawld_core/pricing.json plus config overrides); headless
+# and the app use the same one. `build_agent` installs the configured table.
+_ACTIVE: list[PriceTable] = [DEFAULT_TABLE]
 
 
-# Public list prices (per MTok), matched by model-name prefix, longest first.
-PRICES: dict[str, Price] = {
-    "claude-opus-4-5": Price(5.0, 25.0, 0.5, 6.25),
-    "claude-opus-4": Price(15.0, 75.0, 1.5, 18.75),
-    "claude-sonnet-4": Price(3.0, 15.0, 0.3, 3.75),
-    "claude-3-7-sonnet": Price(3.0, 15.0, 0.3, 3.75),
-    "claude-3-5-sonnet": Price(3.0, 15.0, 0.3, 3.75),
-    "claude-haiku-4": Price(1.0, 5.0, 0.1, 1.25),
-    "claude-3-5-haiku": Price(0.8, 4.0, 0.08, 1.0),
-    "gpt-4.1-mini": Price(0.4, 1.6, 0.1, 0.4),
-    "gpt-4.1": Price(2.0, 8.0, 0.5, 2.0),
-    "gpt-4o-mini": Price(0.15, 0.6, 0.075, 0.15),
-    "gpt-4o": Price(2.5, 10.0, 1.25, 2.5),
-    "gpt-5-mini": Price(0.25, 2.0, 0.025, 0.25),
-    "gpt-5": Price(1.25, 10.0, 0.125, 1.25),
-    "o4-mini": Price(1.1, 4.4, 0.275, 1.1),
-    "o3": Price(2.0, 8.0, 0.5, 2.0),
-}
+def use_price_table(table: PriceTable) -> None:
+    """Make `table` the one `price_for` / `cost_usd` consult."""
+    _ACTIVE[0] = table
 
 
 def price_for(model: str) -> Price | None:
     """The price of `model` when known (longest matching prefix)."""
-    for prefix in sorted(PRICES, key=len, reverse=True):
-        if model.startswith(prefix):
-            return PRICES[prefix]
-    return None
+    return _ACTIVE[0].price(model)
+
+
+def price_note() -> str:
+    """Where the prices come from (for `/usage`)."""
+    from skawld_core.pricing import prices_updated
+
+    table = _ACTIVE[0]
+    custom = " and config overrides" if table.overrides else ""
+    local = "; a local server is not charged" if table.local else ""
+    return f"list prices of {prices_updated()}{custom}{local}"
 
 
 def cost_usd(model: str, usage: Usage) -> float | None:
@@ -146,16 +133,7 @@ def cost_usd(model: str, usage: Usage) -> float | None:
     `input_tokens` includes the cache fields, so cached tokens are billed at
     their own rates and only the rest at the input rate.
     """
-    price = price_for(model)
-    if price is None:
-        return None
-    read = usage.cache_read_tokens or 0
-    write = usage.cache_creation_tokens or 0
-    fresh = max(0, usage.input_tokens - read - write)
-    total = (
-        fresh * price.input + read * price.cache_read + write * price.cache_write + usage.output_tokens * price.output
-    )
-    return total / 1_000_000
+    return _ACTIVE[0].cost(model, usage)
 
 
 def format_tokens(n: int) -> str:

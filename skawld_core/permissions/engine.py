@@ -7,6 +7,7 @@ import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +227,8 @@ class PermissionEngine:
 
     @staticmethod
     def _tool_rule_matches(rule: ToolRule, call: PendingToolCall) -> bool:
-        if rule.tool != "*" and rule.tool != call.tool_name:
+        matched = fnmatchcase(call.tool_name, rule.tool) if "*" in rule.tool else rule.tool == call.tool_name
+        if not matched:
             return False
         if rule.arg is None:
             return True

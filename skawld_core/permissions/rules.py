@@ -26,7 +26,8 @@ class _Rule(BaseModel):
 
 
 class ToolRule(_Rule):
-    """Match a tool by exact name (or `"*"`); `arg` narrows `Skill` calls by skill name.
+    """Match a tool by exact name, `"*"`, or a glob with `*` (``mcp__github__*``); `arg`
+    narrows `Skill` calls by skill name.
 
     A rule with `arg` never matches a tool other than `Skill`.
     """

@@ -88,6 +88,7 @@ async def run_subagent(
     thinking: ThinkingConfig | None = None,
     effort: Effort | None = None,
     live: dict[str, Session] | None = None,
+    tool_use_id: str | None = None,
 ) -> SubagentOutcome:
     """Run `definition` on `prompt` in a new child session, wrapping every child
     event into `emit`. Cancellation aborts the child and propagates. While it
@@ -126,6 +127,7 @@ async def run_subagent(
                         subagent_type=subagent_type,
                         display_name=display_name,
                         event=event,
+                        parent_tool_use_id=tool_use_id,
                     )
                 )
                 if isinstance(event, AssistantEvent):

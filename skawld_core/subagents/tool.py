@@ -126,6 +126,7 @@ class SubagentTool(Tool[SubagentInput]):
             thinking=knobs.get("thinking"),
             effort=knobs.get("effort"),
             live=self.registry.live,
+            tool_use_id=ctx.tool_use_id,
         )
         return outcome_result(outcome, display_name)
 

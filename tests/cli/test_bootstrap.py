@@ -22,9 +22,9 @@ def test_tool_specs_become_rules() -> None:
     ) == [
         {"kind": "tool", "tool": "Read", "decision": "allow"},
         {"kind": "tool", "tool": "Glob", "decision": "allow"},
-        {"kind": "bash", "pattern": "git status", "decision": "allow"},
+        {"kind": "bash", "pattern": {"regex": r"^\s*git\s+status\s*$"}, "decision": "allow"},
         {"kind": "bash", "pattern": "npm", "decision": "allow"},
-        {"kind": "path", "tools": ["Edit"], "paths": ["src/**"], "decision": "allow"},
+        {"kind": "path", "tools": ["Edit", "Write"], "paths": ["src/**"], "decision": "allow"},
         {"kind": "tool", "tool": "Skill", "arg": "deploy", "decision": "allow"},
         {"kind": "tool", "tool": "Bash", "decision": "allow"},
     ]
@@ -49,7 +49,7 @@ def test_settings_from_flags_and_files(tmp_path: Path) -> None:
             cwd=str(repo),
             model="from-flag",
             allowed_tools=("Read",),
-            disallowed_tools=("Bash(rm)",),
+            disallowed_tools=("Bash(rm:*)",),
             max_turns=3,
         ),
         env=_env(home),

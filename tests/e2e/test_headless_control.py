@@ -162,11 +162,11 @@ def test_follow_up_prompts_in_the_same_session(cli: CliEnv) -> None:
 
 def test_prompt_sent_during_a_run_becomes_a_follow_up(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(turn(text("first"), first_byte_delay=0.5), turn(text("second")))
-    proc = cli.popen(*cli.args("-p", "start", "--output-format", "json"))
+    proc = cli.popen(*cli.args("-p", "start", "--json"))
     send(proc, {"type": "prompt", "text": "and then this"})
-    code, out, err = drain(proc)
+    code, events, err = finish(proc)
     assert code == 0, err
-    results = [json.loads(line)["result"] for line in out.splitlines()]
+    results = [e.final_text for e in events if isinstance(e, ResultEvent)]
     assert results == ["first", "second"]
 
 
