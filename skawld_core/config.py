@@ -80,8 +80,9 @@ class ProviderConfig:
 
 @dataclass(frozen=True)
 class SessionStoreConfig:
-    kind: Literal["sqlite", "memory"] = "sqlite"
+    kind: Literal["sqlite", "memory", "postgres"] = "sqlite"
     database_path: str | None = None
+    dsn: str | None = field(default=None, repr=False)  # a secret: never shown
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,8 @@ def _gate_pointers(doc: Mapping[str, Any]) -> list[str]:
             found.append(f"/permissions/rules/{i}")
     if "baseURL" in doc.get("provider", {}):
         found.append("/provider/baseURL")
+    if "dsn" in doc.get("sessionStore", {}):
+        found.append("/sessionStore/dsn")
     for name in doc.get("mcpServers", {}):
         found.append(pointer("mcpServers", name))
     for event, entries in doc.get("hooks", {}).items():
@@ -280,6 +283,8 @@ def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
         doc["limits"] = {"maxTurns": int(value)}
     if env.get("SKAWLD_DB_PATH"):
         doc["sessionStore"] = {"kind": "sqlite", "databasePath": env["SKAWLD_DB_PATH"]}
+    if env.get("SKAWLD_DATABASE_URL"):
+        doc["sessionStore"] = {"kind": "postgres", "dsn": env["SKAWLD_DATABASE_URL"]}
     _resolve_paths(doc, cwd)
     return doc
 
@@ -344,7 +349,9 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
         max_turns=limits.get("maxTurns"),
         max_output_tokens=limits.get("maxOutputTokens"),
         max_retries=limits.get("maxRetries", 5),
-        session_store=SessionStoreConfig(kind=store.get("kind", "sqlite"), database_path=store.get("databasePath")),
+        session_store=SessionStoreConfig(
+            kind=store.get("kind", "sqlite"), database_path=store.get("databasePath"), dsn=store.get("dsn")
+        ),
         cache_ttl=doc.get("cacheTtl"),
         mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
         hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},

@@ -14,7 +14,7 @@ Schema (the reference's keys, then skawld's additions)::
     systemPromptFile string (a path; resolved by the loader, never read here)
     permissions     {mode?: default|acceptEdits|yolo, rules?: [rule, ...]}
     limits          {maxTurns? >= 1, maxOutputTokens? >= 1, maxRetries? >= 0}  (integers)
-    sessionStore    {kind: "sqlite", databasePath?} | {kind: "memory"}
+    sessionStore    {kind: "sqlite", databasePath?} | {kind: "memory"} | {kind: "postgres", dsn}
     cacheTtl        "5m" | "1h"
     mcpServers      {name: {type?: "stdio", command, args?, env?, inheritEnv?, cwd?, timeoutMs?}
                           | {type: "http", url, headers?, timeoutMs?}}
@@ -249,7 +249,13 @@ class _Checker:
         if kind == "memory":
             self.obj(d, ptr, ("kind",))
             return {"kind": "memory"}
-        raise self.fail(f"{ptr}/kind", f"must be one of sqlite, memory (got {kind!r})")
+        if kind == "postgres":
+            self.obj(d, ptr, ("kind", "dsn"))
+            if "dsn" not in d:
+                raise self.fail(f"{ptr}/dsn", "is required for kind postgres (postgresql://user@host/db)")
+            # The DSN is a secret: the error never echoes it.
+            return {"kind": "postgres", "dsn": self.string(d["dsn"], f"{ptr}/dsn", non_empty=True)}
+        raise self.fail(f"{ptr}/kind", f"must be one of sqlite, memory, postgres (got {kind!r})")
 
     def mcp_servers(self, value: object, ptr: str) -> dict[str, Any]:
         d = self.obj(value, ptr, None)

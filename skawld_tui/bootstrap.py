@@ -89,6 +89,7 @@ class Settings:
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     store_kind: str = "sqlite"
     store_path: Path | None = None
+    store_dsn: str | None = field(default=None, repr=False)  # a secret: never logged
     project_config_path: Path | None = None
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
@@ -289,6 +290,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         hooks=cfg.hooks,
         store_kind=cfg.session_store.kind,
         store_path=store_path,
+        store_dsn=cfg.session_store.dsn,
         project_config_path=loaded.project_path,
         sources=loaded.sources,
         warnings=loaded.warnings,
@@ -367,8 +369,21 @@ def make_provider(settings: Settings) -> BaseProvider:
     return provider
 
 
+def store_label(settings: Settings) -> str:
+    """Where sessions are stored, safe to print (a DSN's password is redacted)."""
+    if settings.store_kind == "postgres":
+        from skawld_core.sessions.dsn import redact_dsn
+
+        return f"PostgreSQL {redact_dsn(settings.store_dsn or '')}"
+    return str(settings.store_path) if settings.store_path else "(memory)"
+
+
 def make_store(settings: Settings) -> SessionStore:
-    """The session store the settings name (SQLite file, or in-memory)."""
+    """The session store the settings name (SQLite file, PostgreSQL, or in-memory)."""
+    if settings.store_kind == "postgres":
+        from skawld_core.sessions.postgres import PostgresSessionStore
+
+        return PostgresSessionStore(settings.store_dsn or "")
     if settings.store_kind == "memory":
         from skawld_core.sessions.memory import InMemorySessionStore
 

@@ -281,7 +281,9 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool) -> Any:
         for path in settings.instruction_files:
             sys.stderr.write(f"skawld: instructions from {path}\n")
         sys.stderr.write(f"skawld: provider {settings.provider_id}, model {settings.model}, cwd {settings.cwd}\n")
-        sys.stderr.write(f"skawld: sessions in {settings.store_path or '(memory)'}\n")
+        from .bootstrap import store_label
+
+        sys.stderr.write(f"skawld: sessions in {store_label(settings)}\n")
     return settings
 
 
@@ -443,6 +445,10 @@ def _main(args: list[str]) -> int:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
+        elif args[:1] in (["work"], ["tasks"]):
+            from .work_cmd import main as work_main
+
+            work_main(args)
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

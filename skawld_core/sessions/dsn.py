@@ -6,7 +6,7 @@ import re
 from urllib.parse import unquote, urlsplit
 
 _URL_PASSWORD = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/:@\s]*:)(?P<pw>[^@\s]*)(?P<tail>@)", re.IGNORECASE)
-_KV_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+_KV_PASSWORD = re.compile(r"(?P<head>(?<![?&])\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 _QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)(?P<pw>[^&\s]*)", re.IGNORECASE)
 
 REDACTED = "***"
