@@ -17,9 +17,10 @@ ready again. The outcome is kept in the task's metadata: ``outcome``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .store import Task
 
@@ -65,8 +66,18 @@ class ClaimableTaskGraph(Protocol):
         """Extend `worker`'s lease; `False` if the worker no longer holds it."""
         ...
 
-    async def finish_task(self, session_id: str, task_id: str, worker: str, *, outcome: Outcome, result: str) -> bool:
-        """Complete a leased task with its outcome; `False` if the lease was lost."""
+    async def finish_task(
+        self,
+        session_id: str,
+        task_id: str,
+        worker: str,
+        *,
+        outcome: Outcome,
+        result: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Complete a leased task with its outcome (and `details` merged into its
+        metadata); `False` if the lease was lost."""
         ...
 
     async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:

@@ -411,9 +411,19 @@ class PostgresSessionStore:
 
         return await self._run("heartbeat task", work)
 
-    async def finish_task(self, session_id: str, task_id: str, worker: str, *, outcome: Outcome, result: str) -> bool:
-        """Mark the leased task completed with `outcome` and `result` in its metadata."""
-        patch = _dumps({"outcome": outcome, "result": result, "worker": worker})
+    async def finish_task(
+        self,
+        session_id: str,
+        task_id: str,
+        worker: str,
+        *,
+        outcome: Outcome,
+        result: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Mark the leased task completed with `outcome`, `result` and `details` in its metadata."""
+        extra = json_copy(details or {}, "Task details")
+        patch = _dumps({**extra, "outcome": outcome, "result": result, "worker": worker})
 
         async def work(conn: asyncpg.Connection[Any]) -> bool:
             status = await conn.execute(
@@ -614,7 +624,9 @@ class PostgresSessionStore:
     async def _load_task(
         self, conn: asyncpg.Connection[Any], session_id: str, task_id: str, edges: Sequence[Edge] | set[Edge]
     ) -> Task | None:
-        row = await conn.fetchrow(f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = $1 AND id = $2", session_id, task_id)
+        row = await conn.fetchrow(
+            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = $1 AND id = $2", session_id, task_id
+        )
         return _task(row, edges) if row is not None else None
 
 

@@ -107,13 +107,8 @@ def start_postgres(*, durable: bool = False) -> PostgresServer:
         options = f"-p {port} -k {data_dir} -c listen_addresses=127.0.0.1 -c max_connections=300"
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off"
-        started = subprocess.run(
-            [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data_dir), "-o", options, "-l", str(parent / "log"), "-w"]
-            + ["start"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        pg_ctl = [str(bin_dir / "pg_ctl"), "-D", str(data_dir), "-o", options, "-l", str(parent / "log")]
+        started = subprocess.run([*prefix, *pg_ctl, "-w", "start"], capture_output=True, text=True, check=False)
         if started.returncode == 0:
             return PostgresServer(data_dir=data_dir, port=port, bin_dir=bin_dir, run_as=run_as)
     log = (parent / "log").read_text(errors="replace")[-500:] if (parent / "log").exists() else started.stderr

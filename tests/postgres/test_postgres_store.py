@@ -9,6 +9,9 @@ import signal
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -19,6 +22,7 @@ from skawld_core.sessions import CreateTaskInput, TaskPatch
 from skawld_core.sessions.claims import ClaimableTaskGraph, RunGuardStore
 from skawld_core.sessions.dsn import redact_dsn, scrub
 from skawld_core.sessions.postgres import PostgresSessionStore
+from skawld_core.sessions.sqlite import SqliteSessionStore
 from skawld_core.testing import ScriptedProvider, reply, text
 
 
@@ -89,6 +93,7 @@ async def test_run_guard_excludes_other_processes(pg_dsn: str) -> None:
 _HOLDER = """
 import asyncio, sys
 from skawld_core.sessions.postgres import PostgresSessionStore
+from skawld_core.sessions.sqlite import SqliteSessionStore
 async def main():
     store = PostgresSessionStore(sys.argv[1], schema=sys.argv[2])
     async with store.run_guard("held"):
@@ -147,24 +152,32 @@ async def test_a_session_running_elsewhere_refuses_a_second_run(pg_dsn: str, tmp
     await other.close()
 
 
-# ----- claims -----
+# ----- claims (both stores) -----
 
 
-async def _graph(store: PostgresSessionStore, n: int) -> str:
+@pytest.fixture(params=["postgres", "sqlite"])
+def make(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Any]:
+    """Store objects on one shared graph (each like another process)."""
+    if request.param == "sqlite":
+        return lambda: SqliteSessionStore(tmp_path / "sessions.db")
+    dsn, schema = request.getfixturevalue("pg_dsn"), _schema()
+    return lambda: PostgresSessionStore(dsn, schema=schema, max_connections=20)
+
+
+async def _graph(store: Any, n: int) -> str:
     s = await store.create(meta={"title": "graph"})
     for i in range(n):
         await store.create_task(s.id, CreateTaskInput(subject=f"t{i + 1}", description=f"do {i + 1}"))
     return s.id
 
 
-async def test_concurrent_claims_never_share_a_task(pg_dsn: str) -> None:
-    schema = _schema()
-    store = PostgresSessionStore(pg_dsn, schema=schema, max_connections=20)
+async def test_concurrent_claims_never_share_a_task(make: Callable[[], Any]) -> None:
+    store = make()
     assert isinstance(store, ClaimableTaskGraph)
     sid = await _graph(store, 30)
-    workers = [PostgresSessionStore(pg_dsn, schema=schema) for _ in range(3)]
+    workers = [make() for _ in range(3)]
 
-    async def drain(s: PostgresSessionStore, name: str) -> list[str]:
+    async def drain(s: Any, name: str) -> list[str]:
         got = []
         while (claim := await s.claim_task(sid, name, lease_seconds=60)) is not None:
             got.append(claim.task.id)
@@ -180,8 +193,8 @@ async def test_concurrent_claims_never_share_a_task(pg_dsn: str) -> None:
         await w.close()
 
 
-async def test_claims_follow_dependencies_and_failures_block(pg_dsn: str) -> None:
-    store = PostgresSessionStore(pg_dsn, schema=_schema())
+async def test_claims_follow_dependencies_and_failures_block(make: Callable[[], Any]) -> None:
+    store = make()
     sid = await _graph(store, 4)
     await store.update_task(sid, "1", TaskPatch(add_blocks=["2"]))
     await store.update_task(sid, "3", TaskPatch(add_blocks=["4"]))
@@ -203,8 +216,8 @@ async def test_claims_follow_dependencies_and_failures_block(pg_dsn: str) -> Non
     await store.close()
 
 
-async def test_an_expired_lease_returns_the_task_to_the_pool(pg_dsn: str) -> None:
-    store = PostgresSessionStore(pg_dsn, schema=_schema())
+async def test_an_expired_lease_returns_the_task_to_the_pool(make: Callable[[], Any]) -> None:
+    store = make()
     sid = await _graph(store, 1)
     lost = await store.claim_task(sid, "dead", lease_seconds=0.2)
     assert lost is not None
@@ -227,8 +240,8 @@ async def test_an_expired_lease_returns_the_task_to_the_pool(pg_dsn: str) -> Non
     await store.close()
 
 
-async def test_release_puts_a_task_back(pg_dsn: str) -> None:
-    store = PostgresSessionStore(pg_dsn, schema=_schema())
+async def test_release_puts_a_task_back(make: Callable[[], Any]) -> None:
+    store = make()
     sid = await _graph(store, 1)
     claim = await store.claim_task(sid, "w", lease_seconds=60)
     assert claim is not None
