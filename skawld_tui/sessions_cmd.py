@@ -186,3 +186,8 @@ def export_cmd(
             sys.stdout.write(text)
         except BrokenPipeError:
             raise typer.Exit(0) from None
+
+
+from .sessions_migrate import migrate as _migrate  # noqa: E402
+
+app.command("migrate")(_migrate)

@@ -36,11 +36,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
+from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
 from .claims import GraphProgress, Outcome, TaskClaim
 from .dsn import redact_dsn, scrub
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
+from .transfer import ImportCounts, SessionDump
 
 if TYPE_CHECKING:
     import asyncpg
@@ -473,6 +475,16 @@ class PostgresSessionStore:
             return GraphProgress(*(int(v) for v in row))
 
         return await self._run("graph progress", work, write=False)
+
+    # ----- import (SessionImporter) -----
+
+    async def import_session(self, dump: SessionDump) -> ImportCounts:
+        """Write the parts of `dump` this database lacks, keeping ids, seqs and timestamps."""
+
+        async def work(conn: asyncpg.Connection[Any]) -> ImportCounts:
+            return await import_dump(conn, dump, self.schema)
+
+        return await self._run("import session", work)
 
     # ----- run guard (RunGuardStore) -----
 

@@ -24,6 +24,7 @@ from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .sqlite_claims import SqliteTaskClaims
+from .sqlite_import import SqliteSessionImport
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
 
@@ -37,7 +38,7 @@ _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata_
 _BUSY_TIMEOUT_S = 10.0
 
 
-class SqliteSessionStore(SqliteTaskClaims):
+class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
     """A `SessionStore` in one SQLite file (default `<cwd>/.skawld/sessions.db`).
 
     Nothing touches the disk until the first method call; the parent directory
