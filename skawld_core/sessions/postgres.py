@@ -25,6 +25,7 @@ imported on first use.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -53,6 +54,9 @@ Work = Callable[["asyncpg.Connection[Any]"], Awaitable[T]]
 INSTALL_HINT = "PostgresSessionStore needs asyncpg: pip install 'skawld[postgres]'"
 
 _SKILLS = TypeAdapter(list[InvokedSkillRecord])
+_MESSAGES = TypeAdapter(list[Message])
+# The stores' timestamp text (ISO-8601 UTC, microseconds, "Z"), formatted by the server.
+_ISO = """to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 _SESSION_COLUMNS = "id, created_at, updated_at, meta::text, invoked_skills::text"
 _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata::text, created_at, updated_at"
 _NOW = "GREATEST(clock_timestamp(), updated_at + interval '1 microsecond')"
@@ -86,9 +90,18 @@ class PostgresSessionStore:
     it is created if missing, so several independent stores can share one
     database. `max_connections` bounds the pool. Nothing connects until the
     first call; after `close()` the next call reconnects.
+
+    `synchronous_commit=False` (the default) commits without waiting for the
+    server's WAL flush: a committed write is visible to every process at once
+    and survives a crash of skawld or of the server process, but the last
+    fraction of a second of commits can be lost if the server's machine loses
+    power — the same trade as `SqliteSessionStore` (WAL, ``synchronous=NORMAL``).
+    Pass `True` to wait for the flush on every commit.
     """
 
-    def __init__(self, dsn: str, *, schema: str = "public", max_connections: int = 10) -> None:
+    def __init__(
+        self, dsn: str, *, schema: str = "public", max_connections: int = 10, synchronous_commit: bool = False
+    ) -> None:
         if not dsn or not dsn.strip():
             raise ConfigError("PostgresSessionStore needs a DSN (postgresql://user@host/db)")
         if not schema.replace("_", "").isalnum():
@@ -96,6 +109,7 @@ class PostgresSessionStore:
         self._dsn = dsn
         self.schema = schema
         self.max_connections = max(2, max_connections)
+        self.synchronous_commit = synchronous_commit
         self._pool: Any = None
         self._pool_loop: asyncio.AbstractEventLoop | None = None
         self._pool_lock: asyncio.Lock | None = None
@@ -181,13 +195,23 @@ class PostgresSessionStore:
 
         async def work(conn: asyncpg.Connection[Any]) -> list[StoredMessage]:
             rows = await conn.fetch(
-                "SELECT seq, appended_at, message_json FROM messages WHERE session_id = $1 ORDER BY seq", id
+                f"SELECT seq, {_ISO.format('appended_at')}, message_json FROM messages WHERE session_id = $1"
+                " ORDER BY seq",
+                id,
             )
-            validate = Message.model_validate_json
+            # One validation call for the whole history, with the cyclic GC paused: building
+            # ~10^5 acyclic objects otherwise triggers many useless collections.
+            paused = gc.isenabled()
+            gc.disable()
             try:
-                return [StoredMessage(seq=seq, appended_at=iso(at), message=validate(raw)) for seq, at, raw in rows]
+                messages = _MESSAGES.validate_json("[" + ",".join(row[2] for row in rows) + "]")
+                build = StoredMessage.model_construct
+                return [build(seq=row[0], appended_at=row[1], message=m) for row, m in zip(rows, messages, strict=True)]
             except ValidationError as exc:
                 raise SessionStoreError(f"Corrupt message in session {id!r}: {exc}") from exc
+            finally:
+                if paused:
+                    gc.enable()
 
         return await self._run("load messages", work, write=False)
 
@@ -200,27 +224,27 @@ class PostgresSessionStore:
             raise SessionStoreError(f"Cannot serialize messages: {exc}", cause=exc) from exc
 
         async def work(conn: asyncpg.Connection[Any]) -> list[StoredMessage]:
-            # Taking the seq range locks the session row until commit: concurrent appenders queue here.
+            # One statement (one round trip, atomic): taking the seq range locks the session
+            # row until commit, so concurrent appenders queue there and seqs stay gap-free.
             row = await conn.fetchrow(
-                f"UPDATE sessions SET next_seq = next_seq + $2, updated_at = {_NOW} WHERE id = $1 "
-                "RETURNING next_seq - $2, updated_at",
+                f"""WITH s AS (
+                  UPDATE sessions SET next_seq = next_seq + $2, updated_at = {_NOW} WHERE id = $1
+                  RETURNING next_seq - $2 AS start, updated_at),
+                ins AS (
+                  INSERT INTO messages (session_id, seq, appended_at, message_json)
+                  SELECT $1, s.start + m.ord - 1, s.updated_at, m.body
+                  FROM s, unnest($3::text[]) WITH ORDINALITY AS m(body, ord))
+                SELECT s.start, {_ISO.format("s.updated_at")} FROM s""",
                 id,
                 len(payloads),
+                payloads,
             )
             if row is None:
                 raise SessionStoreError(f"Session {id!r} not found")
             start, at = int(row[0]), row[1]
-            if payloads:
-                await conn.copy_records_to_table(
-                    "messages",
-                    records=[(id, start + i, at, p) for i, p in enumerate(payloads)],
-                    columns=["session_id", "seq", "appended_at", "message_json"],
-                    schema_name=self.schema,
-                )
-            stamp = iso(at)
-            return [StoredMessage(seq=start + i, appended_at=stamp, message=m) for i, m in enumerate(copies)]
+            return [StoredMessage(seq=start + i, appended_at=at, message=m) for i, m in enumerate(copies)]
 
-        return await self._run("append messages", work)
+        return await self._run("append messages", work, write=False)  # one atomic statement
 
     # ----- invoked skills -----
 
@@ -587,7 +611,11 @@ class PostgresSessionStore:
                 self._dsn,
                 min_size=1,
                 max_size=self.max_connections,
-                server_settings={"search_path": self.schema, "application_name": "skawld"},
+                server_settings={
+                    "search_path": self.schema,
+                    "application_name": "skawld",
+                    "synchronous_commit": "on" if self.synchronous_commit else "off",
+                },
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise self._error("open pool", exc) from None
