@@ -271,7 +271,17 @@ async def main() -> None:
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         pg = await bench_messages("postgres", lambda: PostgresSessionStore(dsn, schema=schema), batches, args.runs)
         base = await pg_baselines(f"{dsn}?options=-csearch_path%3D{schema}", str(pg["session"]), args.runs)
-        _report("postgres (local server, fsync on, loopback TCP)", pg, len(batches), base)
+        _report("postgres (local server, fsync on, synchronous_commit off, loopback TCP)", pg, len(batches), base)
+        durable = await bench_messages(
+            "postgres-sync",
+            lambda: PostgresSessionStore(dsn, schema=schema, synchronous_commit=True),
+            batches[:500],
+            1,
+        )
+        print(
+            f"  with synchronous_commit=True (first 500 appends): p50 {durable['append_p50'] * 1e3:.2f} ms,"
+            f" p95 {durable['append_p95'] * 1e3:.2f} ms"
+        )
         pg_claims = await bench_claims(lambda: PostgresSessionStore(dsn, schema=schema), args.tasks, args.workers)
         print(f"  claims: {pg_claims:.0f} claim+finish per second with {args.workers} workers")
         sq, sq_claims, _ = results["sqlite"]
