@@ -185,7 +185,7 @@ async def bench_claims(make: Callable[[], Any], n_tasks: int, n_workers: int) ->
     return n_tasks / elapsed
 
 
-async def pg_baselines(dsn: str, session_id: str, runs: int) -> tuple[float, float]:
+async def pg_baselines(dsn: str, session_id: str, runs: int) -> tuple[float, float, float]:
     import asyncpg
 
     conn = await asyncpg.connect(dsn)
@@ -204,9 +204,14 @@ async def pg_baselines(dsn: str, session_id: str, runs: int) -> tuple[float, flo
 
         fetch_s, _ = await _atime(fetch, runs)
         json_s, _ = await _atime(with_json, runs)
+        trips: list[float] = []
+        for _ in range(500):
+            t0 = time.perf_counter()
+            await conn.fetchval("SELECT 1")
+            trips.append(time.perf_counter() - t0)
     finally:
         await conn.close()
-    return fetch_s, json_s
+    return fetch_s, json_s, _pct(trips, 0.5)
 
 
 def _report(name: str, r: dict[str, float], n_batches: int, baselines: tuple[float, float]) -> None:
@@ -271,7 +276,11 @@ async def main() -> None:
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         pg = await bench_messages("postgres", lambda: PostgresSessionStore(dsn, schema=schema), batches, args.runs)
         base = await pg_baselines(f"{dsn}?options=-csearch_path%3D{schema}", str(pg["session"]), args.runs)
-        _report("postgres (local server, fsync on, synchronous_commit off, loopback TCP)", pg, len(batches), base)
+        _report("postgres (local server, fsync on, synchronous_commit off, loopback TCP)", pg, len(batches), base[:2])
+        print(
+            f"  baseline round trip (SELECT 1) p50: {base[2] * 1e3:.2f} ms"
+            f" (append p50 is {pg['append_p50'] / base[2]:.1f} round trips)"
+        )
         durable = await bench_messages(
             "postgres-sync",
             lambda: PostgresSessionStore(dsn, schema=schema, synchronous_commit=True),

@@ -611,6 +611,7 @@ class PostgresSessionStore:
                 self._dsn,
                 min_size=1,
                 max_size=self.max_connections,
+                reset=_keep_session,
                 server_settings={
                     "search_path": self.schema,
                     "application_name": "skawld",
@@ -668,6 +669,11 @@ class PostgresSessionStore:
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = $1 AND id = $2", session_id, task_id
         )
         return _task(row, edges) if row is not None else None
+
+
+async def _keep_session(conn: Any) -> None:
+    """Pool reset hook: nothing to undo (skawld never leaves LISTEN, temp tables or
+    session SETs on a pooled connection), which saves a round trip per call."""
 
 
 def _quote_ident(name: str) -> str:
