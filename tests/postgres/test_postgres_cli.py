@@ -85,8 +85,10 @@ def test_project_config_dsn_needs_trust(cli: CliEnv, fresh_db: str) -> None:
     assert out.returncode == 3
     assert "/sessionStore/dsn" in out.stderr
     assert SECRET not in out.stderr and SECRET not in out.stdout
-    trusted = cli.run(*cli.args("-p", "hello", "--json", "--accept-project-config"))
+    trusted = cli.run(*cli.args("-p", "hello", "--json", "--accept-project-config", "--verbose"))
     assert trusted.returncode == 0, trusted.stderr
+    assert "sessions in PostgreSQL postgresql://postgres:***@127.0.0.1:" in trusted.stderr
+    assert SECRET not in trusted.stderr and SECRET not in trusted.stdout
     sid = parse_events(trusted.stdout)[0].session_id
     assert [r[0] for r in asyncio.run(_rows(fresh_db, "SELECT id FROM sessions"))] == [sid]
     assert not cli.db.exists()  # nothing went to SQLite
