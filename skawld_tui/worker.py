@@ -127,7 +127,18 @@ class Worker:
                 except TimeoutError:
                     pass
                 continue
-            await self._run_task(claim)
+            try:
+                await self._run_task(claim)
+            except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
+                self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
+                try:
+                    await self.store.release_task(graph, claim.task.id, worker)
+                except Exception:
+                    pass  # the lease expires by itself
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), timeout=self.options.poll_seconds)
+                except TimeoutError:
+                    pass
 
     async def _run_task(self, claim: TaskClaim) -> None:
         task, graph, worker = claim.task, claim.session_id, claim.worker

@@ -26,23 +26,26 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
+from ._pg_claims import PostgresTaskClaims
 from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
-from .claims import GraphProgress, Outcome, TaskClaim
+from ._pg_sql import ISO as _ISO
+from ._pg_sql import NOW as _NOW
+from ._pg_sql import SKILLS, record_of, task_of
+from ._pg_sql import TASK_ORDER as _TASK_ORDER
+from ._pg_sql import dumps as _dumps
 from .dsn import redact_dsn, scrub
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
-from .task_graph import Edge, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
+from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
 
 if TYPE_CHECKING:
@@ -53,21 +56,9 @@ Work = Callable[["asyncpg.Connection[Any]"], Awaitable[T]]
 
 INSTALL_HINT = "PostgresSessionStore needs asyncpg: pip install 'skawld[postgres]'"
 
-_SKILLS = TypeAdapter(list[InvokedSkillRecord])
 _MESSAGES = TypeAdapter(list[Message])
-# The stores' timestamp text (ISO-8601 UTC, microseconds, "Z"), formatted by the server.
-_ISO = """to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 _SESSION_COLUMNS = "id, created_at, updated_at, meta::text, invoked_skills::text"
 _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata::text, created_at, updated_at"
-_NOW = "GREATEST(clock_timestamp(), updated_at + interval '1 microsecond')"
-_TASK_ORDER = "(CASE WHEN t.id ~ '^[0-9]{1,18}$' THEN t.id::bigint END) NULLS LAST, t.id"
-# A blocker that is not completed, or completed with outcome "failed", keeps a task from being ready.
-_UNBLOCKED = """NOT EXISTS (
-  SELECT 1 FROM task_edges e JOIN tasks b ON b.session_id = e.session_id AND b.id = e.from_task_id
-  WHERE e.session_id = t.session_id AND e.to_task_id = t.id
-    AND (b.status <> 'completed' OR b.metadata->>'outcome' = 'failed'))"""
-_CLAIMABLE = """(t.status = 'pending'
-  OR (t.status = 'in_progress' AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at < clock_timestamp()))"""
 
 
 def _import_asyncpg() -> Any:
@@ -78,12 +69,7 @@ def _import_asyncpg() -> Any:
     return asyncpg
 
 
-def iso(value: datetime) -> str:
-    """A timestamp as the stores' ISO-8601 UTC text (microseconds, ``Z``)."""
-    return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-class PostgresSessionStore:
+class PostgresSessionStore(PostgresTaskClaims):
     """A `SessionStore` in a PostgreSQL database named by `dsn`.
 
     `schema` (default ``public``) is the PostgreSQL schema holding the tables;
@@ -136,7 +122,7 @@ class PostgresSessionStore:
                 session_id,
                 meta_json,
             )
-            record = await self._load_record(conn, session_id)
+            record = await self._loadrecord_of(conn, session_id)
             assert record is not None
             return record
 
@@ -146,7 +132,7 @@ class PostgresSessionStore:
         """The session record (a fresh copy), or `None`."""
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord | None:
-            return await self._load_record(conn, id)
+            return await self._loadrecord_of(conn, id)
 
         return await self._run("load session", work, write=False)
 
@@ -159,7 +145,7 @@ class PostgresSessionStore:
                 None if limit is None else max(limit, 0),
                 max(offset, 0),
             )
-            return [_record(row) for row in rows]
+            return [record_of(row) for row in rows]
 
         return await self._run("list sessions", work, write=False)
 
@@ -176,7 +162,7 @@ class PostgresSessionStore:
             )
             if row is None:
                 raise SessionStoreError(f"Session {id!r} not found")
-            return _record(row)
+            return record_of(row)
 
         return await self._run("update session meta", work)
 
@@ -250,7 +236,7 @@ class PostgresSessionStore:
 
     async def set_invoked_skills(self, id: str, skills: Sequence[InvokedSkillRecord]) -> None:
         """Replace the session's invoked-skill list."""
-        payload = _SKILLS.dump_json(list(skills)).decode()
+        payload = SKILLS.dump_json(list(skills)).decode()
 
         async def work(conn: asyncpg.Connection[Any]) -> None:
             status = await conn.execute(
@@ -313,7 +299,7 @@ class PostgresSessionStore:
                 rows = await conn.fetch(
                     f"SELECT {_TASK_COLUMNS} FROM tasks t WHERE session_id = $1 ORDER BY {_TASK_ORDER}", session_id
                 )
-            tasks = [_task(row, edges) for row in rows]
+            tasks = [task_of(row, edges) for row in rows]
             order = {tid: i for i, tid in enumerate(sorted_ids(t.id for t in tasks))}
             return sorted(tasks, key=lambda t: order[t.id])
 
@@ -388,117 +374,6 @@ class PostgresSessionStore:
             return True
 
         return await self._run("delete task", work)
-
-    # ----- claims (ClaimableTaskGraph) -----
-
-    async def claim_task(self, session_id: str, worker: str, *, lease_seconds: float) -> TaskClaim | None:
-        """Lease the lowest-id ready task to `worker` (``FOR UPDATE SKIP LOCKED``)."""
-
-        async def work(conn: asyncpg.Connection[Any]) -> TaskClaim | None:
-            row = await conn.fetchrow(
-                f"""WITH pick AS (
-                  SELECT t.session_id, t.id FROM tasks t
-                  WHERE t.session_id = $1 AND {_CLAIMABLE} AND {_UNBLOCKED}
-                  ORDER BY {_TASK_ORDER} LIMIT 1 FOR UPDATE OF t SKIP LOCKED)
-                UPDATE tasks u SET status = 'in_progress', owner = $2, lease_owner = $2,
-                  lease_expires_at = clock_timestamp() + make_interval(secs => $3), attempts = u.attempts + 1,
-                  metadata = u.metadata || jsonb_build_object('attempts', u.attempts + 1),
-                  updated_at = GREATEST(clock_timestamp(), u.updated_at + interval '1 microsecond')
-                FROM pick WHERE u.session_id = pick.session_id AND u.id = pick.id
-                RETURNING u.id, u.lease_expires_at, u.attempts""",
-                session_id,
-                worker,
-                float(lease_seconds),
-            )
-            if row is None:
-                return None
-            edges = await self._edges_of(conn, session_id, row[0])
-            task = await self._load_task(conn, session_id, row[0], edges)
-            assert task is not None
-            return TaskClaim(
-                session_id=session_id, task=task, worker=worker, lease_expires_at=iso(row[1]), attempt=int(row[2])
-            )
-
-        return await self._run("claim task", work)
-
-    async def heartbeat_task(self, session_id: str, task_id: str, worker: str, *, lease_seconds: float) -> bool:
-        """Extend `worker`'s lease on the task; `False` if it no longer holds it."""
-
-        async def work(conn: asyncpg.Connection[Any]) -> bool:
-            status = await conn.execute(
-                "UPDATE tasks SET lease_expires_at = clock_timestamp() + make_interval(secs => $4)"
-                " WHERE session_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'in_progress'",
-                session_id,
-                task_id,
-                worker,
-                float(lease_seconds),
-            )
-            return not status.endswith(" 0")
-
-        return await self._run("heartbeat task", work)
-
-    async def finish_task(
-        self,
-        session_id: str,
-        task_id: str,
-        worker: str,
-        *,
-        outcome: Outcome,
-        result: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> bool:
-        """Mark the leased task completed with `outcome`, `result` and `details` in its metadata."""
-        extra = json_copy(details or {}, "Task details")
-        patch = _dumps({**extra, "outcome": outcome, "result": result, "worker": worker})
-
-        async def work(conn: asyncpg.Connection[Any]) -> bool:
-            status = await conn.execute(
-                f"UPDATE tasks SET status = 'completed', lease_owner = NULL, lease_expires_at = NULL,"
-                f" metadata = metadata || $4::jsonb, updated_at = {_NOW}"
-                " WHERE session_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'in_progress'",
-                session_id,
-                task_id,
-                worker,
-                patch,
-            )
-            return not status.endswith(" 0")
-
-        return await self._run("finish task", work)
-
-    async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:
-        """Return the leased task to the pool (status `pending`, no owner)."""
-
-        async def work(conn: asyncpg.Connection[Any]) -> bool:
-            status = await conn.execute(
-                f"UPDATE tasks SET status = 'pending', owner = NULL, lease_owner = NULL, lease_expires_at = NULL,"
-                f" updated_at = {_NOW} WHERE session_id = $1 AND id = $2 AND lease_owner = $3"
-                " AND status = 'in_progress'",
-                session_id,
-                task_id,
-                worker,
-            )
-            return not status.endswith(" 0")
-
-        return await self._run("release task", work)
-
-    async def graph_progress(self, session_id: str) -> GraphProgress:
-        """Counts of pending / ready / leased / done / failed tasks."""
-
-        async def work(conn: asyncpg.Connection[Any]) -> GraphProgress:
-            row = await conn.fetchrow(
-                f"""SELECT
-                  count(*) FILTER (WHERE t.status = 'pending'),
-                  count(*) FILTER (WHERE {_CLAIMABLE} AND {_UNBLOCKED}),
-                  count(*) FILTER (WHERE t.status = 'in_progress' AND t.lease_expires_at >= clock_timestamp()),
-                  count(*) FILTER (WHERE t.status = 'completed' AND t.metadata->>'outcome' IS DISTINCT FROM 'failed'),
-                  count(*) FILTER (WHERE t.status = 'completed' AND t.metadata->>'outcome' = 'failed')
-                FROM tasks t WHERE t.session_id = $1""",
-                session_id,
-            )
-            assert row is not None
-            return GraphProgress(*(int(v) for v in row))
-
-        return await self._run("graph progress", work, write=False)
 
     # ----- import (SessionImporter) -----
 
@@ -645,9 +520,9 @@ class PostgresSessionStore:
         if status.endswith(" 0"):
             raise SessionStoreError(f"Session {id!r} not found")
 
-    async def _load_record(self, conn: asyncpg.Connection[Any], id: str) -> SessionRecord | None:
+    async def _loadrecord_of(self, conn: asyncpg.Connection[Any], id: str) -> SessionRecord | None:
         row = await conn.fetchrow(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = $1", id)
-        return _record(row) if row is not None else None
+        return record_of(row) if row is not None else None
 
     async def _edges(self, conn: asyncpg.Connection[Any], session_id: str) -> list[Edge]:
         rows = await conn.fetch("SELECT from_task_id, to_task_id FROM task_edges WHERE session_id = $1", session_id)
@@ -668,7 +543,7 @@ class PostgresSessionStore:
         row = await conn.fetchrow(
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = $1 AND id = $2", session_id, task_id
         )
-        return _task(row, edges) if row is not None else None
+        return task_of(row, edges) if row is not None else None
 
 
 async def _keep_session(conn: Any) -> None:
@@ -678,53 +553,6 @@ async def _keep_session(conn: Any) -> None:
 
 def _quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _loads_dict(raw: str, what: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise SessionStoreError(f"Corrupt {what} in session database: {exc}") from exc
-    if not isinstance(value, dict):
-        raise SessionStoreError(f"Corrupt {what} in session database: expected an object")
-    return value
-
-
-def _record(row: Any) -> SessionRecord:
-    id_, created_at, updated_at, meta_json, skills_json = row
-    try:
-        skills = _SKILLS.validate_json(skills_json)
-    except ValidationError as exc:
-        raise SessionStoreError(f"Corrupt invoked skills of session {id_!r}: {exc}") from exc
-    return SessionRecord(
-        id=id_,
-        created_at=iso(created_at),
-        updated_at=iso(updated_at),
-        meta=_loads_dict(meta_json, "session meta"),
-        invoked_skills=skills,
-    )
-
-
-def _task(row: Any, edges: Sequence[Edge] | set[Edge]) -> Task:
-    task_id, subject, description, active_form, status, owner, metadata_json, created_at, updated_at = row
-    blocks, blocked_by = links_for(str(task_id), edges)
-    return Task(
-        id=str(task_id),
-        subject=subject,
-        description=description,
-        active_form=active_form,
-        status=status,
-        owner=owner,
-        metadata=_loads_dict(metadata_json, "task metadata"),
-        blocks=blocks,
-        blocked_by=blocked_by,
-        created_at=iso(created_at),
-        updated_at=iso(updated_at),
-    )
 
 
 def _retrieve_exception(task: asyncio.Future[Any]) -> None:

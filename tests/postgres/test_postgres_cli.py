@@ -13,7 +13,7 @@ import pytest
 from tests.cli.harness import CliEnv, parse_events, skawld_command
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(600)
 
 SECRET = "pw-SECRET-9f3k"
 
@@ -57,7 +57,7 @@ def test_twenty_concurrent_processes_on_one_database(cli: CliEnv, fresh_db: str)
         )
         for i in range(20)
     ]
-    outputs = [p.communicate(timeout=150) for p in procs]
+    outputs = [p.communicate(timeout=500) for p in procs]
     session_ids = []
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err

@@ -18,7 +18,7 @@ import pytest
 from tests.cli.harness import CliEnv, parse_events, skawld_command
 from tests.support.wire_server import RecordedRequest, Reply, text, turn
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(600)
 
 _TASK = re.compile(r"TASK-(\d+)")
 
@@ -92,7 +92,7 @@ def test_four_workers_drain_forty_tasks_exactly_once(cli: CliEnv, fresh_db: str)
     assert added.returncode == 0, added.stderr
     cli.srv.anthropic.default = lambda req: turn(text(f"done TASK-{_task_of(req)}"))
     procs = _workers(cli, env, 4, "--concurrency", "2", "--lease", "30", "--poll", "0.1")
-    outputs = [p.communicate(timeout=200) for p in procs]
+    outputs = [p.communicate(timeout=500) for p in procs]
     for proc, (_, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
         assert "finished:" in err
@@ -145,7 +145,7 @@ def test_a_killed_workers_task_is_rerun_after_its_lease(cli: CliEnv, fresh_db: s
         victim.send_signal(signal.SIGKILL)
         victim.wait(30)
         survivors = [p for p in procs if p is not victim]
-        outputs = [p.communicate(timeout=150) for p in survivors]
+        outputs = [p.communicate(timeout=400) for p in survivors]
     finally:
         release.set()
         for p in procs:
