@@ -500,9 +500,12 @@ class PostgresSessionStore(PostgresTaskClaims):
         schema = _quote_ident(self.schema)
         async with conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK_KEY)
-            await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+            # CREATE SCHEMA needs the CREATE privilege even when the schema exists: ask first.
+            if await conn.fetchval("SELECT 1 FROM pg_namespace WHERE nspname = $1", self.schema) is None:
+                await conn.execute(f"CREATE SCHEMA {schema}")
             await conn.execute(f"SET LOCAL search_path TO {schema}")
-            await conn.execute(MIGRATIONS_TABLE)
+            if await conn.fetchval("SELECT to_regclass('skawld_schema_migrations')") is None:
+                await conn.execute(MIGRATIONS_TABLE)  # a user without CREATE can use a migrated schema
             applied = {int(r[0]) for r in await conn.fetch("SELECT version FROM skawld_schema_migrations")}
             newest = max(applied, default=0)
             if newest > SCHEMA_VERSION:

@@ -18,6 +18,7 @@ import pytest
 
 from skawld_core import Agent
 from skawld_core.errors import ConfigError, SessionStoreError
+from skawld_core.messages import Message
 from skawld_core.sessions import CreateTaskInput, TaskPatch
 from skawld_core.sessions.claims import ClaimableTaskGraph, RunGuardStore
 from skawld_core.sessions.dsn import redact_dsn, scrub
@@ -250,3 +251,27 @@ async def test_release_puts_a_task_back(make: Callable[[], Any]) -> None:
     assert task is not None and (task.status, task.owner) == ("pending", None)
     assert (await store.claim_task(sid, "v", lease_seconds=60)) is not None
     await store.close()
+
+
+async def test_a_user_without_create_privilege_uses_a_migrated_schema(pg_dsn: str) -> None:
+    schema, role = _schema(), f"app_{uuid.uuid4().hex[:8]}"
+    owner = PostgresSessionStore(pg_dsn, schema=schema)
+    await owner.create(id="made-by-owner")
+    await owner.close()
+    conn = await asyncpg.connect(pg_dsn)
+    try:
+        await conn.execute(f"CREATE ROLE {role} LOGIN")
+        await conn.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA {schema} TO {role}")
+        await conn.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}")
+    finally:
+        await conn.close()
+    app = PostgresSessionStore(pg_dsn.replace("postgresql://postgres@", f"postgresql://{role}@"), schema=schema)
+    assert [r.id for r in await app.list_sessions()] == ["made-by-owner"]
+    s = await app.create()
+    assert [
+        m.seq
+        for m in await app.append_messages(
+            s.id, [Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})]
+        )
+    ] == [1]
+    await app.close()
