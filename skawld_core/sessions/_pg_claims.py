@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._pg_sql import NOW, TASK_ORDER, dumps, iso
+from ._pg_sql import NOW, TASK_ORDER, dumps, iso, task_of
 from .claims import GraphProgress, Outcome, TaskClaim
 from .task_graph import json_copy
 
@@ -25,10 +25,7 @@ CLAIMABLE = """(t.status = 'pending'
 
 
 class PostgresTaskClaims:
-    """Mixin: the claim API over the store's `_run` / `_load_task` / `_edges_of` plumbing."""
-
-    _load_task: Callable[..., Awaitable[Any]]
-    _edges_of: Callable[..., Awaitable[Any]]
+    """Mixin: the claim API over the store's `_run` plumbing. Every call is one statement."""
 
     if TYPE_CHECKING:
 
@@ -50,21 +47,30 @@ class PostgresTaskClaims:
                   metadata = u.metadata || jsonb_build_object('attempts', u.attempts + 1),
                   updated_at = GREATEST(clock_timestamp(), u.updated_at + interval '1 microsecond')
                 FROM pick WHERE u.session_id = pick.session_id AND u.id = pick.id
-                RETURNING u.id, u.lease_expires_at, u.attempts""",
+                RETURNING u.id, u.subject, u.description, u.active_form, u.status, u.owner, u.metadata::text,
+                  u.created_at, u.updated_at, u.lease_expires_at, u.attempts,
+                  ARRAY(SELECT e.to_task_id FROM task_edges e WHERE e.session_id = u.session_id
+                        AND e.from_task_id = u.id),
+                  ARRAY(SELECT e.from_task_id FROM task_edges e WHERE e.session_id = u.session_id
+                        AND e.to_task_id = u.id)""",
                 session_id,
                 worker,
                 float(lease_seconds),
             )
             if row is None:
                 return None
-            edges = await self._edges_of(conn, session_id, row[0])
-            task = await self._load_task(conn, session_id, row[0], edges)
-            assert task is not None
+            tid = row[0]
+            edges = [(tid, other) for other in row[11]] + [(other, tid) for other in row[12]]
             return TaskClaim(
-                session_id=session_id, task=task, worker=worker, lease_expires_at=iso(row[1]), attempt=int(row[2])
+                session_id=session_id,
+                task=task_of(row[:9], edges),
+                worker=worker,
+                lease_expires_at=iso(row[9]),
+                attempt=int(row[10]),
             )
 
-        return await self._run("claim task", work)
+        # One statement (one round trip, atomic on its own): no explicit transaction.
+        return await self._run("claim task", work, write=False)
 
     async def heartbeat_task(self, session_id: str, task_id: str, worker: str, *, lease_seconds: float) -> bool:
         """Extend `worker`'s lease on the task; `False` if it no longer holds it."""
@@ -80,7 +86,7 @@ class PostgresTaskClaims:
             )
             return not status.endswith(" 0")
 
-        return await self._run("heartbeat task", work)
+        return await self._run("heartbeat task", work, write=False)  # one statement
 
     async def finish_task(
         self,
@@ -108,7 +114,7 @@ class PostgresTaskClaims:
             )
             return not status.endswith(" 0")
 
-        return await self._run("finish task", work)
+        return await self._run("finish task", work, write=False)  # one statement
 
     async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:
         """Return the leased task to the pool (status `pending`, no owner)."""
@@ -124,7 +130,7 @@ class PostgresTaskClaims:
             )
             return not status.endswith(" 0")
 
-        return await self._run("release task", work)
+        return await self._run("release task", work, write=False)  # one statement
 
     async def graph_progress(self, session_id: str) -> GraphProgress:
         """Counts of pending / ready / leased / done / failed tasks."""
