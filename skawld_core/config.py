@@ -381,6 +381,8 @@ def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
         doc["limits"] = {"maxTurns": int(value)}
     if env.get("SKAWLD_DB_PATH"):
         doc["sessionStore"] = {"kind": "sqlite", "databasePath": env["SKAWLD_DB_PATH"]}
+    if env.get("SKAWLD_DATABASE_URL"):
+        doc["sessionStore"] = {"kind": "postgres", "dsn": env["SKAWLD_DATABASE_URL"]}
     _resolve_paths(doc, cwd)
     return doc
 

@@ -24,6 +24,7 @@ from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
 from .instructions import NestedInstructions
 from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
+from .sessions.claims import RunGuardStore
 from .sessions.store import SessionRecord, SessionStore
 from .system_prompt import system_reminder
 from .tools.base import ToolContext
@@ -366,7 +367,13 @@ class Run:
     async def _drive(self, state: Any) -> None:
         self._driving = True
         try:
-            await state.run()
+            store = self.session.store
+            if isinstance(store, RunGuardStore) and not self.session.is_child:
+                # A shared store guards the session across processes too (ConfigError if held).
+                async with store.run_guard(self.session.id):
+                    await state.run()
+            else:
+                await state.run()
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug in the loop itself: surface it to the consumer

@@ -98,6 +98,7 @@ class Settings:
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     store_kind: str = "sqlite"
     store_path: Path | None = None
+    store_dsn: str | None = field(default=None, repr=False)  # a secret: never logged
     project_config_path: Path | None = None
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
@@ -113,7 +114,6 @@ class Settings:
     sandbox_network: bool = False
     env_passthrough: list[str] = field(default_factory=list)
     additional_directories: list[Path] = field(default_factory=list)
-    store_dsn: str | None = field(default=None, repr=False)
     provider_transport: str | None = None
     provider_compat: str | None = None
     provider_context_window: int | None = None
@@ -301,6 +301,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         hooks=cfg.hooks,
         store_kind=cfg.session_store.kind,
         store_path=store_path,
+        store_dsn=cfg.session_store.dsn,
         project_config_path=loaded.project_path,
         sources=loaded.sources,
         warnings=warnings,
@@ -312,7 +313,6 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         sandbox_network=cfg.sandbox.network,
         env_passthrough=list(cfg.env_passthrough),
         additional_directories=[Path(d) for d in cfg.additional_directories],
-        store_dsn=cfg.session_store.dsn,
         provider_transport=cfg.provider.transport,
         provider_compat=cfg.provider.compat,
         provider_context_window=cfg.provider.context_window,
@@ -409,14 +409,25 @@ def make_provider(settings: Settings) -> BaseProvider:
     return provider
 
 
+def store_label(settings: Settings) -> str:
+    """Where sessions are stored, safe to print (a DSN's password is redacted)."""
+    if settings.store_kind == "postgres":
+        from skawld_core.sessions.dsn import redact_dsn
+
+        return f"PostgreSQL {redact_dsn(settings.store_dsn or '')}"
+    return str(settings.store_path) if settings.store_path else "(memory)"
+
+
 def make_store(settings: Settings) -> SessionStore:
-    """The session store the settings name (SQLite file, or in-memory)."""
+    """The session store the settings name (SQLite file, PostgreSQL, or in-memory)."""
+    if settings.store_kind == "postgres":
+        from skawld_core.sessions.postgres import PostgresSessionStore
+
+        return PostgresSessionStore(settings.store_dsn or "")
     if settings.store_kind == "memory":
         from skawld_core.sessions.memory import InMemorySessionStore
 
         return InMemorySessionStore()
-    if settings.store_kind == "postgres":
-        raise ConfigError("sessionStore kind 'postgres' is not available in this build (use 'sqlite')")
     from skawld_core.sessions.sqlite import SqliteSessionStore
 
     return SqliteSessionStore(settings.store_path, cwd=settings.cwd)

@@ -436,7 +436,9 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
         for path in settings.instruction_files:
             sys.stderr.write(f"skawld: instructions from {path}\n")
         sys.stderr.write(f"skawld: provider {settings.provider_id}, model {settings.model}, cwd {settings.cwd}\n")
-        sys.stderr.write(f"skawld: sessions in {settings.store_path or '(memory)'}\n")
+        from .bootstrap import store_label
+
+        sys.stderr.write(f"skawld: sessions in {store_label(settings)}\n")
         from skawld_core.sandbox import ShellPolicy
 
         sys.stderr.write(f"skawld: {ShellPolicy(sandbox=settings.sandbox).status().describe()}\n")
@@ -700,6 +702,10 @@ def _main(args: list[str]) -> int:
             from .local_models import run_models
 
             return run_models(args[1:])
+        elif args[:1] in (["work"], ["tasks"]):
+            from .work_cmd import main as work_main
+
+            work_main(args)
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

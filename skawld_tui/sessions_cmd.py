@@ -215,3 +215,6 @@ def export_cmd(
 from .sessions_repair import repair_cmd  # noqa: E402
 
 app.command("repair")(repair_cmd)
+from .sessions_migrate import migrate as _migrate  # noqa: E402
+
+app.command("migrate")(_migrate)

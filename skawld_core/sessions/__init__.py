@@ -1,6 +1,7 @@
-"""Session stores: the `SessionStore` contract, SQLite (default) and in-memory.
+"""Session stores: the `SessionStore` contract, SQLite (default), PostgreSQL and in-memory.
 
-`SqliteSessionStore` is imported lazily, so `aiosqlite` is only loaded when used.
+`SqliteSessionStore` and `PostgresSessionStore` are imported lazily, so
+`aiosqlite` / `asyncpg` are only loaded when used.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from .memory import InMemorySessionStore
 from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
 
 if TYPE_CHECKING:
+    from .postgres import PostgresSessionStore
     from .sqlite import SqliteSessionStore
 
 __all__ = [
     "CreateTaskInput",
     "InMemorySessionStore",
+    "PostgresSessionStore",
     "SessionRecord",
     "SessionStore",
     "SqliteSessionStore",
@@ -31,4 +34,8 @@ def __getattr__(name: str) -> Any:
         from .sqlite import SqliteSessionStore
 
         return SqliteSessionStore
+    if name == "PostgresSessionStore":
+        from .postgres import PostgresSessionStore
+
+        return PostgresSessionStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

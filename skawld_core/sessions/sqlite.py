@@ -24,6 +24,8 @@ from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
+from .sqlite_claims import SqliteTaskClaims
+from .sqlite_import import SqliteSessionImport
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
 
@@ -37,11 +39,12 @@ _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata_
 _BUSY_TIMEOUT_S = 10.0
 
 
-class SqliteSessionStore:
+class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
     """A `SessionStore` in one SQLite file (default `<cwd>/.skawld/sessions.db`).
 
     Nothing touches the disk until the first method call; the parent directory
-    is created then. After `close()` the next call reopens the file.
+    is created then. After `close()` the next call reopens the file. Task
+    claims (`ClaimableTaskGraph`) come from `SqliteTaskClaims`.
     """
 
     def __init__(self, path: str | Path | None = None, *, cwd: Path | None = None) -> None:
