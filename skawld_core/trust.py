@@ -33,6 +33,7 @@ CAPABILITY_TITLES: dict[Capability, str] = {
     "reads": "Reads",
     "widens": "Widens permissions",
 }
+_STRICTNESS = {"off": 0, "auto": 1, "required": 2}
 KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai-chat": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY"}
 
 
@@ -147,8 +148,13 @@ def config_requests(
         add(TrustRequest("widens", "/env/passthrough", f"passes {', '.join(passthrough)} to commands"))
     sandbox = doc.get("sandbox")
     mode_s = sandbox if isinstance(sandbox, str) else (sandbox or {}).get("mode")
-    if mode_s == "off":
-        add(TrustRequest("widens", "/sandbox", "turns the Bash sandbox off"))
+    low_box = lower.get("sandbox", "auto")
+    low_mode = low_box if isinstance(low_box, str) else low_box.get("mode", "auto")
+    if mode_s is not None and _STRICTNESS[mode_s] < _STRICTNESS[low_mode]:
+        what = (
+            "turns the Bash sandbox off" if mode_s == "off" else f"relaxes the Bash sandbox from {low_mode} to {mode_s}"
+        )
+        add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
     if isinstance(sandbox, Mapping) and sandbox.get("network") is True:
         add(TrustRequest("widens", "/sandbox/network", "network access from sandboxed commands"))
     return out
