@@ -489,6 +489,16 @@ def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str
             _record_origins(origins, value, origin, f"{path}.")
 
 
+def _merged_model(merged: dict[str, Any]) -> ConfigFile:
+    """The merged document as the schema's model (every layer was validated, so this holds)."""
+    from pydantic import ValidationError
+
+    try:
+        return ConfigFile.model_validate(merged)
+    except ValidationError as exc:  # a merge rule produced something the schema rejects
+        raise ConfigError(f"Invalid merged config: {exc.errors(include_url=False)[0]['msg']}") from None
+
+
 def load_config(
     *,
     cwd: str | os.PathLike[str] | None = None,
@@ -567,7 +577,7 @@ def load_config(
         warnings=warnings,
         raw=merged,
         project_path=project_path,
-        model=ConfigFile.model_validate(merged),
+        model=_merged_model(merged),
         project_trusted=trusted,
         trust_extra=extra,
         origins=origins,
