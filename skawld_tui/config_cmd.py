@@ -25,6 +25,7 @@ app = typer.Typer(
     help="Inspect skawld's config.json: its schema and the effective merged config.",
 )
 
+
 def _fail(message: str, code: int = 3) -> typer.Exit:
     sys.stderr.write(f"skawld: {message}\n")
     return typer.Exit(code)
