@@ -187,3 +187,30 @@ def describe_requests(requests: Sequence[TrustRequest]) -> str:
         lines.append(f"  {title}:")
         lines.extend(f"    - {r}" for r in items)
     return "\n".join(lines)
+
+
+def grant_requests(config_dirs: Sequence[Path]) -> tuple[list[TrustRequest], tuple[str, ...]]:
+    """What the project's skills and agents would grant: tools without asking, another model.
+
+    These never block a run (the skill runs without its grants until the project is
+    accepted) but they are listed in the trust prompt and covered by the acceptance,
+    so a later change to a grant asks again.
+    """
+    dirs = [d for d in config_dirs if (d / "skills").is_dir() or (d / "agents").is_dir()]
+    if not dirs:
+        return [], ()
+    from .skills.loader import load_skills
+    from .subagents.definitions import load_agent_definitions
+
+    requests: list[TrustRequest] = []
+    extra: list[str] = []
+    for skill in load_skills(dirs, ()).skills:
+        if skill.allowed_tools:
+            tools = ", ".join(skill.allowed_tools)
+            requests.append(TrustRequest("widens", "", f"the skill {skill.name!r} runs {tools} without asking"))
+        if skill.allowed_tools or skill.model:
+            extra.append(f"skill:{skill.directory}:{','.join(skill.allowed_tools)}:{skill.model or ''}")
+    for agent in load_agent_definitions(dirs).agents:
+        if agent.model:
+            extra.append(f"agent:{agent.path}:{agent.model}")
+    return requests, tuple(extra)
