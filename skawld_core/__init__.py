@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from .session import Run, Session
     from .tools import default_tools
 
-__version__ = "0.1.0"
+    __version__: str
 
 _LAZY = {
     "Agent": ".agent",
@@ -100,7 +100,21 @@ _LAZY = {
 }
 
 
+def _package_version() -> str:
+    """The installed distribution's version: pyproject.toml is the one place it is written."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("skawld")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value = _package_version()
+        globals()["__version__"] = value
+        return value
     if name in _LAZY:
         import importlib
 

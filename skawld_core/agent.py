@@ -71,6 +71,7 @@ class Agent:
         ask_user: Any = None,
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
+        nested_instructions: bool = False,
         untrusted_config_dirs: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if provider is None:
@@ -91,6 +92,7 @@ class Agent:
         self.permission_mode: PermissionMode = permission_mode
         self.system_prompt = system_prompt
         self.instruction_files = [str(p) for p in instruction_files]
+        self.nested_instructions = nested_instructions
         self.compaction: CompactionStrategy = compaction or default_compaction()
         self.max_retries = max_retries
         self.max_output_tokens = max_output_tokens

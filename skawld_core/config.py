@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, validate_document
 from .errors import ConfigError
-from .instructions import find_repo_root, project_instruction_file
+from .instructions import find_repo_root, project_instruction_files
 from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
 
 __all__ = [
@@ -348,15 +348,16 @@ def _project_config_dirs(merged: Mapping[str, Any], base: Path, user_dir: Path) 
 def _instruction_requests(merged: Mapping[str, Any], base: Path) -> tuple[list[TrustRequest], tuple[str, ...]]:
     """An instruction file (AGENTS.md/CLAUDE.md) that links outside its repository."""
     work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
-    found = project_instruction_file(work)
-    if found is None:
-        return [], ()
-    target = found.resolve()
     root = find_repo_root(work).resolve()
-    if inside(target, root) or inside(target, base):
-        return [], ()
-    what = f"{target} into the prompt sent to the model ({found} links there)"
-    return [TrustRequest("reads", "", what)], (f"instructions:{found}->{target}",)
+    requests: list[TrustRequest] = []
+    keys: list[str] = []
+    for found in project_instruction_files(work):
+        target = found.resolve()
+        if inside(target, root) or inside(target, base):
+            continue
+        requests.append(TrustRequest("reads", "", f"{target} into the prompt sent to the model ({found} links there)"))
+        keys.append(f"instructions:{found}->{target}")
+    return requests, tuple(keys)
 
 
 def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:

@@ -338,6 +338,7 @@ class RunLoop:
             cwd=agent.cwd,
             concurrency=agent.tool_concurrency,
             overlay_tools=overlay_tools,
+            call_reminders=session.nested_instructions.reminders_for if session.nested_instructions else None,
         )
         self._scheduler = scheduler
         results = await scheduler.run(message.tool_uses())

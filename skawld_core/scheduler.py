@@ -76,6 +76,23 @@ class _Call:
         return self.error is None and self.deny_reason is None
 
 
+CallReminders = Callable[[str, dict[str, Any]], list[str]]
+"""Extra context for a finished call, by tool name and input (nested instruction files)."""
+
+
+def with_reminders(result: ToolResult, texts: Sequence[str]) -> ToolResult:
+    """`result` with each text appended as a `<system-reminder>` (§2.7 step 8)."""
+    if not texts:
+        return result
+    reminders = [system_reminder(text) for text in texts]
+    content: str | list[Any]
+    if isinstance(result.content, str):
+        content = "\n\n".join([result.content, *reminders])
+    else:
+        content = [*result.content, *(TextBlock(text=r) for r in reminders)]
+    return ToolResult(content=content, summary=result.summary, is_error=result.is_error)
+
+
 @dataclass
 class Scheduler:
     """Executes the tool calls of one assistant message. Create one per turn."""
@@ -90,6 +107,7 @@ class Scheduler:
     cwd: Path
     concurrency: int = DEFAULT_CONCURRENCY
     overlay_tools: frozenset[str] = frozenset()
+    call_reminders: CallReminders | None = None
     completed: dict[str, ToolResultBlock] = field(default_factory=dict)
     _started: set[str] = field(default_factory=set)
     _ended: set[str] = field(default_factory=set)
@@ -299,6 +317,8 @@ class Scheduler:
         started = time.perf_counter()
         result = await self._execute(call)
         duration_ms = (time.perf_counter() - started) * 1000
+        if call.runnable and not result.is_error and self.call_reminders is not None:
+            result = with_reminders(result, self.call_reminders(call.name, call.input))
         if call.runnable and self.hooks is not None and self.hook_context is not None:
             result = await self._post_tool_use(call, result, duration_ms)
         self.completed[tool_use_id] = ToolResultBlock(
@@ -353,15 +373,7 @@ class Scheduler:
             self.hook_context,
         )
         await self._emit_hook_errors(outcome.errors)
-        if not outcome.additional_context:
-            return result
-        reminders = [system_reminder(text) for text in outcome.additional_context]
-        content: str | list[Any]
-        if isinstance(result.content, str):
-            content = "\n\n".join([result.content, *reminders])
-        else:
-            content = [*result.content, *(TextBlock(text=r) for r in reminders)]
-        return ToolResult(content=content, summary=result.summary, is_error=result.is_error)
+        return with_reminders(result, outcome.additional_context)
 
     async def _close_orphans(self, calls: list[_Call]) -> None:
         for call in calls:

@@ -14,12 +14,14 @@ import uuid
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from .compaction import UsageReport
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
+from .instructions import NestedInstructions
 from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.store import SessionRecord, SessionStore
@@ -76,6 +78,9 @@ class Session:
         self.provider_view: list[Message] = list(history)
         self.full_history: list[Message] = list(history)
         self.file_read_tracker = FileReadTracker()
+        self.nested_instructions = (
+            NestedInstructions(agent.cwd, home=Path.home()) if agent.nested_instructions else None
+        )
         self.last_usage: Usage | None = None
         self.skills_announced = False
         self.invoked_skills: list[InvokedSkillRecord] = list(record.invoked_skills)

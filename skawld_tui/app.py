@@ -29,6 +29,7 @@ from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from . import slash_commands
 from .app_slash import SlashMixin
+from .file_commands import PromptCommands
 from .path_complete import at_token, complete_path
 from .screens.ask_user import AskUserScreen
 from .screens.permission import PermissionAnswer, PermissionScreen
@@ -81,6 +82,7 @@ class SkawldApp(SlashMixin, App[int]):
         self.settings = settings
         self.agent: Agent | None = None
         self.session: Session | None = None
+        self.prompt_commands: PromptCommands | None = None
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
@@ -138,6 +140,9 @@ class SkawldApp(SlashMixin, App[int]):
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
         self.renderer.registry = self.agent.tools
+        self.renderer.cwd = self.agent.cwd
+        trusted = bool(getattr(self.settings, "project_trusted", False))
+        self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
         self.open_session(self.resume_id)
 
@@ -338,7 +343,14 @@ class SkawldApp(SlashMixin, App[int]):
         commands = slash_commands.complete(text)
         if commands:
             options = [(f"/{c.name}", f"/{c.name}{' ' + c.args if c.args else ''}  — {c.help}") for c in commands]
-        else:
+        if text.startswith("/") and " " not in text and self.prompt_commands is not None:
+            prefix = text[1:].lower()
+            options += [
+                (f"/{name}", f"/{name}{' ' + hint if hint else ''}  — {description}")
+                for name, hint, description in self.prompt_commands.completions()
+                if name.startswith(prefix) and name not in slash_commands.BY_NAME
+            ]
+        if not options:
             row, col = prompt.cursor_location
             line = prompt.document.get_line(row)[:col]
             token = at_token(line)
@@ -469,7 +481,13 @@ class SkawldApp(SlashMixin, App[int]):
             position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
             try:
                 answer = await self._ask_modal(
-                    PermissionScreen(req.tool_name, req.summary, req.input, position=position)
+                    PermissionScreen(
+                        req.tool_name,
+                        req.summary,
+                        req.input,
+                        position=position,
+                        cwd=self.agent.cwd if self.agent else None,
+                    )
                 )
             finally:
                 self._asks_done += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .file_commands import CommandExpansionError
 from .slash_commands import BY_NAME, MODES, help_text
 from .transcript_model import cost_usd, export_markdown, format_cost, format_tokens
 from .widgets.blocks import CommandOutput, Divider, ErrorBlock, NoteLine
@@ -19,7 +20,7 @@ class SlashMixin:
     async def run_slash(self, name: str, args: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]
         if name not in BY_NAME:
-            await app.transcript.mount(NoteLine(f"unknown command /{name} — /help lists them", classes="note -warning"))
+            await self._prompt_command(name, args)
             return
         handler = getattr(self, f"_cmd_{name}")
         try:
@@ -27,6 +28,24 @@ class SlashMixin:
         except Exception as exc:  # a command never takes the app down
             await app.transcript.mount(ErrorBlock(f"/{name} failed", f"{type(exc).__name__}: {exc}"))
         app.transcript.scroll_end(animate=False)
+
+    async def _prompt_command(self, name: str, args: str) -> None:
+        """A command file or a skill typed as `/name args` becomes the next prompt."""
+        app: SkawldApp = self  # type: ignore[assignment]
+        commands, session = app.prompt_commands, app.session
+        prompt = None
+        if commands is not None and session is not None:
+            try:
+                prompt = await commands.prompt_for(name, args, session)
+            except CommandExpansionError as exc:
+                await app.transcript.mount(NoteLine(str(exc), classes="note -warning"))
+                return
+        if prompt is None:
+            await app.transcript.mount(NoteLine(f"unknown command /{name} — /help lists them", classes="note -warning"))
+        elif app.running:
+            app._steer(prompt)
+        else:
+            await app.start_run(prompt)
 
     async def _out(self, markdown: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skawld_core.config import ConfigSource, ConfigWarning, load_config, user_config_dir
+from skawld_core.config import ConfigSource, ConfigWarning, home_dir, load_config, user_config_dir
 from skawld_core.errors import AuthError, ConfigError
-from skawld_core.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
-from skawld_core.instructions import find_repo_root as find_repo_root
-from skawld_core.instructions import project_instruction_file
+from skawld_core.instructions import find_repo_root, load_instructions
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -67,8 +65,10 @@ class Settings:
     """Resolved configuration plus command-line overrides: everything `build_agent` needs.
 
     `system_prompt` is the full user-instructions block (config `systemPrompt` or
-    `systemPromptFile`, then ``~/.skawld/AGENTS.md``, then the project's ``AGENTS.md``
-    or ``CLAUDE.md``); `instruction_files` lists the files that went into it.
+    `systemPromptFile`, then the instruction files of `skawld_core.instructions`:
+    ``~/.skawld/AGENTS.md``, ``~/.claude/CLAUDE.md``, the project's ``AGENTS.md``,
+    ``CLAUDE.md``, ``.claude/CLAUDE.md``, ``CLAUDE.local.md``, with ``@`` imports);
+    `instruction_files` lists the files that went into it.
     """
 
     provider_id: str = "anthropic"
@@ -221,8 +221,8 @@ def _read_text(path: Path, what: str) -> str:
 
 
 def _system_prompt(
-    prompt: str | None, prompt_file: str | None, cwd: Path, env: Mapping[str, str]
-) -> tuple[str | None, list[Path]]:
+    prompt: str | None, prompt_file: str | None, cwd: Path, env: Mapping[str, str], *, trusted: bool
+) -> tuple[str | None, list[Path], list[ConfigWarning]]:
     parts: list[str] = []
     files: list[Path] = []
     if prompt:
@@ -230,16 +230,15 @@ def _system_prompt(
     elif prompt_file:
         parts.append(_read_text(Path(prompt_file), "system prompt file").strip())
         files.append(Path(prompt_file))
-    user_agents = user_config_dir(env) / "AGENTS.md"
-    for path in (user_agents if user_agents.is_file() else None, project_instruction_file(cwd)):
-        if path is None:
-            continue
-        body = _read_text(path, "instructions file").strip()
-        if body:
-            parts.append(f"Instructions from {path}:\n\n{body}")
-            files.append(path)
+    instructions = load_instructions(find_repo_root(cwd), home=home_dir(env), cwd=cwd, allow_imports_outside=trusted)
+    parts.append(instructions.prompt_text())
+    files.extend(f.path for f in instructions.files if f.text.strip())
+    warnings = [
+        ConfigWarning(f"not importing {target}: {reason}", file=str(importer))
+        for importer, target, reason in instructions.refused
+    ]
     text = "\n\n".join(p for p in parts if p)
-    return (text or None), files
+    return (text or None), files, warnings
 
 
 def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) -> Settings:
@@ -263,7 +262,9 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     cwd = (base / Path(cfg.cwd).expanduser()).resolve() if cfg.cwd else base
     if not cwd.is_dir():
         raise ConfigError(f"Working directory {cwd} does not exist")
-    system_prompt, files = _system_prompt(cfg.system_prompt, cfg.system_prompt_file, cwd, environ)
+    system_prompt, files, instruction_warnings = _system_prompt(
+        cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=loaded.project_trusted
+    )
     store_path: Path | None = None
     if cfg.session_store.kind == "sqlite":
         raw_path = cfg.session_store.database_path
@@ -300,7 +301,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         store_path=store_path,
         project_config_path=loaded.project_path,
         sources=loaded.sources,
-        warnings=loaded.warnings,
+        warnings=[*loaded.warnings, *instruction_warnings],
         env=environ,
         project_trusted=loaded.project_trusted,
         trust_extra=loaded.trust_extra,
@@ -441,6 +442,7 @@ def build_agent(
         ask_user=ask_user,
         mcp_fail_fast=False,
         instruction_files=settings.instruction_files,
+        nested_instructions=True,
         untrusted_config_dirs=settings.untrusted_config_dirs,
     )
 

@@ -4,7 +4,8 @@
 - ``skawld -p PROMPT`` — headless (`skawld_tui.headless`); the prompt comes from stdin
   when omitted;
 - ``skawld sessions list|show|delete|export|repair`` — `skawld_tui.sessions_cmd`;
-- ``skawld config schema|show`` — `skawld_tui.config_cmd`.
+- ``skawld config schema|show`` — `skawld_tui.config_cmd`;
+- ``skawld permissions explain CALL`` — `skawld_tui.permissions_cmd`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -21,7 +22,6 @@ from typing import Annotated, Any
 
 import typer
 
-VERSION = "0.1.0"
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
 EPILOG = (
@@ -56,7 +56,9 @@ class InputFormat(StrEnum):
 
 def _version_callback(value: bool) -> None:
     if value:
-        typer.echo(f"skawld {VERSION}")
+        from skawld_core import __version__
+
+        typer.echo(f"skawld {__version__}")
         raise typer.Exit()
 
 
@@ -456,6 +458,10 @@ def _main(args: list[str]) -> int:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
+        elif args[:1] == ["permissions"]:
+            from .permissions_cmd import app as permissions_app
+
+            permissions_app(args[1:], prog_name="skawld permissions", standalone_mode=True)
         else:
             app(args, prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

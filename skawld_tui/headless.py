@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
 
     from .bootstrap import Settings
+    from .file_commands import PromptCommands
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 3, 4, 130, 143
 
@@ -74,6 +75,7 @@ class HeadlessRunner:
 
     def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
         self.settings = settings
+        self.prompt_commands: PromptCommands | None = None
         self.opts = opts
         self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken_pipe)
         self.session: Session | None = None
@@ -263,6 +265,18 @@ class HeadlessRunner:
 
     async def run_one(self, prompt: str) -> int:
         assert self.session is not None
+        from pathlib import Path
+
+        from .file_commands import CommandExpansionError, PromptCommands
+
+        if self.prompt_commands is None:
+            trusted = bool(getattr(self.settings, "project_trusted", False))
+            self.prompt_commands = PromptCommands(self.session.agent, home=Path.home(), trusted=trusted)
+        try:
+            prompt = await self.prompt_commands.expand_typed(prompt, self.session)
+        except CommandExpansionError as exc:
+            warn(str(exc))
+            return EXIT_USAGE
         stats = _RunStats()
         result: ResultEvent | None = None
         from skawld_core.events import ResultEvent as _Result

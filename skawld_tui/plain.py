@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
     from skawld_core.session import Session
 
+    from .file_commands import PromptCommands
+
 PREVIEW_LINES = 6
 
 
@@ -56,6 +58,7 @@ class PlainChat:
         self.tools: dict[tuple[str, ...], str] = {}
         self.show_timings = True
         self._ask_lock = asyncio.Lock()
+        self.prompt_commands: PromptCommands | None = None
 
     # -- output ---------------------------------------------------------------------
 
@@ -96,6 +99,7 @@ class PlainChat:
             return PermissionAllow()
         async with self._ask_lock:
             self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
+            self.show_request(req)
             while True:
                 answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
                 if answer in ("y", "yes"):
@@ -106,6 +110,20 @@ class PlainChat:
                 if answer in ("n", "no", ""):
                     reason = await self.ask("  reason (optional): ")
                     return PermissionDeny(message=reason or "The user denied this tool call.")
+
+    def show_request(self, req: CanUseToolRequest) -> None:
+        """What the approval is about, in full: the command, the diff, or the input."""
+        from rich.syntax import Syntax
+
+        from .file_diff import proposed_change, unified_diff
+
+        change = proposed_change(req.tool_name, req.input, self.agent.cwd if self.agent else None)
+        if change is not None:
+            self.console.print(Syntax(unified_diff(change), "diff", theme="ansi_dark", word_wrap=True))
+        elif req.tool_name == "Bash" and isinstance(req.input.get("command"), str):
+            self.console.print(Syntax(req.input["command"], "bash", theme="ansi_dark", word_wrap=True))
+        elif req.input:
+            self.console.print_json(data=req.input)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []
@@ -286,8 +304,27 @@ class PlainChat:
         elif name in slash_commands.BY_NAME:
             self.out(f"/{name} is available in the full-screen app", style="yellow")
         else:
-            self.out(f"unknown command /{name} (/help)", style="yellow")
+            await self._prompt_command(name, args)
         return True
+
+    async def _prompt_command(self, name: str, args: str) -> None:
+        """A command file or a skill typed as `/name args` runs as a prompt."""
+        from pathlib import Path
+
+        from .file_commands import CommandExpansionError, PromptCommands
+
+        assert self.agent is not None and self.session is not None
+        if self.prompt_commands is None:
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home())
+        try:
+            prompt = await self.prompt_commands.prompt_for(name, args, self.session)
+        except CommandExpansionError as exc:
+            self.out(str(exc), style="yellow")
+            return
+        if prompt is None:
+            self.out(f"unknown command /{name} (/help)", style="yellow")
+        else:
+            await self.run_prompt(prompt)
 
     async def loop(self) -> int:
         last_ctrl_c = 0.0

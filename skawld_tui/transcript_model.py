@@ -1,13 +1,12 @@
 """Pure view logic for the interactive app: no Textual imports.
 
 Turns skawld messages into displayable items (for resume and "show earlier"),
-summarises tool calls, builds Edit/Write diffs, prices usage and formats the
+summarises tool calls, prices usage and formats the
 small numbers the status bar and run footers show.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from skawld_core.messages import (
     ToolUseBlock,
     Usage,
 )
+
+from .file_diff import proposed_change, unified_diff
 
 _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
 
@@ -67,21 +68,6 @@ def summarize_tool(name: str, input: dict[str, Any], registry: Any = None) -> st
             first = value.splitlines()[0]
             return f"{name} {first[:100]}"
     return f"{name} {compact_json(input)}" if input else name
-
-
-def edit_diff(name: str, input: dict[str, Any]) -> str | None:
-    """A unified diff for Edit/Write/MultiEdit-style calls, else None."""
-    path = str(input.get("file_path") or input.get("path") or "file")
-    if name == "Edit" and "old_string" in input and "new_string" in input:
-        old, new = str(input["old_string"]), str(input["new_string"])
-    elif name == "Write" and "content" in input:
-        old, new = "", str(input["content"])
-    else:
-        return None
-    lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=f"a/{path}", tofile=f"b/{path}", lineterm="", n=3
-    )
-    return "\n".join(lines) or "(no changes)"
 
 
 LANGUAGES = {
@@ -306,7 +292,13 @@ def export_markdown(messages: Iterable[Message]) -> str:
             out.append(f"## Assistant\n\n{item.text}\n")
         elif isinstance(item, ToolItem):
             mark = "error" if item.is_error else "ok"
-            out.append(f"### Tool: {item.name} ({mark})\n\n```json\n{json.dumps(item.input, indent=2)}\n```\n")
+            change = proposed_change(item.name, item.input, None)
+            shown = (
+                f"```diff\n{unified_diff(change)}\n```"
+                if change is not None
+                else f"```json\n{json.dumps(item.input, indent=2)}\n```"
+            )
+            out.append(f"### Tool: {item.name} ({mark})\n\n{shown}\n")
             if item.result:
                 out.append(f"```\n{item.result}\n```\n")
     return "\n".join(out)

@@ -1,49 +1,55 @@
-"""Evaluate the bash rule set against a command (reference §2.8, hardened).
+"""Evaluate the bash rule set against a command (reference §2.8, on a real syntax tree).
 
-For each segment, the first matching rule decides. Any deny segment denies the
-whole command; an explicit ask segment makes the command ask; the command is
-allowed only when every segment is allowed. Otherwise there is no decision.
+The command is analyzed by `analyze_shell` (tree-sitter-bash). Then:
 
-Hardening beyond the reference:
-
-- a segment with a risky construct (`risky_construct`) is never allowed, nor
-  is a command with an unquoted CR (the reference splits on it, bash does not);
-- deny rules also see the commands inside `$(…)`, backticks and `<(…)`, a
-  segment's command with redirections, wrappers and reserved words stripped
-  (`>log rm`, `FOO=1 rm`, `(rm`, `/bin/rm`, `command rm`, `xargs -0 rm`,
-  `then rm`, `f() { rm`, …) and the scripts of `eval …` and `sh -c '…'`.
+1. **deny**: a simple command written in the command (anywhere: top level,
+   substitutions, subshells, function bodies…) whose first matching rule
+   denies, or a command found through a wrapper or inline script (`sudo rm`,
+   `bash -c 'rm'`, `find -exec rm`) that any deny rule matches;
+2. **ask**: likewise for ask rules;
+3. **ask, unknown**: deny rules exist and some command cannot be known before
+   it runs (`$c`, `$(echo rm)`, `/bin/r?`, `bash script.sh`) or may match a
+   deny rule through an argument only known at run time; the engine refuses
+   such a command where nobody can be asked (yolo);
+4. **allow**: the whole tree is lists/pipelines of simple commands of literal
+   words with harmless redirections (`analysis.blocker` is None), and every
+   one of them is allowed by its first matching rule;
+5. otherwise no decision (the mode decides).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
-from .bash import (
-    command_words,
-    has_bare_carriage_return,
-    nested_commands,
-    risky_construct,
-    shell_tokens,
-    split_bash_segments,
-)
 from .rules import BashRule
+from .shell_analysis import ShellAnalysis, SimpleCommand, analyze_shell
 from .types import Decision
 
-__all__ = ["evaluate_bash"]
+__all__ = ["BashVerdict", "analyze_bash", "evaluate_bash", "rule_label"]
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_DURATION = re.compile(r"[0-9.]+[smhd]?")
-# Words after which a new command starts (reserved words, grouping).
-_COMMAND_STARTERS = frozenset({"!", "{", "(", "if", "then", "else", "elif", "do", "while", "until", "time", "coproc"})
-# Commands that run their arguments as a command (leading options are skipped too).
-_WRAPPERS = frozenset(
-    {"command", "builtin", "exec", "nohup", "env", "sudo", "doas", "nice", "xargs", "timeout", "stdbuf", "setsid"}
-)
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-_MAX_DEPTH = 4
+
+@dataclass(frozen=True)
+class BashVerdict:
+    """The bash rule set's verdict on one command.
+
+    `rules` are the rules that decided (one per command for an allow); `reason`
+    says why in words; `unknown` marks an "ask" that must be refused where
+    nobody can be asked, because the analyzer cannot see what would run.
+    """
+
+    decision: Decision | None
+    rules: tuple[BashRule, ...] = ()
+    reason: str | None = None
+    unknown: bool = False
+    analysis: ShellAnalysis | None = None
+
+    @property
+    def rule(self) -> BashRule | None:
+        """The first deciding rule."""
+        return self.rules[0] if self.rules else None
 
 
 @lru_cache(maxsize=512)
@@ -56,108 +62,99 @@ def _compile(regex: str) -> re.Pattern[str] | None:
 
 @lru_cache(maxsize=512)
 def _pattern_tokens(pattern: str) -> tuple[str, ...]:
-    return tuple(shell_tokens(pattern))
+    """A string pattern's words, quotes removed; every word counts (`FOO=1 make` stays narrow)."""
+    import shlex
+
+    try:
+        return tuple(shlex.split(pattern, comments=True))
+    except ValueError:  # unbalanced quotes
+        return tuple(pattern.split())
 
 
-def _prefix(tokens: Sequence[str], pattern: Sequence[str]) -> bool:
-    return 0 < len(pattern) <= len(tokens) and tuple(tokens[: len(pattern)]) == tuple(pattern)
+def rule_label(rule: BashRule) -> str:
+    """A rule's pattern as shown to people: `git status` or `/^npm test$/`."""
+    return rule.pattern if isinstance(rule.pattern, str) else f"/{rule.pattern.regex}/"
 
 
-def _matches(rule: BashRule, segment: str, tokens: Sequence[str]) -> bool:
+def _matches(rule: BashRule, cmd: SimpleCommand) -> bool:
     if isinstance(rule.pattern, str):
-        return _prefix(tokens, _pattern_tokens(rule.pattern))
+        pattern = _pattern_tokens(rule.pattern)
+        return 0 < len(pattern) <= len(cmd.words) and cmd.values[: len(pattern)] == pattern
     rx = _compile(rule.pattern.regex)
-    return rx is not None and rx.search(segment.strip()) is not None
+    return rx is not None and rx.search(cmd.source.strip()) is not None
 
 
-def _unwrapped(words: list[str]) -> list[str]:
-    """Words with leading assignments, reserved words, wrappers (and their options) stripped;
-    the command name reduced to its basename."""
-    out = list(words)
-    while out:
-        head = out[0]
-        if _ASSIGNMENT.match(head) or head in _COMMAND_STARTERS:
-            out.pop(0)
-        elif os.path.basename(head) in _WRAPPERS:
-            out.pop(0)
-            while out and out[0].startswith("-") and len(out[0]) > 1:
-                out.pop(0)
-            if os.path.basename(head) == "timeout" and out and _DURATION.fullmatch(out[0]):
-                out.pop(0)
-        elif head[:1] in "({" and len(head) > 1:
-            out[0] = head[1:]
-        else:
-            break
-    if out and "/" in out[0]:
-        out[0] = os.path.basename(out[0]) or out[0]
-    return out
-
-
-def _inline_script(words: list[str]) -> str | None:
-    """The script of `eval …`, `sh -c '…'`, `bash -lc '…'`, or None."""
-    if words[0] == "eval":
-        return " ".join(words[1:])
-    if words[0] in _SHELLS:
-        for i in range(1, len(words)):
-            w = words[i]
-            if w.startswith("-") and not w.startswith("--") and "c" in w[1:]:
-                return words[i + 1] if i + 1 < len(words) else None
-    return None
-
-
-def _first(rules: Sequence[BashRule], segment: str) -> Decision | None:
-    tokens = shell_tokens(segment)
-    for rule in rules:
-        if _matches(rule, segment, tokens):
-            return rule.decision
-    return None
-
-
-def _denied_deep(rules: Sequence[BashRule], segment: str, depth: int) -> bool:
-    """Whether a deny rule matches the real command(s) of a segment.
-
-    Looks past redirections, assignments, wrappers and reserved words (every
-    command start in the segment), and into `eval`/`sh -c` scripts. The plain
-    token list itself is left to first-match-wins.
-    """
-    deny_rules = [r for r in rules if r.decision == "deny"]
-    if not deny_rules:
+def _may_match(rule: BashRule, cmd: SimpleCommand) -> bool:
+    """Whether a string pattern could match once the command's dynamic words are known."""
+    if not isinstance(rule.pattern, str):
         return False
-    raw = shell_tokens(segment)
-    words = command_words(segment)
-    starts = [0, *(i for i in range(1, len(words)) if words[i - 1] in _COMMAND_STARTERS)]
-    for start in starts:
-        bare = _unwrapped(words[start:])
-        if not bare:
-            continue
-        if bare != raw and any(_matches(r, " ".join(bare), bare) for r in deny_rules):
+    for index, token in enumerate(_pattern_tokens(rule.pattern)):
+        if index >= len(cmd.words):
+            return cmd.open_ended
+        word = cmd.words[index]
+        if not word.literal:
             return True
-        script = _inline_script(bare)
-        if script is not None and depth < _MAX_DEPTH and evaluate_bash(script, deny_rules, _depth=depth + 1) == "deny":
-            return True
-    return False
+        if word.value != token:
+            return False
+    return False  # a full match is a match, handled elsewhere
 
 
-def evaluate_bash(command: str, rules: Sequence[BashRule], *, _depth: int = 0) -> Decision | None:
+def _first(rules: Sequence[BashRule], cmd: SimpleCommand) -> BashRule | None:
+    return next((r for r in rules if _matches(r, cmd)), None)
+
+
+def _hit(rules: Sequence[BashRule], cmd: SimpleCommand, decision: Decision) -> BashRule | None:
+    """The rule that gives `cmd` this decision: the first match as written, any match when derived."""
+    if cmd.derived:
+        return next((r for r in rules if r.decision == decision and _matches(r, cmd)), None)
+    first = _first(rules, cmd)
+    return first if first is not None and first.decision == decision else None
+
+
+def _describe(cmd: SimpleCommand) -> str:
+    text = " ".join(cmd.values)
+    return f"`{text}` (via {cmd.via})" if cmd.via else f"`{text}`"
+
+
+def analyze_bash(command: str, rules: Sequence[BashRule]) -> BashVerdict:
+    """The bash rule set's verdict on `command` (see the module docstring)."""
+    if not rules:
+        return BashVerdict(None)
+    analysis = analyze_shell(command)
+    cmds = analysis.commands
+    if not cmds and analysis.unknown is None:
+        return BashVerdict(None, analysis=analysis)
+    for decision in ("deny", "ask"):
+        for cmd in cmds:
+            rule = _hit(rules, cmd, decision)
+            if rule is not None:
+                reason = f"{_describe(cmd)} matches {decision} rule `{rule_label(rule)}`"
+                return BashVerdict(decision, (rule,), reason, analysis=analysis)
+    deny_rules = [r for r in rules if r.decision == "deny"]
+    if deny_rules:
+        if analysis.unknown is not None:
+            return BashVerdict("ask", (), f"deny rules are set and {analysis.unknown}", True, analysis)
+        for cmd in cmds:
+            for rule in deny_rules:
+                if _may_match(rule, cmd):
+                    reason = f"{_describe(cmd)} may match deny rule `{rule_label(rule)}` once its arguments are known"
+                    return BashVerdict("ask", (rule,), reason, True, analysis)
+    if analysis.blocker is None:
+        allowed: list[BashRule] = []
+        for cmd in cmds:
+            if cmd.derived:
+                continue
+            rule = _first(rules, cmd)
+            if rule is None or rule.decision != "allow":
+                break
+            if rule not in allowed:
+                allowed.append(rule)
+        else:
+            reason = "every command is allowed: " + ", ".join(f"`{rule_label(r)}`" for r in allowed)
+            return BashVerdict("allow", tuple(allowed), reason, analysis=analysis)
+    return BashVerdict(None, analysis=analysis)
+
+
+def evaluate_bash(command: str, rules: Sequence[BashRule]) -> Decision | None:
     """The bash rule set's decision for `command`, or None (fall through)."""
-    segments = split_bash_segments(command)
-    if not segments or not rules:
-        return None
-    any_ask = False
-    all_allowed = True
-    for seg in segments:
-        decision = _first(rules, seg)
-        for inner in nested_commands(seg):
-            if _first(rules, inner) == "deny" or _denied_deep(rules, inner, _depth):
-                return "deny"
-        if decision == "deny" or _denied_deep(rules, seg, _depth):
-            return "deny"
-        if decision == "ask":
-            any_ask = True
-        if decision != "allow" or risky_construct(seg) is not None:
-            all_allowed = False
-    if any_ask:
-        return "ask"
-    if has_bare_carriage_return(command):
-        return None  # bash does not split on CR: never allow on a per-segment analysis
-    return "allow" if all_allowed else None
+    return analyze_bash(command, rules).decision

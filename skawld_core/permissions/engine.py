@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..errors import ConfigError
 from ..messages import PermissionMode
-from .bash_rules import evaluate_bash
+from .bash_rules import analyze_bash
 from .mode import PERMISSION_MODES, mode_default
 from .paths import PathCandidates, path_candidates, path_rule_matches, path_target, rule_applies_to
 from .rules import BashRule, PathRule, ToolRule, parse_rule
@@ -123,14 +123,14 @@ class PermissionEngine:
         cwd = Path(call.cwd)
         return cwd if cwd.is_absolute() else self._root / cwd
 
-    def _rule_decision(self, call: PendingToolCall) -> tuple[Rule, Decision] | None:
-        """The first rule (or bash set) that decides, with its decision."""
+    def _rule_decision(self, call: PendingToolCall) -> tuple[Rule, Decision, str | None] | None:
+        """The first rule (or bash set) that decides, with its decision and a refusal reason if any."""
         bash_done = False
         candidates = None
         for index, rule in enumerate(self._rules):
             if isinstance(rule, ToolRule):
                 if self._tool_rule_matches(rule, call):
-                    return rule, rule.decision
+                    return rule, rule.decision, None
             elif isinstance(rule, PathRule):
                 if not rule_applies_to(rule, call.tool_name):
                     continue
@@ -140,17 +140,29 @@ class PermissionEngine:
                         continue
                     candidates = path_candidates(target, self._cwd(call))
                 if path_rule_matches(rule, candidates, self._root):
-                    return rule, rule.decision
+                    return rule, rule.decision, None
             elif not bash_done:
                 bash_done = True
                 command = call.input.get("command")
                 if call.tool_name != "Bash" or not isinstance(command, str):
                     continue
                 bash_rules = [r for r in self._rules[index:] if isinstance(r, BashRule)]
-                decision = evaluate_bash(command, bash_rules)
-                if decision is not None:
-                    return rule, decision
+                verdict = analyze_bash(command, bash_rules)
+                if verdict.unknown and self._mode == "yolo":
+                    # nobody to ask, and the analyzer cannot see what would run: refuse, saying why
+                    return (
+                        rule,
+                        "deny",
+                        f"Bash command refused: {verdict.reason}; rephrase it with literal command names.",
+                    )
+                if verdict.decision is not None:
+                    return rule, verdict.decision, None
         return None
+
+    def deciding_rule(self, call: PendingToolCall) -> Rule | None:
+        """The rule that decides `call` (for Bash, the first rule of the bash set), or None."""
+        hit = self._rule_decision(call)
+        return hit[0] if hit is not None else None
 
     @staticmethod
     def _tool_rule_matches(rule: ToolRule, call: PendingToolCall) -> bool:
@@ -174,8 +186,8 @@ class PermissionEngine:
         except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
             return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
         if hit is not None:
-            rule, decision = hit
-            reason = f"{rule.kind} rule matched {call.tool_name}."
+            rule, decision, refusal = hit
+            reason = refusal or f"{rule.kind} rule matched {call.tool_name}."
             return PermissionDecision(decision, reason)
         return PermissionDecision(mode_default(self._mode, call.scope, call.tool_name))
 
@@ -227,7 +239,7 @@ class PermissionEngine:
         """A hook forced "ask": a matching deny rule still wins; otherwise the callback always runs."""
         hit = self._rule_decision(call)
         if hit is not None and hit[1] == "deny":
-            return PermissionDecision("deny", f"{hit[0].kind} rule matched {call.tool_name}.")
+            return PermissionDecision("deny", hit[2] or f"{hit[0].kind} rule matched {call.tool_name}.")
         return await self.resolve(call, validate)
 
     @property

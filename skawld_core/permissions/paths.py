@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .globs import compile_glob
+from ..globs import PATH_RULE, compile_glob
 from .rules import PathRule
 
 __all__ = ["PathCandidates", "path_candidates", "path_rule_matches", "path_target"]
@@ -107,7 +107,7 @@ def _pattern_matches(pattern: str, path: str, project_root: Path) -> bool:
     while pattern.startswith("!"):
         negated = not negated
         pattern = pattern[1:]
-    hit = any(compile_glob(v).match(path) for v in _pattern_variants(pattern, project_root))
+    hit = any(compile_glob(v, PATH_RULE).match(path) for v in _pattern_variants(pattern, project_root))
     return hit != negated
 
 

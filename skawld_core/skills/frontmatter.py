@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLAUDE_MODEL_ALIASES", "FrontmatterError", "model_override", "split_frontmatter"]
+__all__ = ["CLAUDE_MODEL_ALIASES", "FrontmatterError", "model_override", "name_slug", "split_frontmatter"]
 
 # Claude Code model aliases: not model ids any provider accepts, so a file
 # written for Claude Code that names one runs on the session model instead.
@@ -42,20 +43,74 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str] | None:
 
 
 def _load_yaml(text: str) -> Any:
-    """PyYAML's `safe_load` when installed, else the built-in subset parser."""
-    try:
-        import yaml
-    except ImportError:
-        from . import miniyaml
+    """PyYAML's `safe_load`, then Claude Code's leniency when strict YAML fails.
 
-        try:
-            return miniyaml.parse(text)
-        except ValueError as exc:
-            raise FrontmatterError(f"invalid YAML: {exc}") from None
+    Claude Code loads agent files whose descriptions are not valid YAML, such as
+    `description: Use this agent when… Examples: <example>Context: …</example>`
+    with unquoted colons and unindented continuation lines. Those files load here
+    too (`_lenient_mapping`); a value that starts like YAML syntax (`[`, `{`, a
+    quote) must still be valid YAML.
+    """
+    import yaml
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise FrontmatterError(f"invalid YAML: {exc}") from None
+        strict_error = exc
+    lenient = _lenient_mapping(text)
+    if lenient is None:
+        raise FrontmatterError(f"invalid YAML: {strict_error}") from None
+    return lenient
+
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*):(?:[ \t]+(.*))?$")
+
+
+def _lenient_mapping(text: str) -> dict[str, Any] | None:
+    """Top-level `key: value` blocks, each parsed as YAML on its own; a block
+    that is not valid YAML is plain text (its lines joined), unless its value
+    starts like YAML syntax.
+
+    None when content comes before the first key or such a value is invalid.
+    """
+    import yaml
+
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        key_line = _KEY_LINE.match(line)
+        if key_line and not (current is not None and _inside_example(current)):
+            current = blocks[key_line.group(1)] = [line]
+        elif current is not None:
+            current.append(line)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            return None
+    out: dict[str, Any] = {}
+    for key, lines in blocks.items():
+        try:
+            parsed = yaml.safe_load("\n".join(lines))
+        except yaml.YAMLError:
+            parsed = None
+        if isinstance(parsed, dict) and key in parsed:
+            out[key] = parsed[key]
+            continue
+        first = lines[0].split(":", 1)[1].strip()
+        if first[:1] in ("[", "{", "'", '"', "|", ">"):
+            return None
+        out[key] = "\n".join([first, *(line.strip() for line in lines[1:])]).strip()
+    return out
+
+
+def _inside_example(lines: list[str]) -> bool:
+    """True while an `<example>` block is open: its `user:` lines are text, not keys."""
+    text = "\n".join(lines)
+    return text.count("<example>") > text.count("</example>")
+
+
+def name_slug(name: str) -> str:
+    """`Hook Development` → `Hook-Development`: Claude Code allows spaces in names;
+    a tool argument cannot hold them. Case is for the caller to fold."""
+    return re.sub(r"\s+", "-", name.strip())
 
 
 def model_override(value: object) -> str | None:

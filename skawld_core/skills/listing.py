@@ -67,9 +67,4 @@ def wrap_listing(lines: str) -> str | None:
     """The `<skill_listing>` text the loop wraps in a system reminder (None when empty)."""
     if not lines:
         return None
-    return (
-        "<skill_listing>\n"
-        "Skills available through the Skill tool (call it with the skill name, and args if the skill takes any):\n"
-        f"{lines}\n"
-        "</skill_listing>"
-    )
+    return f"<skill_listing>\n{lines}\n</skill_listing>"

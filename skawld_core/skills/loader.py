@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import FrontmatterError, model_override, sorted_entries, split_frontmatter
+from .frontmatter import FrontmatterError, model_override, name_slug, sorted_entries, split_frontmatter
 from .types import Skill, SkillLoadResult, SkippedSkill
 
 __all__ = ["BUILTIN_TOOL_NAMES", "load_skills", "parse_skill"]
@@ -145,15 +145,17 @@ def parse_skill(text: str, directory: Path) -> Skill:
     description = _opt_str(data, "description")
     if not description:
         raise ValueError("description is required")
-    name = _opt_str(data, "name") or directory.name
+    display_name = _opt_str(data, "name") or directory.name
+    name = name_slug(display_name).lower()
     if not _NAME_RE.match(name):
-        raise ValueError(f"invalid skill name {name!r}")
+        raise ValueError(f"invalid skill name {display_name!r}")
     disable = _pick(data, "disable_model_invocation")
     if disable is not None and not isinstance(disable, bool):
         raise ValueError("disable_model_invocation must be a boolean")
     try:
         return Skill(
-            name=name.lower(),
+            name=name,
+            display_name=display_name if display_name != name else None,
             description=description,
             body=body.strip(),
             directory=directory.resolve(),

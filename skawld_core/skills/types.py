@@ -36,6 +36,7 @@ class Skill:
     model: str | None = None
     version: str | None = None
     disable_model_invocation: bool = False
+    display_name: str | None = None
     grants_withheld: bool = False
     """True when `allowed_tools` were dropped because the project is not trusted."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..skills.frontmatter import FrontmatterError, model_override, sorted_entries, split_frontmatter
+from ..skills.frontmatter import FrontmatterError, model_override, name_slug, sorted_entries, split_frontmatter
 
 __all__ = [
     "AgentDefinition",
@@ -103,8 +103,9 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
     name = data.get("name")
     if name is None:
         name = path.stem
-    if not isinstance(name, str) or not _NAME_RE.match(name):
+    if not isinstance(name, str) or not _NAME_RE.match(name_slug(name)):
         raise ValueError(f"invalid agent name {name!r}")
+    name = name_slug(name)
     return AgentDefinition(
         name=name,
         description=" ".join(description.split()),

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ToolInputError
 from ..messages import ImageBlock, TextBlock
 from .file_tracker import FileReadTracker
+from .validation_text import validation_message
 
 if TYPE_CHECKING:
     from ..events import Event
@@ -82,7 +83,7 @@ class Tool(ABC, Generic[InputT]):
         try:
             return self.input_model.model_validate(raw)
         except ValidationError as exc:
-            raise ToolInputError(format_validation_error(exc), tool_name=self.name) from None
+            raise ToolInputError(validation_message(self.input_model, exc), tool_name=self.name) from None
 
     def dump_input(self, value: InputT) -> dict[str, Any]:
         """The canonical dict form of a validated input (reported in events)."""
@@ -105,15 +106,6 @@ AnyTool = Tool[Any]
 @functools.lru_cache(maxsize=512)
 def _schema_for(model: type[BaseModel]) -> dict[str, Any]:
     return clean_schema(model.model_json_schema())
-
-
-def format_validation_error(exc: ValidationError) -> str:
-    """`field: message; other: message` from a pydantic error."""
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "input"
-        parts.append(f"{loc}: {err['msg']}")
-    return "; ".join(parts)
 
 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

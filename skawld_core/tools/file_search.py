@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..globs import compile_glob
 from .base import ToolContext, _allow_every_path
-from .globmatch import PathGlob, compile_glob
+from .globmatch import PathGlob
 from .ignore import walk_files
 from .ripgrep import run_rg
 

@@ -1,120 +1,15 @@
-"""Glob patterns (gitignore / ripgrep semantics) compiled to Python regexes.
+"""Search filter globs for Glob and Grep: which part of a path a pattern matches.
 
-`*` and `?` never cross `/`; `**` as a whole segment spans directories; `[...]`
-classes (`!` or `^` negates) and `{a,b}` alternation are supported; `\\` escapes.
+The glob syntax itself (the `SEARCH` dialect) lives in `skawld_core.globs`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
-_META = frozenset("*?[{\\")
-
-
-def has_magic(segment: str) -> bool:
-    """True when a path segment contains glob syntax."""
-    return any(c in _META for c in segment)
-
-
-def _class(glob: str, i: int) -> tuple[str, int]:
-    """Translate a `[...]` class starting at `glob[i] == '['`; return (regex, next index)."""
-    j = i + 1
-    negate = j < len(glob) and glob[j] in "!^"
-    if negate:
-        j += 1
-    start = j
-    if j < len(glob) and glob[j] == "]":
-        j += 1
-    while j < len(glob) and glob[j] != "]":
-        j += 1
-    if j >= len(glob):
-        return re.escape("["), i + 1
-    body = glob[start:j].replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[")
-    return (f"[^/{body}]" if negate else f"[{body}]"), j + 1
-
-
-def _split_alternatives(body: str) -> list[str]:
-    parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for c in body:
-        if c == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        depth += c == "{"
-        depth -= c == "}"
-        cur.append(c)
-    parts.append("".join(cur))
-    return parts
-
-
-def _brace_end(glob: str, i: int) -> int:
-    depth = 0
-    for j in range(i, len(glob)):
-        if glob[j] == "{":
-            depth += 1
-        elif glob[j] == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
-
-
-def translate(glob: str) -> str:
-    """The regex body (no anchors) equivalent to `glob`."""
-    out: list[str] = []
-    i, n = 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if c == "*":
-            if glob.startswith("**", i):
-                j = i + 2
-                whole = (i == 0 or glob[i - 1] == "/") and (j == n or glob[j] == "/")
-                if whole and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                if whole:
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            part, i = _class(glob, i)
-            out.append(part)
-            continue
-        elif c == "{":
-            end = _brace_end(glob, i)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                alts = _split_alternatives(glob[i + 1 : end])
-                out.append("(?:" + "|".join(translate(a) for a in alts) + ")")
-                i = end + 1
-                continue
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-            continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-@lru_cache(maxsize=512)
-def compile_glob(glob: str) -> re.Pattern[str]:
-    """A compiled, fully anchored regex for `glob`."""
-    return re.compile(rf"(?s:{translate(glob)})\Z")
+from ..globs import compile_glob, has_magic
 
 
 @dataclass(frozen=True)

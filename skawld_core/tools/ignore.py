@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .globmatch import translate
+from ..globs import compile_glob
 
 IGNORE_FILES = (".rgignore", ".ignore", ".gitignore")  # precedence order
 EXCLUDE_RANK = 3
@@ -79,7 +79,7 @@ def parse_rule(line: str) -> Rule | None:
         basename, line = True, line[3:]
     pattern = line.lstrip("/")
     try:
-        regex = re.compile(rf"(?s:{translate(pattern)})\Z")
+        regex = compile_glob(pattern)
     except re.error:
         return None
     return Rule(regex, negate, dir_only, basename)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from rich.syntax import Syntax
@@ -14,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from ..transcript_model import edit_diff
+from ..file_diff import proposed_change, render_diff
 
 Choice = Literal["allow", "always", "deny"]
 
@@ -38,12 +39,15 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         Binding("escape", "escape", "Deny and interrupt"),
     ]
 
-    def __init__(self, tool_name: str, summary: str, input: dict[str, Any], *, position: str = "") -> None:
+    def __init__(
+        self, tool_name: str, summary: str, input: dict[str, Any], *, position: str = "", cwd: Path | None = None
+    ) -> None:
         super().__init__(classes="permission-screen")
         self.tool_name = tool_name
         self.summary = summary
         self.tool_input = input
         self.position = position
+        self.cwd = cwd
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-dialog"):
@@ -61,9 +65,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
                 yield Button("Deny (n)", id="deny", variant="error")
 
     def _input_renderable(self) -> Any:
-        diff = edit_diff(self.tool_name, self.tool_input)
-        if diff is not None:
-            return Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)
+        change = proposed_change(self.tool_name, self.tool_input, self.cwd)
+        if change is not None:
+            return render_diff(change)
         if self.tool_name == "Bash" and "command" in self.tool_input:
             return Syntax(str(self.tool_input["command"]), "bash", theme="ansi_dark", word_wrap=True)
         return Text(json.dumps(self.tool_input, indent=2, ensure_ascii=False))

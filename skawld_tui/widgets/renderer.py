@@ -8,6 +8,7 @@ update their own panel whatever order their events arrive in.
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,7 @@ class EventRenderer:
         self.registry = registry
         self.model = model
         self.show_timings = show_timings
+        self.cwd: pathlib.Path | None = None  # set by the app: live Edit/Write panels diff against this project
         self.sinks: dict[Path, Sink] = {(): Sink(root)}
         self.on_usage: Callable[[Any], None] | None = None
 
@@ -140,6 +142,7 @@ class EventRenderer:
                         req.summary,
                         status="pending",
                         show_timings=self.show_timings,
+                        cwd=self.cwd,
                     )
                     sink.panels[req.tool_use_id] = panel
                     await self.mount(sink, panel)
@@ -151,7 +154,12 @@ class EventRenderer:
             summary = summarize_tool(event.tool_name, event.input, self.registry)
             if panel is None:
                 panel = ToolPanel(
-                    event.tool_use_id, event.tool_name, event.input, summary, show_timings=self.show_timings
+                    event.tool_use_id,
+                    event.tool_name,
+                    event.input,
+                    summary,
+                    show_timings=self.show_timings,
+                    cwd=self.cwd,
                 )
                 sink.panels[event.tool_use_id] = panel
                 await self.mount(sink, panel)
@@ -204,7 +212,13 @@ class EventRenderer:
             if block.id not in sink.panels:
                 summary = summarize_tool(block.name, block.input, self.registry)
                 panel = ToolPanel(
-                    block.id, block.name, block.input, summary, status="queued", show_timings=self.show_timings
+                    block.id,
+                    block.name,
+                    block.input,
+                    summary,
+                    status="queued",
+                    show_timings=self.show_timings,
+                    cwd=self.cwd,
                 )
                 sink.panels[block.id] = panel
                 await self.mount(sink, panel)

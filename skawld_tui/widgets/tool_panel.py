@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from rich.syntax import Syntax
@@ -12,7 +13,8 @@ from textual.containers import VerticalGroup, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from ..transcript_model import edit_diff, format_duration, language_for
+from ..file_diff import FileChange, proposed_change, render_diff
+from ..transcript_model import format_duration, language_for
 
 Status = Literal["queued", "pending", "running", "ok", "error"]
 
@@ -41,6 +43,7 @@ class ToolPanel(Collapsible):
         *,
         status: Status = "running",
         show_timings: bool = True,
+        cwd: Path | None = None,
     ) -> None:
         self.tool_use_id = tool_use_id
         self.tool_name = tool_name
@@ -51,7 +54,8 @@ class ToolPanel(Collapsible):
         self.result: str | None = None
         self.show_timings = show_timings
         self.subagent_panes: list[SubagentPane] = []
-        self._diff = edit_diff(tool_name, input)
+        self.cwd = cwd
+        self._diff: FileChange | None = proposed_change(tool_name, input, cwd)
         self._mounted_output = False
         super().__init__(title=self._make_title(), collapsed=self._diff is None, classes=f"tool-panel -{status}")
 
@@ -77,7 +81,7 @@ class ToolPanel(Collapsible):
 
     def set_input(self, input: dict[str, Any], summary: str) -> None:
         self.input, self.summary = input, summary
-        self._diff = edit_diff(self.tool_name, input)
+        self._diff = proposed_change(self.tool_name, input, self.cwd)
         self.title = self._make_title()
 
     def set_result(self, text: str, is_error: bool) -> None:
@@ -109,9 +113,7 @@ class ToolPanel(Collapsible):
     def _output_widgets(self) -> list[Widget]:
         out: list[Widget] = []
         if self._diff is not None:
-            out.append(
-                ToolOutput(Syntax(self._diff, "diff", theme="ansi_dark", word_wrap=True), classes="tool-output diff")
-            )
+            out.append(ToolOutput(render_diff(self._diff), classes="tool-output diff"))
             if self.result is not None and (self.status == "error"):
                 out.append(ToolOutput(Text(self.result[:MAX_RESULT_CHARS]), classes="tool-output -error-text"))
             return out

@@ -43,43 +43,45 @@ ALLOW_GIT = [
 
 
 # ---------------------------------------------------------------------------------------------
-# split_bash_segments
+# split_bash_segments and the other views of the syntax-tree analysis
 
 
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("a && b", ["a ", " b"]),
-        ("a\nb && c & d", ["a", "b ", " c ", " d"]),
-        ("a || b", ["a ", " b"]),
-        ("a; b", ["a", " b"]),
-        ("a | b", ["a ", " b"]),
-        ("a |& b", ["a ", " b"]),
-        ("a\r\nb", ["a", "b"]),
-        ("a\rb", ["a", "b"]),
-        ("& rm", [" rm"]),
+        ("a && b", ["a", "b"]),
+        ("a\nb && c & d", ["a", "b", "c", "d"]),
+        ("a || b", ["a", "b"]),
+        ("a; b", ["a", "b"]),
+        ("a | b", ["a", "b"]),
+        ("a |& b", ["a", "b"]),
+        # bash reads a CR as part of a word; the reference's reading (a separator) is looked at too
+        ("a\rb", ["a\rb", "a", "b"]),
+        ("& rm", ["rm"]),
         ("&rm", ["rm"]),
-        ("git status 2>&1", ["git status 2>&1"]),
-        ("make >&2", ["make >&2"]),
-        ("make &>log", ["make &>log"]),
-        ("a 2>&1 & b", ["a 2>&1 ", " b"]),
+        ("git status 2>&1", ["git status"]),
+        ("make >&2", ["make"]),
+        ("make &>log", ["make"]),
+        ("a 2>&1 & b", ["a", "b"]),
         ("echo 'a && b; c | d'", ["echo 'a && b; c | d'"]),
         ('echo "a && b; c | d"', ['echo "a && b; c | d"']),
         ("echo 'line1\nline2'", ["echo 'line1\nline2'"]),
         ('echo "x & y"', ['echo "x & y"']),
         ("echo a\\;b", ["echo a\\;b"]),
         ("echo a\\&\\&b", ["echo a\\&\\&b"]),
-        ("echo $(a; b) ; c", ["echo $(a; b) ", " c"]),
-        ('echo "$(a && b)" && c', ['echo "$(a && b)" ', " c"]),
-        ("echo `a; b`; c", ["echo `a; b`", " c"]),
-        ("diff <(a; b) c", ["diff <(a; b) c"]),
+        # nested commands are listed after the command that holds them
+        ("echo $(a; b) ; c", ["echo $(a; b)", "a", "b", "c"]),
+        ('echo "$(a && b)" && c', ['echo "$(a && b)"', "a", "b", "c"]),
+        ("echo `a; b`; c", ["echo `a; b`", "a", "b", "c"]),
+        ("diff <(a; b) c", ["diff <(a; b) c", "a", "b"]),
+        ("f() { rm -rf /; }; (ls)", ["rm -rf /", "ls"]),
         # a `'` inside a comment does not open a quote: the next line is a new command
-        ("git status #'\nrm -rf /\n'", ["git status #'", "rm -rf /", "'"]),
+        ("git status #'\nrm -rf /\n'", ["git status", "rm -rf /"]),
         # ANSI-C quoting: \' does not close the quote
-        ("echo $'\\'' ; rm", ["echo $'\\'' ", " rm"]),
-        # an escaped space before # is part of a word, not a comment
-        ("echo \\ #; rm -rf /", ["echo \\ #", " rm -rf /"]),
-        # an escaped `>` does not make `&` part of a redirection
+        ("echo $'\\'' ; rm", ["echo $'\\''", "rm"]),
+        # an escaped space before # is part of a word, not a comment (tree-sitter drops the
+        # escape, so the analyzer reads it quoted)
+        ("echo \\ #; rm -rf /", ["echo ' '#", "rm -rf /"]),
         ("echo \\>&rm", ["echo \\>", "rm"]),
         ("", []),
         ("  ;; ", []),
@@ -87,10 +89,6 @@ ALLOW_GIT = [
 )
 def test_split_bash_segments(command: str, expected: list[str]) -> None:
     assert split_bash_segments(command) == expected
-
-
-def test_split_reference_example_trimmed() -> None:
-    assert [s.strip() for s in split_bash_segments("a\nb && c & d")] == ["a", "b", "c", "d"]
 
 
 @pytest.mark.parametrize(
@@ -102,6 +100,7 @@ def test_split_reference_example_trimmed() -> None:
         ('echo "a \\" b"', ["echo", 'a " b']),
         ("git status # comment", ["git", "status"]),
         ("echo $'a b'", ["echo", "a b"]),
+        ("$'\\x72\\u006d' $'\\162' $'a\\x00b'", ["rm", "r", "a"]),
     ],
 )
 def test_shell_tokens(segment: str, tokens: list[str]) -> None:
@@ -118,28 +117,40 @@ def test_shell_tokens(segment: str, tokens: list[str]) -> None:
         ("git status 2>/dev/null", None),
         ("git status >&2", None),
         ("git status 2>&-", None),
-        ("git status < input", None),
         ("echo 'a > b'", None),
         ('echo "a > b"', None),
         ("echo a\\>b", None),
         ("echo '$(id)' '`id`'", None),
+        ("ls *.py", None),
+        # stricter than the hand lexer: only /dev/null and descriptors, not input files
+        ("git status < input", "a file redirection"),
         ("git status $(rm -rf ~)", "command substitution"),
         ('git status "$(rm -rf ~)"', "command substitution"),
         ("git status `rm -rf ~`", "command substitution"),
         ('git status "`id`"', "command substitution"),
-        ("git status $((1+1))", "command substitution"),
+        ("git status $((1+1))", "arithmetic expansion"),
         ("diff <(cat a) b", "process substitution"),
         ("tee >(sh)", "process substitution"),
-        ("git status > ~/.bashrc", "file redirection"),
-        ("git status >> ~/.bashrc", "file redirection"),
-        ("git status >| f", "file redirection"),
-        ("git status &> f", "file redirection"),
-        ("git status &>> f", "file redirection"),
-        ("git status 2> err.log", "file redirection"),
-        ("git status >&f", "file redirection"),
-        ("git status <> f", "file redirection"),
-        ("git status > $HOME/.bashrc", "file redirection"),
-        ("git status >", "file redirection"),
+        ("git status > ~/.bashrc", "a file redirection"),
+        ("git status >> ~/.bashrc", "a file redirection"),
+        ("git status >| f", "a file redirection"),
+        ("git status &> f", "a file redirection"),
+        ("git status &>> f", "a file redirection"),
+        ("git status 2> err.log", "a file redirection"),
+        ("git status >&f", "a file redirection"),
+        ("git status <> f", "a file redirection"),
+        ("git status > $HOME/.bashrc", "a file redirection"),
+        ("git status >", "syntax the analyzer does not understand"),
+        ("f() { ls; }", "a function definition"),
+        ("(ls)", "a subshell"),
+        ("{ ls; }", "a command group"),
+        ("ls $HOME", "a variable expansion"),
+        ("FOO=1 ls", "a variable assignment"),
+        ("cat <<EOF\nx\nEOF", "a here-document"),
+        ("cat <<< x", "a here-string"),
+        ("if a; then b; fi", "an if statement"),
+        ("$x", "a command name that is not a literal word"),
+        ("echo {a,b}", "a word only known when the command runs"),
     ],
 )
 def test_risky_construct(segment: str, risk: str | None) -> None:
@@ -147,7 +158,7 @@ def test_risky_construct(segment: str, risk: str | None) -> None:
 
 
 def test_nested_commands_recursive() -> None:
-    assert nested_commands('echo $(rm -rf ~; ls `id`) <(cat x) "$(a)"') == ["rm -rf ~", " ls `id`", "id", "cat x", "a"]
+    assert nested_commands('echo $(rm -rf ~; ls `id`) <(cat x) "$(a)"') == ["rm -rf ~", "ls `id`", "id", "cat x", "a"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +251,8 @@ ADVERSARIAL: list[tuple[str, list[Any], str]] = [
     ("2>/dev/null rm -rf /", ALLOW_GIT, "deny"),
     (">log rm -rf /", ALLOW_GIT, "deny"),
     ("<<EOF rm -rf /", ALLOW_GIT, "deny"),
-    ("<()rm -rf /", ALLOW_GIT, "deny"),
+    # the command word `<()rm` is only known when it runs: ask (refused in yolo)
+    ("<()rm -rf /", ALLOW_GIT, "ask"),
     # bash does not split on CR, so a command with a bare CR is never allowed segment-wise
     ("echo echo2>&1\r", ALLOW_GIT, "ask"),
     ("git status\r\ngit diff", ALLOW_GIT, "ask"),
@@ -436,7 +448,8 @@ def test_real_bash_never_runs_a_denied_command(tmp_path: Path) -> None:
     rnd = random.Random(1129)
     engine = PermissionEngine(mode="yolo", rules=[BashRule(pattern="touch", decision="deny")], project_root=tmp_path)
     checked = 0
-    for i in range(1500):
+    # yolo now refuses what cannot be parsed or known, so more draws are needed for 50 runs
+    for i in range(4000):
         command = "".join(rnd.choice(_FRAGMENTS) for _ in range(rnd.randint(2, 8)))
         if "ouch" not in command or engine.evaluate(bash_call(command)).behavior == "deny":
             continue

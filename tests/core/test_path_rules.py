@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from skawld_core.globs import PATH_RULE, compile_glob
 from skawld_core.permissions import PathRule, PendingToolCall, PermissionEngine
-from skawld_core.permissions.globs import compile_glob
 from skawld_core.tools import ToolScope
 
 
@@ -46,7 +46,7 @@ def call(tool: str, cwd: Path, **inp: Any) -> PendingToolCall:
     ],
 )
 def test_glob_translation(pattern: str, path: str, hit: bool) -> None:
-    assert bool(compile_glob(pattern).match(path)) is hit
+    assert bool(compile_glob(pattern, PATH_RULE).match(path)) is hit
 
 
 # --- reference rules.test scenarios (virtual paths) --------------------------------------------

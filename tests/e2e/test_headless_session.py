@@ -154,7 +154,7 @@ def test_disallowed_tools_beat_yolo(cli: CliEnv) -> None:
 
 def test_instructions_files_join_the_system_prompt(cli: CliEnv) -> None:
     (cli.repo / "AGENTS.md").write_text("Project rule: use tabs.\n")
-    (cli.repo / "CLAUDE.md").write_text("Claude file: should be ignored when AGENTS.md exists.\n")
+    (cli.repo / "CLAUDE.md").write_text("Claude file: read as well, after AGENTS.md.\n")
     (cli.home / ".skawld").mkdir()
     (cli.home / ".skawld" / "AGENTS.md").write_text("User rule: be terse.\n")
     cli.write_user_config({"systemPrompt": "Config prompt first."})
@@ -165,10 +165,18 @@ def test_instructions_files_join_the_system_prompt(cli: CliEnv) -> None:
     assert out.returncode == 0, out.stderr
     system_event = json.loads(out.stdout.splitlines()[0])
     assert system_event["type"] == "system"
-    assert system_event["instructions"] == [str(cli.home / ".skawld" / "AGENTS.md"), str(cli.repo / "AGENTS.md")]
+    assert system_event["instructions"] == [
+        str(cli.home / ".skawld" / "AGENTS.md"),
+        str(cli.repo / "AGENTS.md"),
+        str(cli.repo / "CLAUDE.md"),
+    ]
     system = json.dumps(cli.srv.anthropic.requests[0].body["system"])
-    assert system.index("Config prompt first.") < system.index("User rule: be terse.") < system.index("Project rule")
-    assert "should be ignored" not in system
+    assert (
+        system.index("Config prompt first.")
+        < system.index("User rule: be terse.")
+        < system.index("Project rule")
+        < system.index("Claude file")
+    )
     assert str(cli.repo / "AGENTS.md") in out.stderr and str(cli.home / ".skawld" / "AGENTS.md") in out.stderr
 
 

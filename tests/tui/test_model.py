@@ -15,7 +15,6 @@ from skawld_tui.transcript_model import (
     UserItem,
     context_percent,
     cost_usd,
-    edit_diff,
     format_duration,
     format_tokens,
     history_items,
@@ -80,10 +79,7 @@ def test_pricing_and_formats() -> None:
     assert context_percent(Usage(input_tokens=50_000, output_tokens=0), 200_000) == 25
 
 
-def test_edit_diff_and_summaries() -> None:
-    diff = edit_diff("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"})
-    assert diff is not None and "-x = 1" in diff and "+x = 2" in diff
-    assert edit_diff("Read", {"file_path": "a.py"}) is None
+def test_summaries() -> None:
     assert summarize_tool("Bash", {"command": "ls -la\nrm x"}) == "Bash ls -la"
     assert summarize_tool("X", {}) == "X"
 

@@ -1,0 +1,269 @@
+"""Custom slash commands from Markdown files, in Claude Code's format.
+
+`.skawld/commands/*.md`, `.claude/commands/*.md`, `~/.skawld/commands/*.md` and
+`~/.claude/commands/*.md` (in that order; the first wins a name clash). A file in a
+subfolder is namespaced: `commands/frontend/component.md` is `/frontend:component`.
+
+Frontmatter (all optional): `description`, `argument-hint`, `allowed-tools`, `model`.
+The body is the prompt, expanded when the command is typed:
+
+- `$ARGUMENTS` is everything after the command; `$1` … `$9` are its words (shell quoting);
+- `@path` attaches that file's content (relative to the working directory; only files
+  the permission rules let the model read);
+- ``!`command` `` runs the command first and puts its output in its place. It runs
+  through the permission engine like a Bash call: a deny rule refuses it, an allow rule
+  or the command's own `allowed-tools` lets it run, and anything else refuses the
+  whole command with a message saying what to allow.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skawld_core.skills.frontmatter import FrontmatterError, model_override, split_frontmatter
+
+if TYPE_CHECKING:
+    from skawld_core.agent import Agent
+    from skawld_core.session import Session
+
+__all__ = ["CommandExpansionError", "ExpandedCommand", "FileCommand", "expand_command", "load_file_commands"]
+
+_ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
+_FILE_REF = re.compile(r"(?:(?<=\s)|^)@([^\s`]+)", re.MULTILINE)
+_SHELL = re.compile(r"!`([^`\n]+)`")
+MAX_ATTACHED_CHARS = 100_000
+
+
+class CommandExpansionError(Exception):
+    """A command could not be expanded (a refused `!` command, an unreadable file)."""
+
+
+@dataclass(frozen=True)
+class FileCommand:
+    """One command file."""
+
+    name: str
+    description: str
+    body: str
+    path: Path
+    argument_hint: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+
+
+@dataclass
+class ExpandedCommand:
+    """The prompt a command turns into, and the run settings it asks for."""
+
+    prompt: str
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+    attached: list[Path] = field(default_factory=list)
+
+
+def command_dirs(cwd: Path, home: Path) -> list[Path]:
+    """Where command files are looked for, in precedence order."""
+    return [
+        cwd / ".skawld" / "commands",
+        cwd / ".claude" / "commands",
+        home / ".skawld" / "commands",
+        home / ".claude" / "commands",
+    ]
+
+
+def _tools(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        # `Bash(git add:*), Bash(git status:*)`: commas inside parentheses belong to the spec.
+        parts, depth, cur = [], 0, ""
+        for ch in value:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur)
+        return tuple(p.strip() for p in parts if p.strip())
+    if isinstance(value, list):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return ()
+
+
+def _parse(path: Path, name: str) -> FileCommand:
+    text = path.read_text(encoding="utf-8")
+    try:
+        split = split_frontmatter(text)
+    except FrontmatterError:
+        split = None
+    data, body = split if split is not None else ({}, text)
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
+        description = first[:80] or f"/{name}"
+    hint = data.get("argument-hint", data.get("argument_hint"))
+    return FileCommand(
+        name=name,
+        description=" ".join(description.split()),
+        body=body.strip(),
+        path=path,
+        argument_hint=str(hint) if hint is not None else None,
+        allowed_tools=_tools(data.get("allowed-tools", data.get("allowed_tools"))),
+        model=model_override(data.get("model")),
+    )
+
+
+def load_file_commands(dirs: Sequence[Path]) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
+    """The commands (sorted by name) and the files skipped, with why. Never raises."""
+    found: dict[str, FileCommand] = {}
+    skipped: list[tuple[Path, str]] = []
+    for directory in dirs:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.rglob("*.md")):
+            rel = path.relative_to(directory).with_suffix("")
+            name = ":".join(part.lower().replace(" ", "-") for part in rel.parts)
+            if name in found:
+                skipped.append((path, f"/{name} is already defined by {found[name].path}"))
+                continue
+            try:
+                found[name] = _parse(path, name)
+            except (OSError, UnicodeDecodeError) as exc:
+                skipped.append((path, f"cannot read: {exc}"))
+    return sorted(found.values(), key=lambda c: c.name), skipped
+
+
+def _substitute_args(body: str, args: str) -> str:
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        words = args.split()
+
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "ARGUMENTS":
+            return args
+        index = int(key) - 1
+        return words[index] if index < len(words) else ""
+
+    out = _ARG.sub(replace, body)
+    if args and "$ARGUMENTS" not in body and not re.search(r"\$[1-9]", body):
+        out += f"\n\nARGUMENTS: {args}"  # Claude Code appends arguments a body does not place
+    return out
+
+
+async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Session, *, trusted: bool) -> str:
+    from skawld_core.permissions import PermissionEngine
+    from skawld_core.permissions.types import PendingToolCall
+
+    from .bootstrap import tool_rules
+
+    call = PendingToolCall(
+        tool_name="Bash", tool_use_id="command", input={"command": line}, summary=line, scope="exec", cwd=agent.cwd
+    )
+    decision = agent.permissions.evaluate(call).behavior
+    own_rules_apply = trusted or not command.path.resolve().is_relative_to(agent.cwd)
+    if decision == "ask" and command.allowed_tools and own_rules_apply:
+        own = PermissionEngine(rules=tool_rules(list(command.allowed_tools), "allow"), project_root=agent.cwd)
+        decision = "allow" if own.evaluate(call).behavior == "allow" else "ask"
+    if decision != "allow":
+        verdict = "is denied by a permission rule" if decision == "deny" else "needs permission"
+        raise CommandExpansionError(
+            f"/{command.name}: !`{line}` {verdict}; allow it in the command's allowed-tools (Bash({line})) "
+            "or in your permission rules"
+        )
+    tool = session.tools.get("Bash")
+    if tool is None:
+        raise CommandExpansionError(f"/{command.name}: !`{line}` needs the Bash tool, which is not enabled")
+    context = session.tool_context("command", "command", lambda _event: None)
+    result = await tool.execute(tool.validate({"command": line}), context)
+    return (
+        result.content if isinstance(result.content, str) else "\n".join(getattr(b, "text", "") for b in result.content)
+    )
+
+
+def _attach(command: FileCommand, ref: str, agent: Agent) -> tuple[str, Path] | None:
+    path = (agent.cwd / ref).resolve()
+    if not path.is_file():
+        return None  # `@someone` in prose
+    if not agent.permissions.can_read(path):
+        raise CommandExpansionError(f"/{command.name}: @{ref} is not readable under the permission rules")
+    try:
+        text = path.read_text(encoding="utf-8")[:MAX_ATTACHED_CHARS]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandExpansionError(f"/{command.name}: cannot attach @{ref}: {exc}") from None
+    return text, path
+
+
+async def expand_command(
+    command: FileCommand, args: str, *, agent: Agent, session: Session, trusted: bool = False
+) -> ExpandedCommand:
+    """The prompt for `/name args`; raises `CommandExpansionError` with a readable message.
+
+    A project's command file (below the working directory) grants its `allowed-tools`
+    to its `!` lines only when the project is `trusted`; the user's own always do.
+    """
+    body = _substitute_args(command.body, args)
+    pieces: list[str] = []
+    last = 0
+    for match in _SHELL.finditer(body):
+        pieces.append(body[last : match.start()])
+        pieces.append(await _run_shell(command, match.group(1).strip(), agent, session, trusted=trusted))
+        last = match.end()
+    pieces.append(body[last:])
+    prompt = "".join(pieces)
+    expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=command.model)
+    attachments: list[str] = []
+    for match in _FILE_REF.finditer(prompt):
+        ref = match.group(1).rstrip(".,;:)")
+        hit = _attach(command, ref, agent)
+        if hit is not None and hit[1] not in expanded.attached:
+            expanded.attached.append(hit[1])
+            attachments.append(f'<file path="{ref}">\n{hit[0]}\n</file>')
+    expanded.prompt = "\n\n".join([prompt.strip(), *attachments])
+    return expanded
+
+
+class PromptCommands:
+    """File commands and skills typed as `/name args`, for the app, plain and headless modes.
+
+    Built-in commands are the caller's and come first; `prompt_for` turns a typed
+    line into the prompt to run (None when it is not a file command or a skill).
+    """
+
+    def __init__(self, agent: Agent, *, home: Path, trusted: bool = False) -> None:
+        self.agent = agent
+        self.trusted = trusted
+        self.commands, self.skipped = load_file_commands(command_dirs(agent.cwd, home))
+        self.by_name = {c.name: c for c in self.commands}
+
+    def completions(self) -> list[tuple[str, str, str]]:
+        """(name, argument hint, description) of every file command and skill."""
+        rows = [(c.name, c.argument_hint or "", c.description) for c in self.commands]
+        rows += [(s.name, s.argument_hint or "", s.description) for s in self.agent.skill_summaries()]
+        return rows
+
+    async def prompt_for(self, name: str, args: str, session: Session) -> str | None:
+        """The prompt for `/name args`, or None; raises `CommandExpansionError`."""
+        command = self.by_name.get(name)
+        if command is not None:
+            expanded = await expand_command(command, args, agent=self.agent, session=session, trusted=self.trusted)
+            return expanded.prompt
+        if any(s.name == name for s in self.agent.skill_summaries()):
+            # Through the Skill tool, so its permission prompt and the trust gate apply as usual.
+            return f'Run the "{name}" skill with the Skill tool' + (f" (args: {args})" if args else "") + "."
+        return None
+
+    async def expand_typed(self, text: str, session: Session) -> str:
+        """`text` itself unless it is `/name args` for a file command or a skill."""
+        from .slash_commands import parse
+
+        parsed = parse(text)
+        if parsed is None:
+            return text
+        prompt = await self.prompt_for(parsed[0], parsed[1], session)
+        return text if prompt is None else prompt
