@@ -42,7 +42,7 @@ from typing import Any, Literal
 from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, validate_document
 from .errors import ConfigError
 from .instructions import find_repo_root, project_instruction_files
-from .trust import TrustRequest, config_requests, describe_requests, inside
+from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
 
 __all__ = [
     "ConfigSource",
@@ -337,6 +337,14 @@ def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) ->
         ]
 
 
+def _project_config_dirs(merged: Mapping[str, Any], base: Path, user_dir: Path) -> list[Path]:
+    """The project's own skill/agent directories: ``.skawld/`` and ``configDirs`` inside it."""
+    work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
+    dirs = [work / ".skawld", *(Path(d) for d in merged.get("configDirs", []))]
+    user = user_dir.resolve()
+    return [d for d in dict.fromkeys(p.resolve() for p in dirs) if d != user and inside(d, base)]
+
+
 def _instruction_requests(merged: Mapping[str, Any], base: Path) -> tuple[list[TrustRequest], tuple[str, ...]]:
     """An instruction file (AGENTS.md/CLAUDE.md) that links outside its repository."""
     work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
@@ -493,6 +501,16 @@ def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str
             _record_origins(origins, value, origin, f"{path}.")
 
 
+def _merged_model(merged: dict[str, Any]) -> ConfigFile:
+    """The merged document as the schema's model (every layer was validated, so this holds)."""
+    from pydantic import ValidationError
+
+    try:
+        return ConfigFile.model_validate(merged)
+    except ValidationError as exc:  # a merge rule produced something the schema rejects
+        raise ConfigError(f"Invalid merged config: {exc.errors(include_url=False)[0]['msg']}") from None
+
+
 def load_config(
     *,
     cwd: str | os.PathLike[str] | None = None,
@@ -543,9 +561,18 @@ def load_config(
         sources.append(ConfigSource("project", str(project_path)))
     more, extra = _instruction_requests(merged, base)
     requests.extend(more)
+    grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
+    extra = (*extra, *grant_extra)
     trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
     if requests and not trusted:
-        raise UntrustedProjectConfigError(project_path, requests, extra)
+        raise UntrustedProjectConfigError(project_path, [*requests, *grants], extra)
+    if grants and not trusted:
+        warnings.append(
+            ConfigWarning(
+                f"this project's skills ask for tools ({'; '.join(r.what for r in grants)}); "
+                "they run without those grants until you accept the project (--accept-project-config)"
+            )
+        )
 
     env_doc = _env_layer(environ, base)
     if env_doc:
@@ -571,7 +598,7 @@ def load_config(
         warnings=warnings,
         raw=merged,
         project_path=project_path,
-        model=ConfigFile.model_validate(merged),
+        model=_merged_model(merged),
         project_trusted=trusted,
         trust_extra=extra,
         origins=origins,

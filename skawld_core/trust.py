@@ -33,6 +33,7 @@ CAPABILITY_TITLES: dict[Capability, str] = {
     "reads": "Reads",
     "widens": "Widens permissions",
 }
+_STRICTNESS = {"off": 0, "auto": 1, "required": 2}
 KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai-chat": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY"}
 
 
@@ -147,8 +148,13 @@ def config_requests(
         add(TrustRequest("widens", "/env/passthrough", f"passes {', '.join(passthrough)} to commands"))
     sandbox = doc.get("sandbox")
     mode_s = sandbox if isinstance(sandbox, str) else (sandbox or {}).get("mode")
-    if mode_s == "off":
-        add(TrustRequest("widens", "/sandbox", "turns the Bash sandbox off"))
+    low_box = lower.get("sandbox", "auto")
+    low_mode = low_box if isinstance(low_box, str) else low_box.get("mode", "auto")
+    if mode_s is not None and _STRICTNESS[mode_s] < _STRICTNESS[low_mode]:
+        what = (
+            "turns the Bash sandbox off" if mode_s == "off" else f"relaxes the Bash sandbox from {low_mode} to {mode_s}"
+        )
+        add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
     if isinstance(sandbox, Mapping) and sandbox.get("network") is True:
         add(TrustRequest("widens", "/sandbox/network", "network access from sandboxed commands"))
     if doc.get("pricing"):
@@ -184,3 +190,30 @@ def describe_requests(requests: Sequence[TrustRequest]) -> str:
         lines.append(f"  {title}:")
         lines.extend(f"    - {r}" for r in items)
     return "\n".join(lines)
+
+
+def grant_requests(config_dirs: Sequence[Path]) -> tuple[list[TrustRequest], tuple[str, ...]]:
+    """What the project's skills and agents would grant: tools without asking, another model.
+
+    These never block a run (the skill runs without its grants until the project is
+    accepted) but they are listed in the trust prompt and covered by the acceptance,
+    so a later change to a grant asks again.
+    """
+    dirs = [d for d in config_dirs if (d / "skills").is_dir() or (d / "agents").is_dir()]
+    if not dirs:
+        return [], ()
+    from .skills.loader import load_skills
+    from .subagents.definitions import load_agent_definitions
+
+    requests: list[TrustRequest] = []
+    extra: list[str] = []
+    for skill in load_skills(dirs, ()).skills:
+        if skill.allowed_tools:
+            tools = ", ".join(skill.allowed_tools)
+            requests.append(TrustRequest("widens", "", f"the skill {skill.name!r} runs {tools} without asking"))
+        if skill.allowed_tools or skill.model:
+            extra.append(f"skill:{skill.directory}:{','.join(skill.allowed_tools)}:{skill.model or ''}")
+    for agent in load_agent_definitions(dirs).agents:
+        if agent.model:
+            extra.append(f"agent:{agent.path}:{agent.model}")
+    return requests, tuple(extra)

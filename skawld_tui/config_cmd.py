@@ -25,8 +25,6 @@ app = typer.Typer(
     help="Inspect skawld's config.json: its schema and the effective merged config.",
 )
 
-_SECRET_KEYS = ("apiKey", "dsn", "headers", "env")
-
 
 def _fail(message: str, code: int = 3) -> typer.Exit:
     sys.stderr.write(f"skawld: {message}\n")
@@ -45,7 +43,7 @@ def _mask(path: str, value: Any) -> Any:
     last = path.rsplit(".", 1)[-1]
     if last in ("apiKey", "dsn"):
         return "***"
-    if last == "headers" and isinstance(value, dict):
+    if isinstance(value, dict) and (last == "headers" or (last == "env" and "mcpServers." in path)):
         return {k: "***" for k in value}
     if isinstance(value, dict):
         return {k: _mask(f"{path}.{k}", v) for k, v in value.items()}

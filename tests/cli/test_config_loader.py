@@ -330,3 +330,35 @@ def test_project_cwd_outside_the_project_is_gated(home: Path, proj: Path) -> Non
     with pytest.raises(UntrustedProjectConfigError) as info:
         load(home, proj)
     assert info.value.pointers == ["/cwd"]
+
+
+def test_project_relaxing_the_users_sandbox_is_gated(home: Path, proj: Path) -> None:
+    project(proj, {"sandbox": "auto"})
+    assert load(home, proj).config.sandbox.mode == "auto"  # the default: nothing loosened
+    user(home, {"sandbox": {"mode": "required", "network": False}})
+    with pytest.raises(UntrustedProjectConfigError) as info:
+        load(home, proj)
+    assert info.value.pointers == ["/sandbox"]
+    assert "from required to auto" in str(info.value)
+
+
+def test_new_keys_are_validated_and_typed(home: Path, proj: Path) -> None:
+    user(
+        home,
+        {
+            "sandbox": {"mode": "required", "network": True},
+            "env": {"passthrough": ["GH_TOKEN"]},
+            "additionalDirectories": ["lib"],
+            "sessionStore": {"kind": "postgres", "dsn": "postgresql://db/x"},
+            "provider": {"transport": "httpx", "compat": "lenient", "contextWindow": 200000},
+        },
+    )
+    cfg = load(home, proj).config
+    assert (cfg.sandbox.mode, cfg.sandbox.network) == ("required", True)
+    assert cfg.env_passthrough == ["GH_TOKEN"]
+    assert cfg.additional_directories == [str((home / "lib").resolve())]
+    assert (cfg.session_store.kind, cfg.session_store.dsn) == ("postgres", "postgresql://db/x")
+    assert (cfg.provider.transport, cfg.provider.compat, cfg.provider.context_window) == ("httpx", "lenient", 200000)
+    user(home, {"sandbox": {"mode": "sometimes"}})
+    with pytest.raises(ConfigError, match=r"\(/sandbox/mode\): must be one of"):
+        load(home, proj)

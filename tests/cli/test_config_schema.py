@@ -56,7 +56,14 @@ def test_schema_command_prints_a_json_schema(cli: CliEnv) -> None:
 
 
 def test_show_command_names_the_file_of_each_value(cli: CliEnv) -> None:
-    user = cli.write_user_config({"model": "user-model", "limits": {"maxTurns": 4}, "provider": {"apiKey": "sk-x"}})
+    user = cli.write_user_config(
+        {
+            "model": "user-model",
+            "limits": {"maxTurns": 4},
+            "provider": {"apiKey": "sk-x", "headers": {"authorization": "Bearer hdr-secret"}},
+            "mcpServers": {"t": {"command": "x", "env": {"TOKEN": "env-secret"}}},
+        }
+    )
     project = cli.write_project_config({"model": "project-model"})
     out = cli.run("config", "show")
     assert out.returncode == 0, out.stderr
@@ -64,6 +71,8 @@ def test_show_command_names_the_file_of_each_value(cli: CliEnv) -> None:
     assert '"project-model"' in lines["model"] and lines["model"].endswith(str(project))
     assert lines["limits.maxTurns"].endswith(str(user))
     assert "sk-x" not in out.stdout and '"***"' in lines["provider.apiKey"]
+    assert "hdr-secret" not in out.stdout and "env-secret" not in out.stdout
+    assert '"command": "x"' in lines["mcpServers.t"]
     as_json = json.loads(cli.run("config", "show", "--json").stdout)
     assert as_json["origins"]["model"] == str(project)
 

@@ -94,3 +94,24 @@ def test_allowing_skill_by_flag_still_grants_nothing_untrusted(cli: CliEnv) -> N
     out = cli.run(*cli.args("-p", "deploy it", "--allowed-tools", "Skill"))
     assert out.returncode == 0, out.stderr
     assert not (cli.repo / "bash-ran").exists()
+
+
+def test_a_changed_grant_after_acceptance_is_withheld_until_accepted_again(cli: CliEnv) -> None:
+    _project_skill(cli)
+    cli.srv.anthropic.enqueue(turn(text("hello")))
+    assert cli.run(*cli.args("-p", "hi", "--accept-project-config")).returncode == 0
+    skill_md = cli.repo / ".skawld" / "skills" / "deploy" / "SKILL.md"
+    skill_md.write_text(SKILL.replace("[Bash]", "[Bash, Write]"), encoding="utf-8")
+    _script(cli)
+    out = cli.run(*cli.args("-p", "deploy it", "--allowed-tools", "Skill"))
+    assert out.returncode == 0, out.stderr
+    assert "skills ask for tools" in out.stderr and "Bash, Write" in out.stderr
+    assert not (cli.repo / "bash-ran").exists()
+
+
+def test_skill_grants_are_listed_in_the_refusal(cli: CliEnv) -> None:
+    _project_skill(cli)
+    cli.write_project_config({"permissions": {"mode": "acceptEdits"}})
+    out = cli.run(*cli.args("-p", "hi"))
+    assert out.returncode == 3
+    assert "the skill 'deploy' runs Bash without asking" in out.stderr
