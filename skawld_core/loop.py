@@ -132,7 +132,10 @@ class RunLoop:
 
         await self._repair_transcript()
         prompt_message = self._prompt_message(reminders)
+        checkpoint = await session.take_checkpoint(self.prompt)
+        prompt_index = len(session.full_history)
         await self._persist([prompt_message])
+        await self._record_prompt(prompt_index, checkpoint)
         await self.emit(UserEvent(message=prompt_message, subtype="prompt"))
 
         turns = 0
@@ -370,8 +373,18 @@ class RunLoop:
 
     # -- endings ----------------------------------------------------------
 
+    async def _record_prompt(self, index: int, checkpoint: dict[str, Any] | None) -> None:
+        try:
+            await asyncio.shield(self.session.record_prompt(index, self.prompt, checkpoint))
+        except SkawldError:
+            pass  # the title and checkpoint entry are a convenience; the prompt itself is stored
+
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        try:
+            await asyncio.shield(self.session.add_usage(self.total))
+        except SkawldError:
+            pass  # usage totals are informational
         await self.emit(
             ResultEvent(
                 subtype=subtype,

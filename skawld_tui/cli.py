@@ -116,6 +116,12 @@ def run(
     continue_last: Annotated[
         bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.", rich_help_panel=S)
     ] = False,
+    fork_session: Annotated[
+        bool,
+        typer.Option(
+            "--fork-session", help="With --resume/--continue: continue in a copy of the session.", rich_help_panel=S
+        ),
+    ] = False,
     cwd: Annotated[
         str | None, typer.Option("--cwd", metavar="DIR", help="Working directory.", rich_help_panel=S)
     ] = None,
@@ -207,6 +213,8 @@ def run(
 
     if sum(x is not None for x in (session, resume)) + int(continue_last) > 1:
         raise _fail("use only one of --session, --resume and --continue", EXIT_USAGE)
+    if fork_session and resume is None and not continue_last:
+        raise _fail("--fork-session needs --resume or --continue", EXIT_USAGE)
     opts = CliOptions(
         model=model,
         provider=provider.value if provider else None,
@@ -242,11 +250,20 @@ def run(
             partial=partial,
             pretty=pretty,
             verbose=verbose,
+            fork=fork_session,
         )
     else:
         if prompt is not None:
             raise _fail("a prompt on the command line needs -p (the app takes prompts once it starts)", EXIT_USAGE)
-        code = _interactive(opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain)
+        code = _interactive(
+            opts,
+            resume=session or resume,
+            continue_last=continue_last,
+            verbose=verbose,
+            plain=plain,
+            strict=resume is not None,
+            fork=fork_session,
+        )
     raise typer.Exit(code)
 
 
@@ -332,6 +349,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             'or add "model" to ~/.skawld/config.json',
             EXIT_CONFIG,
         )
+    kw = _resolve_headless_resume(settings, kw)
     stdin_tty = os.isatty(0)
     if prompt is None and not stream_input:
         if stdin_tty:
@@ -364,13 +382,46 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
         raise typer.Exit(130) from None
 
 
+def _resolve_headless_resume(settings: Any, kw: dict[str, Any]) -> dict[str, Any]:
+    """``--resume PREFIX`` and ``--fork-session`` for headless runs (see `resume.py`)."""
+    from .resume import PICK, ResumeError, start_session_id
+
+    fork = kw.pop("fork", False)
+    if kw["session"] == PICK:
+        raise _fail("--resume needs a session id with -p (see `skawld sessions list`)", EXIT_USAGE)
+    if not (fork or kw["resume_strict"]):
+        return kw
+    try:
+        session_id = start_session_id(
+            settings,
+            resume=kw["session"] if kw["resume_strict"] else None,
+            continue_last=kw["continue_last"],
+            fork=fork,
+        )
+    except ResumeError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    if session_id is not None:
+        kw.update(session=session_id, resume_strict=True, continue_last=False)
+    return kw
+
+
 # -- interactive ----------------------------------------------------------------
 
 
-def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False) -> int:
+def _interactive(
+    opts: Any,
+    *,
+    resume: str | None,
+    continue_last: bool,
+    verbose: bool,
+    plain: bool = False,
+    strict: bool = False,
+    fork: bool = False,
+) -> int:
     import asyncio
 
-    from .bootstrap import build_agent, make_store, newest_session_id
+    from .bootstrap import build_agent
+    from .resume import PICK, ResumeError, exit_hint, start_session_id
 
     settings = _settings(opts, interactive=True, verbose=verbose)
     _check_key(settings)
@@ -378,16 +429,16 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
         raise _fail(
             'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
         )
-    if continue_last:
-
-        async def newest() -> str | None:
-            store = make_store(settings)
-            try:
-                return await newest_session_id(store, settings.cwd)
-            finally:
-                await store.close()
-
-        resume = asyncio.run(newest())
+    pick = strict and resume == PICK
+    if continue_last or (strict and not pick):
+        try:
+            resume = start_session_id(
+                settings, resume=resume if strict else None, continue_last=continue_last, fork=fork
+            )
+        except ResumeError as exc:
+            raise _fail(str(exc), EXIT_USAGE) from None
+    elif pick:
+        resume = None
 
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
@@ -397,11 +448,19 @@ def _interactive(opts: Any, *, resume: str | None, continue_last: bool, verbose:
         if use_tui:
             from .app import SkawldApp
 
-            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings).run()
+            tui = SkawldApp(
+                agent_factory=agent_factory, resume_id=resume, settings=settings, pick_session=pick, fork_picked=fork
+            )
+            tui.run()
+            hint = exit_hint(tui.session)
+            if hint:
+                print(hint)
             return 0
         from .plain import run_plain
 
-        return int(asyncio.run(run_plain(agent_factory, resume_id=resume, settings=settings)) or 0)
+        return int(
+            asyncio.run(run_plain(agent_factory, resume_id=resume, settings=settings, pick=pick, fork_picked=fork)) or 0
+        )
     except ImportError as exc:
         raise _fail(
             f"the interactive app is not available in this build ({exc}); use -p for headless mode", 1
@@ -444,7 +503,9 @@ def _main(args: list[str]) -> int:
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
         else:
-            app(args, prog_name="skawld", standalone_mode=True)
+            from .resume import optional_resume_value
+
+            app(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

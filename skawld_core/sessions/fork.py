@@ -40,9 +40,9 @@ async def fork_session(
         raise SessionLookupError(f"cannot fork at message {upto}: the session has {len(stored)} messages")
     messages = [s.message for s in stored[:count]]
     new_meta: dict[str, Any] = {k: v for k, v in source.meta.items() if k not in _NOT_COPIED}
-    checkpoints = source.meta.get("checkpoints")
-    if isinstance(checkpoints, list):
-        new_meta["checkpoints"] = [c for c in checkpoints if isinstance(c, dict) and c.get("index", count) < count]
+    prompts = source.meta.get("prompts")
+    if isinstance(prompts, list):
+        new_meta["prompts"] = [p for p in prompts if isinstance(p, dict) and p.get("index", count) < count]
     new_meta["forked_from"] = source_id
     new_meta["forked_at"] = count
     new_meta.update(meta or {})

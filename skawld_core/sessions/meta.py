@@ -6,14 +6,16 @@ Keys (all optional; any store keeps them, since meta is plain JSON):
 - ``model``, ``git_branch``, ``cwd``: recorded when the session is created;
 - ``usage``: cumulative token counts of the session's runs (`usage_from_meta`);
 - ``forked_from``, ``forked_at``: the origin of a fork (session id, message index);
-- ``checkpoints``: one entry per prompt, see `skawld_core.checkpoints`;
+- ``prompts``: one entry per prompt run (message index, shortened text, time,
+  and the ``commit`` of the checkpoint taken before it), see `Session.prompt_records`;
 - ``parent_session_id``: set on a subagent's child session (never a conversation).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +102,43 @@ def _branch_from_head(head: Path) -> str | None:
         ref = text[4:].strip()
         return ref.removeprefix("refs/heads/")
     return text[:8] or None
+
+
+@dataclass(frozen=True)
+class PromptPoint:
+    """A prompt of a session, as `/rewind` lists it: its message index, the
+    text, when it ran and the checkpoint commit taken before it (if any)."""
+
+    index: int
+    text: str
+    at: str | None = None
+    commit: str | None = None
+    error: str | None = None
+
+
+def prompt_points(meta: Mapping[str, Any], messages: Sequence[Message]) -> list[PromptPoint]:
+    """The session's prompts in order, joined with their ``prompts`` records."""
+    raw = meta.get("prompts")
+    records: dict[int, Mapping[str, Any]] = {}
+    for entry in raw if isinstance(raw, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("index"), int):
+            records[entry["index"]] = entry
+    out: list[PromptPoint] = []
+    for index, message in enumerate(messages):
+        if not is_prompt_message(message):
+            continue
+        record = records.get(index, {})
+        out.append(
+            PromptPoint(
+                index=index,
+                text=prompt_text(message),
+                at=_opt_str(record.get("at")),
+                commit=_opt_str(record.get("commit")),
+                error=_opt_str(record.get("error")),
+            )
+        )
+    return out
+
+
+def _opt_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
