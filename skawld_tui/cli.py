@@ -24,7 +24,8 @@ VERSION = "0.1.0"
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
 EPILOG = (
-    "Sessions: skawld sessions list|show|delete|export (see skawld sessions --help). "
+    "Sessions: skawld sessions list|show|delete|export (see skawld sessions --help); "
+    "checkpoints: skawld checkpoints list|restore. "
     "Exit codes: 0 ok, 1 run error, 2 usage, 3 config, 4 auth, 130 aborted, 143 SIGTERM. "
     "Docs: docs/cli.md."
 )
@@ -502,6 +503,10 @@ def _main(args: list[str]) -> int:
             from .sessions_cmd import app as sessions_app
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
+        elif args[:1] == ["checkpoints"]:
+            from .checkpoints_cmd import app as checkpoints_app
+
+            checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
             from .resume import optional_resume_value
 
