@@ -523,11 +523,10 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
 
 def restored_notice(session: Session) -> str:
     """``restored N messages, last activity 5m ago`` for a resumed session."""
-    from skawld_core.sessions.listing import age
+    from skawld_core.sessions.listing import ago
 
     history = session.full_history
-    when = age(session.updated_at)
-    last = "just now" if when.endswith("s") else f"{when} ago"
+    last = ago(session.updated_at)
     title = f" · {session.title}" if session.title else ""
     return f"restored {len(history)} messages, last activity {last} · session {session.id[:8]}{title}"
 

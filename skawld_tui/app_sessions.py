@@ -128,22 +128,25 @@ class SessionsMixin:
         app: SkawldApp = self  # type: ignore[assignment]
         if app.agent is None or app.session is None:
             return
+        notes: list[str] = []
         if action in ("code", "both"):
             engine = app.agent.checkpoints
             if engine is None or point.commit is None:
                 await self._note("no code checkpoint for that prompt; nothing restored", warning=True)
                 return
             result = await engine.restore(point.commit)
-            await self._note(
+            notes.append(
                 f"code restored: {len(result.written)} files written, {len(result.deleted)} removed "
                 f"(the state before the rewind is checkpoint {result.backup[:12]})"
             )
         if action in ("conversation", "both"):
             old = app.session.id
             copy = await app.session.fork(upto=point.index)
-            await app.load_session(copy.id)
+            await app.load_session(copy.id)  # clears the transcript: notes go after it
             app.prompt.set_text(point.text)
-            await self._note(
+            notes.append(
                 f"conversation rewound to before “{title_from_prompt(point.text, 50)}”: "
                 f"new session {copy.id[:8]}, the original {old[:8]} is kept"
             )
+        for text in notes:
+            await self._note(text)

@@ -106,7 +106,7 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="NDJSON, one prompt a line.")] = False,
 ) -> None:
     """The session's prompts and their checkpoints, oldest first."""
-    from skawld_core.sessions.listing import age
+    from skawld_core.sessions.listing import ago
 
     settings = _settings(cwd)
 
@@ -121,7 +121,7 @@ def list_cmd(
             row = {"number": number, "index": p.index, "prompt": p.text, "at": p.at, "commit": p.commit}
             print(json.dumps(row, ensure_ascii=False))
             continue
-        when = f"{age(p.at)} ago" if p.at else "?"
+        when = ago(p.at) if p.at else "?"
         commit = p.commit[:12] if p.commit else "(no checkpoint)"
         first = p.text.splitlines()[0] if p.text else ""
         print(f"{number:>3}. {commit:<15} {when:>8}  {first[:80]}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skawld_core.sessions.listing import SessionSummary, age, list_conversations, search
+from skawld_core.sessions.listing import SessionSummary, ago, list_conversations, search
 
 if TYPE_CHECKING:
     from .plain import PlainChat
@@ -15,7 +15,7 @@ SHOWN = 20
 
 def summary_line(number: int, s: SessionSummary) -> str:
     """One numbered picker line."""
-    facts = [f"{age(s.updated_at)} ago", f"{s.message_count} msgs"]
+    facts = [ago(s.updated_at), f"{s.message_count} msgs"]
     facts += [x for x in (s.model, f"⎇ {s.git_branch}" if s.git_branch else None) if x]
     if s.forked_from:
         facts.append(f"fork of {s.forked_from[:8]}")

@@ -214,3 +214,9 @@ def age(timestamp: str, now: _dt.datetime | None = None) -> str:
     if seconds < 86400:
         return f"{seconds // 3600}h"
     return f"{seconds // 86400}d"
+
+
+def ago(timestamp: str, now: _dt.datetime | None = None) -> str:
+    """``just now`` under a minute, else ``5m ago`` / ``3h ago`` / ``2d ago``."""
+    when = age(timestamp, now)
+    return "just now" if when.endswith("s") else f"{when} ago"

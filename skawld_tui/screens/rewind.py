@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from skawld_core.sessions.listing import age
+from skawld_core.sessions.listing import ago
 from skawld_core.sessions.meta import PromptPoint, title_from_prompt
 
 RewindAction = Literal["both", "conversation", "code"]
@@ -45,7 +45,7 @@ def point_label(point: PromptPoint, number: int) -> Text:
     """One prompt row: its number, text and when, and whether code can be restored."""
     label = Text(f"{number:>2}. ", style="dim")
     label.append(title_from_prompt(point.text, 70) or "(empty prompt)", style="bold")
-    facts = [age(point.at) + " ago"] if point.at else []
+    facts = [ago(point.at)] if point.at else []
     facts.append("code checkpoint" if point.commit else "no code checkpoint")
     label.append("  " + " · ".join(facts), style="dim")
     return label

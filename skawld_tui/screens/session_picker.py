@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from skawld_core.sessions.listing import SessionSummary, age, search
+from skawld_core.sessions.listing import SessionSummary, ago, search
 
 
 def summary_label(s: SessionSummary, current: str | None = None) -> Text:
@@ -21,7 +21,7 @@ def summary_label(s: SessionSummary, current: str | None = None) -> Text:
     label = Text(s.title, style="bold", overflow="ellipsis", no_wrap=True)
     if s.id == current:
         label.append("  (current)", style="dim")
-    facts = [age(s.updated_at) + " ago", f"{s.message_count} msgs"]
+    facts = [ago(s.updated_at), f"{s.message_count} msgs"]
     if s.model:
         facts.append(s.model)
     if s.git_branch:
