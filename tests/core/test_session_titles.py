@@ -12,7 +12,7 @@ import pytest
 from skawld_core import Agent
 from skawld_core.errors import ConfigError
 from skawld_core.messages import Usage
-from skawld_core.sessions import InMemorySessionStore, SqliteSessionStore, SessionStore
+from skawld_core.sessions import InMemorySessionStore, SessionStore, SqliteSessionStore
 from skawld_core.sessions.fork import fork_session
 from skawld_core.sessions.listing import (
     SessionLookupError,
