@@ -282,6 +282,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
                 async for event in run:
                     await self.renderer.apply(event)
                     self._observe(event)
+            await self.checkpoint_notice(session)
         finally:
             await self._run_finished()
 

@@ -11,12 +11,16 @@ from skawld_core.sessions.meta import PromptPoint, prompt_points, title_from_pro
 from .widgets.blocks import NoteLine
 
 if TYPE_CHECKING:
+    from skawld_core.session import Session
+
     from .app import SkawldApp
     from .screens.rewind import RewindAction, RewindChoice
 
 
 class SessionsMixin:
     """`_cmd_resume`, `_cmd_rename`, `_cmd_fork`, `_cmd_rewind` and their dialogs."""
+
+    _checkpoint_noted: tuple[str, int] | None = None
 
     async def _note(self, text: str, warning: bool = False) -> None:
         app: SkawldApp = self  # type: ignore[assignment]
@@ -30,6 +34,22 @@ class SessionsMixin:
             await self._note(f"/{name} is not available while a run is going", warning=True)
             return False
         return app.agent is not None and app.session is not None
+
+    async def checkpoint_notice(self, session: Session) -> None:
+        """Say when the last prompt's checkpoint failed or skipped large files."""
+        records = session.prompt_records
+        if not records or self._checkpoint_noted == (session.id, len(records)):
+            return
+        self._checkpoint_noted = (session.id, len(records))
+        last = records[-1]
+        if last.get("error"):
+            await self._note(f"no checkpoint for this prompt: {last['error']}", warning=True)
+        elif last.get("skipped_large") and (
+            len(records) < 2 or records[-2].get("skipped_large") != last["skipped_large"]
+        ):
+            skipped = [str(p) for p in last["skipped_large"]]
+            shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+            await self._note(f"checkpoint left out files over the size cap: {shown}", warning=True)
 
     async def _cmd_resume(self, args: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]

@@ -252,3 +252,22 @@ def test_rewind_list_snapshot(snap_compare: Any) -> None:
 
     app = make_app([reply("ok 1"), reply("ok 2"), reply("ok 3")], store=store, resume_id="rewind-session")
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_checkpoint_that_skips_a_large_file_says_so(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "data.bin").write_bytes(b"z" * 4096)
+    provider = ScriptedProvider([reply("one"), reply("two")])
+    engine = CheckpointEngine(project, root=tmp_path / "cp", max_file_bytes=1024)
+    app = make_app(provider=provider, resume_id=None, cwd=project, checkpoints=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "first")
+        await run_done(pilot)
+        notes = [str(n.render()) for n in app.query(NoteLine)]
+        assert "checkpoint left out files over the size cap: data.bin" in notes
+        await send(pilot, "second")
+        await run_done(pilot, 2)
+        notes = [str(n.render()) for n in app.query(NoteLine)]
+        assert notes.count("checkpoint left out files over the size cap: data.bin") == 1  # said once
