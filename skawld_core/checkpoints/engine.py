@@ -22,7 +22,7 @@ import re
 import stat
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,14 +124,14 @@ class CheckpointEngine:
     async def snapshot(self, message: str = "checkpoint") -> Snapshot:
         """Record the working tree now; returns the snapshot (its commit id)."""
         self._check_project()
-        async with self._lock:
+        async with self._lock, self._process_lock():
             return await self._snapshot(message)
 
     async def restore(self, commit: str) -> RestoreResult:
         """Make the working tree match snapshot `commit` (tracked-by-snapshot
         files only: ignored and skipped files are left alone)."""
         self._check_project()
-        async with self._lock:
+        async with self._lock, self._process_lock():
             target = await self._verify(commit)
             backup = await self._snapshot(f"before restoring {target[:12]}")
             return await self._apply(backup.commit, target)
@@ -140,12 +140,37 @@ class CheckpointEngine:
         """Paths that differ between snapshot `commit` and the working tree now
         (takes a snapshot to compare)."""
         self._check_project()
-        async with self._lock:
+        async with self._lock, self._process_lock():
             target = await self._verify(commit)
             now = await self._snapshot("compare")
             return [path for _, path in await self._diff(now.commit, target)]
 
     # -- internals -------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _process_lock(self) -> AsyncIterator[None]:
+        """An exclusive `flock` on the shadow repository, so two skawld processes
+        on one project take turns; holding it, a leftover ``index.lock`` (a git
+        killed mid-snapshot) is known to be stale and is removed."""
+        self.git_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: git's own index.lock still guards the index
+            yield
+            return
+        fd = os.open(self.git_dir / "skawld.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            while True:  # polled, so a cancelled caller never leaves a thread waiting on the lock
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    await asyncio.sleep(0.02)
+            with contextlib.suppress(FileNotFoundError):
+                (self.git_dir / "index.lock").unlink()
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     def _check_project(self) -> None:
         home = Path(self._env.get("HOME") or Path.home()).resolve()

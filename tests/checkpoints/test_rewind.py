@@ -249,3 +249,16 @@ async def test_a_project_without_git_is_checkpointed_too(tmp_path: Path) -> None
     await engine.restore(snap.commit)
     assert (plain / "a.txt").read_text() == "one" and not (plain / "b.txt").exists()
     assert not (plain / ".git").exists()
+
+
+async def test_two_engines_on_one_project_take_turns_and_a_stale_lock_is_cleared(repo: Path, tmp_path: Path) -> None:
+    import asyncio
+
+    one = CheckpointEngine(repo, root=tmp_path / "cp")
+    two = CheckpointEngine(repo, root=tmp_path / "cp")
+    await one.snapshot()
+    (one.git_dir / "index.lock").write_text("left by a killed git")
+    (repo / "app.py").write_text("concurrent\n")
+    first, second = await asyncio.gather(one.snapshot(), two.snapshot())
+    assert first.commit == second.commit and sorted([first.changed, second.changed]) == [0, 1]
+    assert not (one.git_dir / "index.lock").exists()
