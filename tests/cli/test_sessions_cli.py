@@ -155,3 +155,20 @@ def test_quitting_prints_the_resume_hint(cli: CliEnv) -> None:
         proc.wait()
         os.close(master)
     assert "Resume this session with: skawld --resume " in screen
+
+
+def test_resume_without_an_id_picks_in_the_line_mode(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("about retries")), turn(text("about docs")))
+    first = headless(cli, "make the client retry")
+    headless(cli, "update the docs")
+
+    async def add_child(store: SqliteSessionStore) -> None:
+        await store.create(id="child-of-first", meta={"parent_session_id": first, "title": "retry helper"})
+
+    store_call(cli, add_child)
+    out = cli.run(*cli.args("--resume"), input="retry\n1\n/exit\n")
+    assert out.returncode == 0, out.stderr
+    assert " 1. update the docs  · " in out.stdout and " 2. make the client retry  · " in out.stdout
+    assert "retry helper" not in out.stdout  # a subagent's child session is not a conversation
+    assert "restored 2 messages, last activity just now" in out.stdout
+    assert f"Resume this session with: skawld --resume {first}" in out.stdout
