@@ -112,7 +112,10 @@ def run(
         typer.Option("--session", metavar="ID", help="Resume this session id, or create it.", rich_help_panel=S),
     ] = None,
     resume: Annotated[
-        str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume a session by id.", rich_help_panel=S)
+        str | None,
+        typer.Option(
+            "--resume", "-r", metavar="ID", help="Resume by id or unique prefix (no id: pick).", rich_help_panel=S
+        ),
     ] = None,
     continue_last: Annotated[
         bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.", rich_help_panel=S)
