@@ -29,6 +29,7 @@ from pathlib import Path
 from .git import CheckpointError, git_env, run_git
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_FILES_OUTSIDE_GIT = 50_000
 LATEST_REF = "refs/skawld/latest"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _ALWAYS_EXCLUDED = ("/.skawld/sessions.db", "/.skawld/sessions.db-*", "/.skawld/logs/", "/.skawld/*.lock")
@@ -108,11 +109,14 @@ class CheckpointEngine:
         root: str | os.PathLike[str] | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         env: Mapping[str, str] | None = None,
+        max_files_outside_git: int = DEFAULT_MAX_FILES_OUTSIDE_GIT,
     ) -> None:
         self.project = project_root(project)
         base = Path(root) if root is not None else default_checkpoint_root(env)
         self.git_dir = base / project_key(self.project)
         self.max_file_bytes = max_file_bytes
+        self.max_files_outside_git = max_files_outside_git
+        self._size_checked = False
         self._env = git_env(self.git_dir, self.project, env)
         self._lock = asyncio.Lock()
         self._ready = False
@@ -178,6 +182,15 @@ class CheckpointEngine:
             raise CheckpointError(f"refusing to checkpoint {self.project} (the home or root directory)")
         if not self.project.is_dir():
             raise CheckpointError(f"project directory {self.project} does not exist")
+        if not self._size_checked and not (self.project / ".git").exists():
+            # Outside git nothing says what to leave out: refuse a huge tree rather
+            # than hash it all before the first prompt.
+            if _more_files_than(self.project, self.max_files_outside_git):
+                raise CheckpointError(
+                    f"refusing to checkpoint {self.project}: more than {self.max_files_outside_git:,} files "
+                    "outside a git repository"
+                )
+            self._size_checked = True
 
     async def _git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> tuple[int, bytes, bytes]:
         return await run_git(args, env=self._env, cwd=self.project, stdin=stdin, check=check)
@@ -372,6 +385,15 @@ class CheckpointEngine:
                 pass
             _prune_empty_dirs(full.parent, self.project)
         return RestoreResult(commit=target, backup=current, written=write, deleted=delete)
+
+
+def _more_files_than(root: Path, limit: int) -> bool:
+    count = 0
+    for _, _, files in os.walk(root):
+        count += len(files)
+        if count > limit:
+            return True
+    return False
 
 
 def _too_large(path: Path, limit: int) -> bool:

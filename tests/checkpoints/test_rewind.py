@@ -262,3 +262,14 @@ async def test_two_engines_on_one_project_take_turns_and_a_stale_lock_is_cleared
     first, second = await asyncio.gather(one.snapshot(), two.snapshot())
     assert first.commit == second.commit and sorted([first.changed, second.changed]) == [0, 1]
     assert not (one.git_dir / "index.lock").exists()
+
+
+async def test_a_huge_tree_outside_git_is_refused(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for i in range(30):
+        (plain / f"f{i}.txt").write_text("x")
+    engine = CheckpointEngine(plain, root=tmp_path / "cp", max_files_outside_git=20)
+    with pytest.raises(CheckpointError, match="more than 20 files outside a git repository"):
+        await engine.snapshot()
+    assert not (tmp_path / "cp").exists()  # nothing was written
