@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .fork import fork_session
+from .listing import SessionLookupError, SessionSummary, list_conversations, newest_conversation, resolve_session_id
 from .memory import InMemorySessionStore
 from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
 
@@ -17,12 +19,18 @@ __all__ = [
     "CreateTaskInput",
     "InMemorySessionStore",
     "SessionRecord",
+    "SessionLookupError",
     "SessionStore",
+    "SessionSummary",
     "SqliteSessionStore",
     "StoredMessage",
     "Task",
     "TaskPatch",
     "TaskStatus",
+    "fork_session",
+    "list_conversations",
+    "newest_conversation",
+    "resolve_session_id",
 ]
 
 
