@@ -271,6 +271,14 @@ class PlainChat:
             from .plain_sessions import rename_plain
 
             await rename_plain(self, args)
+        elif name == "fork":
+            from .plain_sessions import fork_plain
+
+            await fork_plain(self, args)
+        elif name == "rewind":
+            from .plain_sessions import rewind_plain
+
+            await rewind_plain(self)
         elif name == "mode":
             if args:
                 if args not in slash_commands.MODES:
