@@ -71,6 +71,7 @@ class RunLoop:
         self._stop_hook_active = False
         self._inflight: tuple[asyncio.Future[Any], list[Message]] | None = None
         self._scheduler: Scheduler | None = None
+        self._pending_prompt: tuple[int, asyncio.Future[dict[str, Any] | None]] | None = None
 
     # -- public entry -----------------------------------------------------
 
@@ -132,10 +133,10 @@ class RunLoop:
 
         await self._repair_transcript()
         prompt_message = self._prompt_message(reminders)
-        checkpoint = await session.take_checkpoint(self.prompt)
-        prompt_index = len(session.full_history)
+        # The snapshot runs while the first request streams; tools wait for it (`_settle_prompt`).
+        checkpoint = asyncio.ensure_future(session.take_checkpoint(self.prompt))
+        self._pending_prompt = (len(session.full_history), checkpoint)
         await self._persist([prompt_message])
-        await self._record_prompt(prompt_index, checkpoint)
         await self.emit(UserEvent(message=prompt_message, subtype="prompt"))
 
         turns = 0
@@ -324,6 +325,7 @@ class RunLoop:
         return assembler
 
     async def _run_tools(self, message: Message, overlay_tools: frozenset[str]) -> None:
+        await self._settle_prompt()
         session = self.session
         agent = self.agent
 
@@ -373,7 +375,19 @@ class RunLoop:
 
     # -- endings ----------------------------------------------------------
 
-    async def _record_prompt(self, index: int, checkpoint: dict[str, Any] | None) -> None:
+    async def _settle_prompt(self) -> None:
+        """Wait for the prompt's checkpoint (before any tool runs, and at the end)
+        and record the prompt with it."""
+        if self._pending_prompt is None:
+            return
+        index, task = self._pending_prompt
+        self._pending_prompt = None
+        try:
+            checkpoint = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # take_checkpoint reports failures itself; this is a bug guard
+            checkpoint = {"commit": None, "error": str(exc)}
         try:
             await asyncio.shield(self.session.record_prompt(index, self.prompt, checkpoint))
         except SkawldError:
@@ -381,6 +395,7 @@ class RunLoop:
 
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        await self._settle_prompt()
         try:
             await asyncio.shield(self.session.add_usage(self.total))
         except SkawldError:
