@@ -273,3 +273,48 @@ async def test_a_huge_tree_outside_git_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="more than 20 files outside a git repository"):
         await engine.snapshot()
     assert not (tmp_path / "cp").exists()  # nothing was written
+
+
+async def test_tools_wait_for_the_prompt_snapshot(repo: Path, tmp_path: Path) -> None:
+    import asyncio
+
+    from skawld_core.checkpoints import Snapshot
+
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    class SlowEngine(CheckpointEngine):
+        async def snapshot(self, message: str = "checkpoint") -> Snapshot:
+            started.set()
+            await release.wait()
+            return await super().snapshot(message)
+
+    provider = ScriptedProvider([reply(tool_call("Bash", {"command": "echo done > marker.txt"})), reply("ok")])
+    agent = Agent(
+        provider=provider,
+        model="test-model",
+        tools=default_tools(),
+        permission_mode="yolo",
+        session_store=SqliteSessionStore(tmp_path / "s.db"),
+        cwd=repo,
+        checkpoints=SlowEngine(repo, root=tmp_path / "cp"),
+    )
+    session = await agent.session()
+
+    async def drive() -> None:
+        async with session.run("mark it") as run:
+            async for _ in run:
+                pass
+
+    task = asyncio.create_task(drive())
+    await started.wait()
+    while not provider.requests:  # the first request goes out while the snapshot is pending
+        await asyncio.sleep(0.01)
+    assert not (repo / "marker.txt").exists()
+    release.set()
+    await task
+    assert (repo / "marker.txt").exists()
+    (point,) = prompt_points(session.meta, session.full_history)
+    tree = git(repo, f"--git-dir={agent.checkpoints.git_dir}", "ls-tree", "-r", "--name-only", point.commit or "")  # type: ignore[union-attr]
+    assert "app.py" in tree and "marker.txt" not in tree
+    await agent.close()
