@@ -24,6 +24,7 @@ from .tools.registry import ToolRegistry
 from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
+    from .checkpoints import CheckpointEngine
     from .hooks import HookRunner
     from .permissions import CanUseTool, PermissionEngine, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
@@ -85,6 +86,7 @@ class Agent:
         max_budget_usd: float | None = None,
         pricing: PriceTable | None = None,
         record_usage: bool = False,
+        checkpoints: bool | CheckpointEngine | None = None,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -185,6 +187,17 @@ class Agent:
         self.extensions: dict[str, Any] = {}
         self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._closed = False
+        self._checkpoints: bool | CheckpointEngine | None = checkpoints
+
+    @property
+    def checkpoints(self) -> CheckpointEngine | None:
+        """The checkpoint engine that snapshots the project before each prompt
+        (`checkpoints=True` builds one under ``~/.skawld/checkpoints``), or `None`."""
+        if self._checkpoints is True:
+            from .checkpoints import CheckpointEngine
+
+            self._checkpoints = CheckpointEngine(self.cwd)
+        return self._checkpoints or None
 
     def _resolve_config_dirs(
         self, config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
@@ -297,7 +310,7 @@ class Agent:
         await self._connect()
         from .session import Session
 
-        record = await self.store.create(id=id, meta=meta)
+        record = await self.store.create(id=id, meta=self._new_session_meta(meta))
         history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
         live = self._sessions.get(record.id)
         if history and not (live is not None and live.is_running):
@@ -305,6 +318,24 @@ class Agent:
         session = Session(self, record, history)
         self._sessions[session.id] = session
         return session
+
+    def _new_session_meta(self, meta: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Meta for a new session: cwd, model and git branch, under the caller's."""
+        from .sessions.meta import git_branch
+
+        base: dict[str, Any] = {"cwd": str(self.cwd), "model": self.model}
+        branch = git_branch(self.cwd)
+        if branch:
+            base["git_branch"] = branch
+        return {**base, **(meta or {})}
+
+    async def fork_session(self, source_id: str, *, upto: int | None = None) -> Session:
+        """Copy session `source_id` (its first `upto` messages, or all) into a new
+        session and open it; the source is untouched. See `fork_session`."""
+        from .sessions.fork import fork_session
+
+        record = await fork_session(self.store, source_id, upto=upto)
+        return await self.session(record.id)
 
     async def _repair(self, session_id: str, history: list[Message]) -> list[Message]:
         """Answer any `tool_use` left without a result (a crash or kill mid-tool)."""

@@ -75,6 +75,7 @@ class RunLoop:
         self._stop_hook_active = False
         self._inflight: tuple[asyncio.Future[Any], list[Message]] | None = None
         self._scheduler: Scheduler | None = None
+        self._pending_prompt: tuple[int, asyncio.Future[dict[str, Any] | None]] | None = None
 
     # -- public entry -----------------------------------------------------
 
@@ -137,6 +138,9 @@ class RunLoop:
 
         await self._repair_transcript()
         prompt_message = self._prompt_message(reminders)
+        # The snapshot runs while the first request streams; tools wait for it (`_settle_prompt`).
+        checkpoint = asyncio.ensure_future(session.take_checkpoint(self.prompt))
+        self._pending_prompt = (len(session.full_history), checkpoint)
         await self._persist([prompt_message])
         await self.emit(UserEvent(message=prompt_message, subtype="prompt"))
 
@@ -358,6 +362,7 @@ class RunLoop:
         return assembler
 
     async def _run_tools(self, message: Message, overlay_tools: frozenset[str]) -> None:
+        await self._settle_prompt()
         session = self.session
         agent = self.agent
 
@@ -409,8 +414,27 @@ class RunLoop:
 
     # -- endings ----------------------------------------------------------
 
+    async def _settle_prompt(self) -> None:
+        """Wait for the prompt's checkpoint (before any tool runs, and at the end)
+        and record the prompt with it."""
+        if self._pending_prompt is None:
+            return
+        index, task = self._pending_prompt
+        self._pending_prompt = None
+        try:
+            checkpoint = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # take_checkpoint reports failures itself; this is a bug guard
+            checkpoint = {"commit": None, "error": str(exc)}
+        try:
+            await asyncio.shield(self.session.record_prompt(index, self.prompt, checkpoint))
+        except SkawldError:
+            pass  # the title and checkpoint entry are a convenience; the prompt itself is stored
+
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
+        await self._settle_prompt()
         await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
         await self._record_usage()
         await self.emit(

@@ -107,6 +107,11 @@ class Session:
         return self._record.created_at
 
     @property
+    def updated_at(self) -> str:
+        """When the session was last written (as loaded or last updated here)."""
+        return self._record.updated_at
+
+    @property
     def meta(self) -> dict[str, Any]:
         return dict(self._record.meta)
 
@@ -261,6 +266,82 @@ class Session:
         """Shallow-merge `patch` into the stored meta."""
         self._record = await self.store.update_meta(self.id, patch)
         return self.meta
+
+    # -- titles, usage, prompts, fork (see sessions.meta) -------------------
+
+    @property
+    def title(self) -> str | None:
+        """The session's title (its first prompt, shortened, or `rename`'s)."""
+        title = self._record.meta.get("title")
+        return title if isinstance(title, str) and title else None
+
+    async def rename(self, title: str) -> None:
+        """Set the title (stored in meta). Raises `ConfigError` when empty."""
+        title = " ".join(title.split())
+        if not title:
+            raise ConfigError("a session title cannot be empty")
+        await self.update_meta({"title": title})
+
+    @property
+    def usage(self) -> Usage:
+        """Token usage of every finished run of this session (kept in meta)."""
+        from .sessions.meta import usage_from_meta
+
+        return usage_from_meta(self._record.meta)
+
+    @property
+    def prompt_records(self) -> list[dict[str, Any]]:
+        """One entry per prompt run in this session: ``index`` (the prompt's
+        message index), ``prompt`` (shortened), ``at`` and ``commit`` (the
+        checkpoint taken before it, or `None`)."""
+        raw = self._record.meta.get("prompts")
+        return [dict(c) for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
+
+    async def fork(self, upto: int | None = None) -> Session:
+        """A new session holding this one's first `upto` messages (all when
+        `None`); this session is untouched. Raises `ConfigError` while running."""
+        if self._run is not None:
+            raise ConfigError("Cannot fork while a run is active")
+        return await self.agent.fork_session(self.id, upto=upto)
+
+    async def take_checkpoint(self, prompt: str) -> dict[str, Any] | None:
+        """Snapshot the project before `prompt` runs (when the agent has
+        checkpoints); a failure is recorded, never raised."""
+        engine = self.agent.checkpoints
+        if engine is None or self.is_child:
+            return None
+        from .sessions.meta import title_from_prompt
+
+        try:
+            snap = await asyncio.shield(engine.snapshot(f"before: {title_from_prompt(prompt, 72)}"))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return {"commit": None, "error": str(exc)}
+        out: dict[str, Any] = {"commit": snap.commit}
+        if snap.skipped_large:
+            out["skipped_large"] = snap.skipped_large[:50]
+        return out
+
+    async def record_prompt(self, index: int, prompt: str, checkpoint: dict[str, Any] | None) -> None:
+        """Remember a prompt (title on the first one, and its checkpoint entry)."""
+        if self.is_child:
+            return
+        import datetime as _dt
+
+        from .sessions.meta import title_from_prompt
+
+        entry: dict[str, Any] = {
+            "index": index,
+            "prompt": title_from_prompt(prompt, 80),
+            "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "commit": None,
+            **(checkpoint or {}),
+        }
+        patch: dict[str, Any] = {"prompts": [*self.prompt_records, entry]}
+        if self.title is None:
+            patch["title"] = title_from_prompt(prompt)
+        await self.update_meta(patch)
 
     # -- used by the loop and tools ---------------------------------------
 

@@ -36,6 +36,7 @@ from skawld_core.messages import Usage
 from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from . import slash_commands
+from .app_sessions import SessionsMixin
 from .app_slash import SlashMixin
 from .file_commands import PromptCommands
 from .path_complete import at_token, complete_path
@@ -59,7 +60,7 @@ RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on dem
 EARLIER_CHUNK = 40
 
 
-class SkawldApp(SlashMixin, App[int]):
+class SkawldApp(SessionsMixin, SlashMixin, App[int]):
     """The skawld chat app. `agent_factory(can_use_tool, ask_user)` builds the Agent."""
 
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))
@@ -84,8 +85,13 @@ class SkawldApp(SlashMixin, App[int]):
         resume_id: str | None = None,
         settings: Any = None,
         initial_prompt: str | None = None,
+        pick_session: bool = False,
+        fork_picked: bool = False,
     ) -> None:
         super().__init__()
+        self.pick_session = pick_session
+        self.fork_picked = fork_picked
+        self._last_idle_escape = 0.0
         self.agent_factory = agent_factory
         self.resume_id = resume_id
         self.settings = settings
@@ -174,9 +180,18 @@ class SkawldApp(SlashMixin, App[int]):
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
         self.agent_ready.set()
         self.open_session(self.resume_id)
+        if self.pick_session:
+            self.open_start_picker()
+
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             await self.submit(prompt)
+
+    @work(group="session", exit_on_error=False)
+    async def open_start_picker(self) -> None:
+        """``skawld --resume`` without an id: the picker over a fresh session."""
+        await self.session_ready.wait()
+        await self.open_picker(fork=self.fork_picked)
 
     # -- sessions ----------------------------------------------------------------
 
@@ -197,15 +212,21 @@ class SkawldApp(SlashMixin, App[int]):
         self.session = session
         await self.transcript.clear()
         self.renderer.reset()
-        self._base_usage = Usage()
+        self._base_usage = session.usage
         self._last_usage = None
         history = session.full_history
         if history:
             start = tail_start(history, RESUME_KEEP)
             await self.transcript.mount_all(self._history_widgets(history, start, len(history)))
             self.transcript.marker.set_hidden(start)
-            await self.transcript.mount(NoteLine(f"resumed session {session.id} · {len(history)} messages"))
-        self.status.set(session_id=session.id, context_pct=0, tokens=0, cost=None)
+            await self.transcript.mount(NoteLine(restored_notice(session)))
+        usage = self._base_usage
+        self.status.set(
+            session_id=session.id,
+            context_pct=0,
+            tokens=usage.input_tokens + usage.output_tokens,
+            cost=cost_usd(session.model, usage) if usage.input_tokens or usage.output_tokens else None,
+        )
         self.session_ready.set()
         self.transcript.scroll_end(animate=False)
 
@@ -299,6 +320,7 @@ class SkawldApp(SlashMixin, App[int]):
                 async for event in run:
                     await self.renderer.apply(event)
                     self._observe(event)
+            await self.checkpoint_notice(session)
         finally:
             await self._run_finished()
 
@@ -429,6 +451,14 @@ class SkawldApp(SlashMixin, App[int]):
             self.prompt.completing = False
             return
         session = self.session
+        if not self.running and session is not None and not self.prompt.text and len(self.screen_stack) == 1:
+            now = time.monotonic()
+            if now - self._last_idle_escape < 0.8:
+                self._last_idle_escape = 0.0
+                self.run_worker(self.open_rewind(), group="rewind", exit_on_error=False)
+            else:
+                self._last_idle_escape = now
+            return
         if not self.running or session is None:
             return
         if not self._interrupt_pressed:
@@ -564,6 +594,16 @@ class SkawldApp(SlashMixin, App[int]):
         async with self._ask_lock:
             answer = await self._ask_modal(AskUserScreen(list(request.questions)))
         return answer if isinstance(answer, dict) else {"declined": True}
+
+
+def restored_notice(session: Session) -> str:
+    """``restored N messages, last activity 5m ago`` for a resumed session."""
+    from skawld_core.sessions.listing import ago
+
+    history = session.full_history
+    last = ago(session.updated_at)
+    title = f" · {session.title}" if session.title else ""
+    return f"restored {len(history)} messages, last activity {last} · session {session.id[:8]}{title}"
 
 
 def idle_gc() -> None:

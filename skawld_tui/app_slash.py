@@ -74,28 +74,6 @@ class SlashMixin:
         await app.load_session(None)
         await app.transcript.mount(NoteLine("new session"))
 
-    async def _cmd_resume(self, args: str) -> None:
-        app: SkawldApp = self  # type: ignore[assignment]
-        if await self._busy("resume") or app.agent is None:
-            return
-        if args:
-            await app.load_session(args)
-            return
-        from .screens.session_picker import SessionPicker
-
-        sessions = await app.agent.store.list_sessions(limit=50)
-        current = app.session.id if app.session else None
-        choices = [s for s in sessions if s.id != current]
-        if not choices:
-            await app.transcript.mount(NoteLine("no other stored sessions"))
-            return
-
-        async def picked(session_id: str | None) -> None:
-            if session_id:
-                await app.load_session(session_id)
-
-        app.push_screen(SessionPicker(choices, current), callback=picked)
-
     async def _cmd_compact(self, args: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]
         if await self._busy("compact") or app.agent is None or app.session is None:

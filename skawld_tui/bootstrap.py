@@ -493,7 +493,17 @@ def build_agent(
         max_budget_usd=settings.max_budget_usd,
         pricing=settings.pricing,
         record_usage=True,
+        checkpoints=checkpoint_engine(settings),
     )
+
+
+def checkpoint_engine(settings: Settings) -> Any:
+    """The checkpoint engine for the project (``SKAWLD_CHECKPOINTS=0`` turns it off)."""
+    if settings.env.get("SKAWLD_CHECKPOINTS", "").strip().lower() in ("0", "false", "off", "no"):
+        return None
+    from skawld_core.checkpoints import CheckpointEngine
+
+    return CheckpointEngine(settings.cwd, env=settings.env)
 
 
 def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any]:
@@ -506,15 +516,8 @@ def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any
 
 
 async def newest_session_id(store: SessionStore, cwd: Path) -> str | None:
-    """The most recently updated session of `cwd` (for ``--continue``)."""
-    offset = 0
-    while True:
-        page = await store.list_sessions(limit=50, offset=offset)
-        for record in page:
-            if record.meta.get("cwd") in (None, str(cwd)) and not (
-                record.meta.get("parentSessionId") or record.meta.get("parent_session_id")
-            ):
-                return record.id
-        if len(page) < 50:
-            return None
-        offset += 50
+    """The newest session of `cwd` with at least one prompt (for ``--continue``;
+    subagent children and the empty session ``/clear`` leaves are skipped)."""
+    from skawld_core.sessions.listing import newest_conversation
+
+    return await newest_conversation(store, cwd)

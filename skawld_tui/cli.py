@@ -6,7 +6,9 @@
 - ``skawld sessions list|show|delete|export|repair`` — `skawld_tui.sessions_cmd`;
 - ``skawld config schema|show`` — `skawld_tui.config_cmd`;
 - ``skawld permissions explain CALL`` — `skawld_tui.permissions_cmd`;
-- ``skawld models`` — `skawld_tui.local_models`.
+- ``skawld models`` — `skawld_tui.local_models`;
+- ``skawld work`` / ``skawld tasks add|list|show`` — `skawld_tui.work_cmd`;
+- ``skawld checkpoints list|restore`` — `skawld_tui.checkpoints_cmd`.
 
 Start-up is kept cheap: only typer is imported for ``--help``; config, the agent
 and provider SDKs load inside the command. Every failure becomes a one-line
@@ -27,7 +29,8 @@ import typer
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
 EPILOG = (
-    "Sessions: skawld sessions list|show|delete|export (see skawld sessions --help). "
+    "Sessions: skawld sessions list|show|delete|export (see skawld sessions --help); "
+    "checkpoints: skawld checkpoints list|restore. "
     "Exit codes: 0 ok, 1 run error, 2 usage, 3 config, 4 auth, 130 aborted, 143 SIGTERM. "
     "Docs: docs/cli.md."
 )
@@ -118,10 +121,19 @@ def run(
         typer.Option("--session", metavar="ID", help="Resume this session id, or create it.", rich_help_panel=S),
     ] = None,
     resume: Annotated[
-        str | None, typer.Option("--resume", "-r", metavar="ID", help="Resume a session by id.", rich_help_panel=S)
+        str | None,
+        typer.Option(
+            "--resume", "-r", metavar="ID", help="Resume by id or unique prefix (no id: pick).", rich_help_panel=S
+        ),
     ] = None,
     continue_last: Annotated[
         bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.", rich_help_panel=S)
+    ] = False,
+    fork_session: Annotated[
+        bool,
+        typer.Option(
+            "--fork-session", help="With --resume/--continue: continue in a copy of the session.", rich_help_panel=S
+        ),
     ] = False,
     cwd: Annotated[
         str | None, typer.Option("--cwd", metavar="DIR", help="Working directory.", rich_help_panel=S)
@@ -288,6 +300,8 @@ def run(
 
     if sum(x is not None for x in (session, resume, session_id)) + int(continue_last) > 1:
         raise _fail("use only one of --session, --resume, --session-id and --continue", EXIT_USAGE)
+    if fork_session and resume is None and not continue_last:
+        raise _fail("--fork-session needs --resume or --continue", EXIT_USAGE)
     if system_prompt and system_prompt_file:
         raise _fail("use only one of --system-prompt and --system-prompt-file", EXIT_USAGE)
     flags = ClaudeFlags(
@@ -395,12 +409,20 @@ def run(
             tools=tools_opt,
             pretty=pretty,
             verbose=verbose,
+            fork=fork_session,
         )
     else:
         if session_id is not None or tools_opt is not None:
             raise _fail("--session-id and --tools work in headless mode (-p)", EXIT_USAGE)
         code = _interactive(
-            opts, resume=session or resume, continue_last=continue_last, verbose=verbose, plain=plain, prompt=prompt
+            opts,
+            resume=session or resume,
+            continue_last=continue_last,
+            verbose=verbose,
+            plain=plain,
+            prompt=prompt,
+            strict=resume is not None,
+            fork=fork_session,
         )
     raise typer.Exit(code)
 
@@ -513,6 +535,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             'or add "model" to ~/.skawld/config.json',
             EXIT_CONFIG,
         )
+    kw = _resolve_headless_resume(settings, kw)
     stdin_tty = os.isatty(0)
     if prompt is None and not stream_input:
         if stdin_tty:
@@ -606,15 +629,47 @@ def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, str
         raise typer.Exit(130) from None
 
 
+def _resolve_headless_resume(settings: Any, kw: dict[str, Any]) -> dict[str, Any]:
+    """``--resume PREFIX`` and ``--fork-session`` for headless runs (see `resume.py`)."""
+    from .resume import PICK, ResumeError, start_session_id
+
+    fork = kw.pop("fork", False)
+    if kw["session"] == PICK:
+        raise _fail("--resume needs a session id with -p (see `skawld sessions list`)", EXIT_USAGE)
+    if not (fork or kw["resume_strict"]):
+        return kw
+    try:
+        session_id = start_session_id(
+            settings,
+            resume=kw["session"] if kw["resume_strict"] else None,
+            continue_last=kw["continue_last"],
+            fork=fork,
+        )
+    except ResumeError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    if session_id is not None:
+        kw.update(session=session_id, resume_strict=True, continue_last=False)
+    return kw
+
+
 # -- interactive ----------------------------------------------------------------
 
 
 def _interactive(
-    opts: Any, *, resume: str | None, continue_last: bool, verbose: bool, plain: bool = False, prompt: str | None = None
+    opts: Any,
+    *,
+    resume: str | None,
+    continue_last: bool,
+    verbose: bool,
+    plain: bool = False,
+    strict: bool = False,
+    fork: bool = False,
+    prompt: str | None = None,
 ) -> int:
     import asyncio
 
-    from .bootstrap import build_agent, make_store, newest_session_id
+    from .bootstrap import build_agent
+    from .resume import PICK, ResumeError, exit_hint, start_session_id
 
     use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     settings = _settings(opts, interactive=True, verbose=verbose, tui=use_tui)
@@ -624,16 +679,16 @@ def _interactive(
         raise _fail(
             'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
         )
-    if continue_last:
-
-        async def newest() -> str | None:
-            store = make_store(settings)
-            try:
-                return await newest_session_id(store, settings.cwd)
-            finally:
-                await store.close()
-
-        resume = asyncio.run(newest())
+    pick = strict and resume == PICK
+    if continue_last or (strict and not pick):
+        try:
+            resume = start_session_id(
+                settings, resume=resume if strict else None, continue_last=continue_last, fork=fork
+            )
+        except ResumeError as exc:
+            raise _fail(str(exc), EXIT_USAGE) from None
+    elif pick:
+        resume = None
 
     def agent_factory(can_use_tool: Any = None, ask_user: Any = None) -> Any:
         return build_agent(settings, can_use_tool=can_use_tool, ask_user=ask_user, include_partial_messages=True)
@@ -644,11 +699,24 @@ def _interactive(
         if use_tui:
             from .app import SkawldApp
 
-            SkawldApp(agent_factory=agent_factory, resume_id=resume, settings=settings, initial_prompt=prompt).run()
+            tui = SkawldApp(
+                agent_factory=agent_factory,
+                resume_id=resume,
+                settings=settings,
+                initial_prompt=prompt,
+                pick_session=pick,
+                fork_picked=fork,
+            )
+            tui.run()
+            hint = exit_hint(tui.session)
+            if hint:
+                print(hint)
             return 0
         from .plain import run_plain
 
-        return int(asyncio.run(run_plain(agent_factory, resume_id=resume, settings=settings)) or 0)
+        return int(
+            asyncio.run(run_plain(agent_factory, resume_id=resume, settings=settings, pick=pick, fork_picked=fork)) or 0
+        )
     except ImportError as exc:
         raise _fail(
             f"the interactive app is not available in this build ({exc}); use -p for headless mode", 1
@@ -706,8 +774,14 @@ def _main(args: list[str]) -> int:
             from .work_cmd import main as work_main
 
             work_main(args)
+        elif args[:1] == ["checkpoints"]:
+            from .checkpoints_cmd import app as checkpoints_app
+
+            checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
-            app(args, prog_name="skawld", standalone_mode=True)
+            from .resume import optional_resume_value
+
+            app(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -248,7 +248,9 @@ class PlainChat:
             elif name == "ToolItem":
                 mark = "✗" if item.is_error else "✓"  # type: ignore[union-attr]
                 self.out(f"{mark} {summarize_tool(item.name, item.input)}", style="cyan")  # type: ignore[union-attr]
-        self.out(f"resumed session {self.session.id} · {len(self.session.full_history)} messages", style="dim")
+        from .app import restored_notice
+
+        self.out(restored_notice(self.session), style="dim")
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -294,13 +296,30 @@ class PlainChat:
             self.session = await agent.session()
             self.out(f"new session {self.session.id}", style="dim")
         elif name == "resume":
-            if not args:
-                for s in await agent.store.list_sessions(limit=20):
-                    self.out(f"  {s.id}  {s.updated_at[:16]}", style="dim")
-                self.out("use /resume <id>", style="dim")
-            else:
-                self.session = await agent.session(args)
+            from skawld_core.sessions.listing import SessionLookupError, resolve_session_id
+
+            from .plain_sessions import pick_plain
+
+            try:
+                chosen = await resolve_session_id(agent.store, args) if args else await pick_plain(self, session.id)
+            except SessionLookupError as exc:
+                self.out(str(exc), style="yellow")
+                return True
+            if chosen:
+                self.session = await agent.session(chosen)
                 self.render_history()
+        elif name == "rename":
+            from .plain_sessions import rename_plain
+
+            await rename_plain(self, args)
+        elif name == "fork":
+            from .plain_sessions import fork_plain
+
+            await fork_plain(self, args)
+        elif name == "rewind":
+            from .plain_sessions import rewind_plain
+
+            await rewind_plain(self)
         elif name == "mode":
             if args:
                 if args not in slash_commands.MODES:
@@ -411,6 +430,8 @@ async def run_plain(
     *,
     console: Console | None = None,
     prompt_session: PromptSession[str] | None = None,
+    pick: bool = False,
+    fork_picked: bool = False,
 ) -> int:
     """Run the plain chat until /exit, Ctrl+D or Ctrl+C twice; returns the exit code."""
     console = console or Console(highlight=False)
@@ -429,8 +450,21 @@ async def run_plain(
         chat.out(
             f"skawld · {chat.agent.model} · mode {chat.agent.permission_mode} · session {chat.session.id}", style="dim"
         )
-        if resume_id and chat.session.full_history:
+        if pick:
+            from .plain_sessions import pick_plain
+
+            chosen = await pick_plain(chat)
+            if chosen and fork_picked:
+                chat.session = await chat.agent.fork_session(chosen)
+            elif chosen:
+                chat.session = await chat.agent.session(chosen)
+        if chat.session.full_history:
             chat.render_history()
         return await chat.loop()
     finally:
         await chat.agent.close()
+        from .resume import exit_hint
+
+        hint = exit_hint(chat.session)
+        if hint:
+            chat.console.print(hint, highlight=False, soft_wrap=True)

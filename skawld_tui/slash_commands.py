@@ -17,7 +17,10 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "Show commands and keys"),
     SlashCommand("new", "Start a new session"),
-    SlashCommand("resume", "Resume a stored session", "[id]"),
+    SlashCommand("resume", "Resume a stored session (picker with search)", "[id]"),
+    SlashCommand("rename", "Rename this session", "<title>"),
+    SlashCommand("fork", "Continue in a copy of this session (up to prompt N)", "[N]"),
+    SlashCommand("rewind", "Restore code and/or conversation to before a prompt"),
     SlashCommand("compact", "Summarise the conversation to free context"),
     SlashCommand("model", "Show or switch the model", "[name]"),
     SlashCommand("mode", "Show or set the permission mode", "[default|acceptEdits|plan|yolo]"),
@@ -70,6 +73,7 @@ def help_text() -> str:
         "| `Up` / `Down` | prompt history |",
         "| `Shift+Tab` | cycle permission mode: default → acceptEdits → plan |",
         "| `Esc` | interrupt the turn (twice: abort now) |",
+        "| `Esc` `Esc` on an empty prompt | rewind (/rewind) |",
         "| `Ctrl+C` twice | quit |",
         "| `@path` + `Tab` | complete a file path |",
     ]

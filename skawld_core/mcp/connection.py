@@ -198,6 +198,9 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env or None, cwd=config.cwd
             )
+            from ..project_dir import ensure_local_dir
+
+            ensure_local_dir(self.log_file.parent.parent)
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
             errlog = open(self.log_file, "a", encoding="utf-8")  # noqa: SIM115 (closed by the exit stack)
             stack.callback(errlog.close)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .fork import fork_session
+from .listing import SessionLookupError, SessionSummary, list_conversations, newest_conversation, resolve_session_id
 from .memory import InMemorySessionStore
 from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
 
@@ -20,12 +22,18 @@ __all__ = [
     "InMemorySessionStore",
     "PostgresSessionStore",
     "SessionRecord",
+    "SessionLookupError",
     "SessionStore",
+    "SessionSummary",
     "SqliteSessionStore",
     "StoredMessage",
     "Task",
     "TaskPatch",
     "TaskStatus",
+    "fork_session",
+    "list_conversations",
+    "newest_conversation",
+    "resolve_session_id",
 ]
 
 

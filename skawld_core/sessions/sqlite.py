@@ -22,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
+from ..project_dir import ensure_local_dir
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
 from .sqlite_claims import SqliteTaskClaims
@@ -385,7 +386,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
         memory = str(self.path) == ":memory:"
         try:
             if not memory:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                ensure_local_dir(self.path.parent)
         except OSError as exc:
             raise SessionStoreError(f"Cannot create session database directory {self.path.parent}: {exc}") from exc
         conn: aiosqlite.Connection | None = None

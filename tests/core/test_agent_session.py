@@ -108,7 +108,12 @@ async def test_resume_restores_history_meta_and_skills(make_agent: MakeAgent) ->
     resumed = await agent.session(id=session.id, meta={"ignored": True})
     assert resumed is not session
     assert resumed.message_count == 4 and resumed.provider_view == session.provider_view
-    assert resumed.meta == {"title": "first", "branch": "main"}
+    assert {k: resumed.meta[k] for k in ("title", "branch", "model")} == {
+        "title": "first",
+        "branch": "main",
+        "model": "test-model",
+    }
+    assert [p["prompt"] for p in resumed.meta["prompts"]] == ["go"]
     assert not resumed.file_read_tracker.has_read("a")
     async with resumed.run("again") as run:
         events = [e async for e in run]

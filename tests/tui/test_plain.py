@@ -77,4 +77,7 @@ async def test_plain_slash_commands_and_resume() -> None:
     assert "first answer" in out and "permission mode: yolo" in out and "unknown command /bogus" in out
     assert "/resume" in out
     _, out = await chat(["/exit"], ScriptedProvider([]), [], store=store, resume_id="s1")
-    assert "› hello" in out and "first answer" in out and "resumed session s1 · 2 messages" in out
+    assert (
+        "› hello" in out and "first answer" in out and "restored 2 messages, last activity just now · session s1" in out
+    )
+    assert out.rstrip().endswith("Resume this session with: skawld --resume s1")

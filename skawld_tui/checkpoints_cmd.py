@@ -1,0 +1,174 @@
+"""``skawld checkpoints list|restore``: rewind without the app.
+
+- ``list [--session ID]``: the session's prompts, numbered, with their checkpoint
+  commits (default session: the newest conversation of the directory);
+  ``--json`` prints NDJSON ``{number, index, prompt, at, commit}``;
+- ``restore N [--session ID] [--what both|code|conversation] [--yes]``: restore
+  the project's files and/or the conversation to before prompt N. The
+  conversation is restored by forking (a new session, printed as
+  ``skawld --resume <id>``); the original session is kept. The file state
+  before the restore is itself kept as a checkpoint (printed).
+
+Files outside the project and effects outside the filesystem are not covered.
+Exit codes: 0 ok, 1 failure, 2 usage (unknown session or prompt), 3 config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="List and restore checkpoints (the project's files before each prompt).",
+)
+
+SessionOpt = Annotated[
+    str | None, typer.Option("--session", "-s", help="Session id or unique prefix (default: the newest).")
+]
+CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")]
+
+
+class What(StrEnum):
+    both = "both"
+    code = "code"
+    conversation = "conversation"
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    sys.stderr.write(f"skawld: {message}\n")
+    return typer.Exit(code)
+
+
+def _settings(cwd: str | None) -> Any:
+    from skawld_core.errors import ConfigError
+
+    from .bootstrap import CliOptions, resolve_settings
+
+    base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
+    try:  # nothing runs, so the project-config trust gate does not apply
+        return resolve_settings(CliOptions(cwd=str(base), accept_project_config=True))
+    except ConfigError as exc:
+        raise _fail(str(exc), 3) from None
+
+
+async def _points(store: Any, cwd: Path, session: str | None) -> tuple[str, list[Any]]:
+    from skawld_core.sessions.listing import SessionLookupError, newest_conversation, resolve_session_id
+    from skawld_core.sessions.meta import prompt_points
+
+    if session:
+        try:
+            session_id = await resolve_session_id(store, session)
+        except SessionLookupError as exc:
+            raise _fail(str(exc), 2) from None
+    else:
+        found = await newest_conversation(store, cwd)
+        if found is None:
+            raise _fail("no session with a prompt in this directory", 2)
+        session_id = found
+    record = await store.load(session_id)
+    messages = [s.message for s in await store.load_messages(session_id)]
+    return session_id, prompt_points(record.meta if record else {}, messages)
+
+
+def _run(settings: Any, work: Any) -> Any:
+    from skawld_core.errors import SkawldError
+
+    from .bootstrap import make_store
+
+    async def go() -> Any:
+        store = make_store(settings)
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(go())
+    except SkawldError as exc:
+        raise _fail(str(exc)) from None
+
+
+@app.command("list")
+def list_cmd(
+    session: SessionOpt = None,
+    cwd: CwdOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="NDJSON, one prompt a line.")] = False,
+) -> None:
+    """The session's prompts and their checkpoints, oldest first."""
+    from skawld_core.sessions.listing import ago
+
+    settings = _settings(cwd)
+
+    async def work(store: Any) -> tuple[str, list[Any]]:
+        return await _points(store, settings.cwd, session)
+
+    session_id, points = _run(settings, work)
+    if not as_json:
+        print(f"session {session_id}")
+    for number, p in enumerate(points, 1):
+        if as_json:
+            row = {"number": number, "index": p.index, "prompt": p.text, "at": p.at, "commit": p.commit}
+            print(json.dumps(row, ensure_ascii=False))
+            continue
+        when = ago(p.at) if p.at else "?"
+        commit = p.commit[:12] if p.commit else "(no checkpoint)"
+        first = p.text.splitlines()[0] if p.text else ""
+        print(f"{number:>3}. {commit:<15} {when:>8}  {first[:80]}")
+
+
+@app.command("restore")
+def restore_cmd(
+    number: Annotated[int, typer.Argument(help="Prompt number from `skawld checkpoints list`.", min=1)],
+    session: SessionOpt = None,
+    cwd: CwdOpt = None,
+    what: Annotated[What, typer.Option("--what", help="both | code | conversation.")] = What.both,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before rewriting files.")] = False,
+) -> None:
+    """Restore files and/or the conversation to before prompt NUMBER."""
+    from skawld_core.checkpoints import CheckpointEngine
+    from skawld_core.sessions.fork import fork_session
+
+    settings = _settings(cwd)
+
+    async def load(store: Any) -> tuple[str, list[Any]]:
+        return await _points(store, settings.cwd, session)
+
+    session_id, points = _run(settings, load)
+    if number > len(points):
+        raise _fail(f"session {session_id[:8]} has {len(points)} prompts; there is no prompt {number}", 2)
+    point = points[number - 1]
+    code = what in (What.both, What.code)
+    if code and point.commit is None:
+        raise _fail(f"prompt {number} has no code checkpoint (use --what conversation)", 2)
+    if code and not yes:
+        sys.stderr.write(f"Rewrite the files of {settings.cwd} to their state before prompt {number}? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            raise _fail("nothing restored")
+
+    async def work(store: Any) -> tuple[Any, str | None]:
+        result = None
+        if code:
+            result = await CheckpointEngine(settings.cwd, env=settings.env).restore(point.commit)
+        fork_id = None
+        if what in (What.both, What.conversation):
+            fork_id = (await fork_session(store, session_id, upto=point.index)).id
+        return result, fork_id
+
+    result, fork_id = _run(settings, work)
+    if result is not None:
+        print(f"restored files: {len(result.written)} written, {len(result.deleted)} removed")
+        print(f"the state before this restore is checkpoint {result.backup}")
+    if fork_id is not None:
+        print(f"conversation forked before prompt {number}: skawld --resume {fork_id}")
