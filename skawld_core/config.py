@@ -338,9 +338,9 @@ def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) ->
 
 
 def _project_config_dirs(merged: Mapping[str, Any], base: Path, user_dir: Path) -> list[Path]:
-    """The project's own skill/agent directories: ``.skawld/`` and ``configDirs`` inside it."""
+    """The project's own skill/agent directories: ``.skawld/``, ``.claude/`` and ``configDirs`` inside it."""
     work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
-    dirs = [work / ".skawld", *(Path(d) for d in merged.get("configDirs", []))]
+    dirs = [work / ".skawld", work / ".claude", *(Path(d) for d in merged.get("configDirs", []))]
     user = user_dir.resolve()
     return [d for d in dict.fromkeys(p.resolve() for p in dirs) if d != user and inside(d, base)]
 

@@ -271,7 +271,14 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     if cfg.session_store.kind == "sqlite":
         raw_path = cfg.session_store.database_path
         store_path = (cwd / Path(raw_path).expanduser()).resolve() if raw_path else cwd / ".skawld" / "sessions.db"
-    dirs = [cwd / ".skawld", *(Path(d) for d in cfg.config_dirs), user_config_dir(environ)]
+    # Skills and agents: skawld's own folder first (it wins a name clash), then Claude Code's.
+    dirs = [
+        cwd / ".skawld",
+        cwd / ".claude",
+        *(Path(d) for d in cfg.config_dirs),
+        user_config_dir(environ),
+        home_dir(environ) / ".claude",
+    ]
     config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
     user_dir = user_config_dir(environ).resolve()
     untrusted = (

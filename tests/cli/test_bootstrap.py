@@ -57,7 +57,13 @@ def test_settings_from_flags_and_files(tmp_path: Path) -> None:
     assert settings.model == "from-flag" and settings.max_turns == 3
     assert [r.get("pattern") or r.get("tool") for r in settings.permission_rules] == ["rm", "ls", "Read"]
     assert settings.permission_rules[0]["decision"] == "deny"
-    assert settings.config_dirs == [repo / ".skawld", home / ".skawld" / "extra", home / ".skawld"]
+    assert settings.config_dirs == [
+        repo / ".skawld",
+        repo / ".claude",
+        home / ".skawld" / "extra",
+        home / ".skawld",
+        home / ".claude",
+    ]
     assert settings.store_path == repo / ".skawld" / "sessions.db"
 
 
