@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE
 from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, validate_document
 from .errors import ConfigError
 from .instructions import find_repo_root, project_instruction_files
@@ -323,6 +324,18 @@ def _read_file(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     return doc, warnings
 
 
+def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
+    """A Claude Code settings file as a validated config document; None when absent."""
+    from .claude_settings import settings_document
+
+    raw = read_config_file(path)
+    if raw is None:
+        return None
+    converted, notes = settings_document(raw, where=str(path))
+    _model, doc, warnings = validate_document(converted, file=str(path))
+    return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
+
+
 def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) -> None:
     """Make the path-valued keys of one layer absolute: files against `base` (the
     directory of the file that sets them), added directories against `work`."""
@@ -545,6 +558,15 @@ def load_config(
             _record_origins(origins, doc, str(user_path))
             warnings.extend(warns)
             sources.append(ConfigSource("user", str(user_path)))
+        claude_user = home_dir(environ) / USER_SETTINGS_FILE
+        loaded = _read_claude_settings(claude_user)
+        if loaded is not None:
+            doc, warns = loaded
+            _resolve_paths(doc, claude_user.parent, home_dir(environ))
+            merged = _merge(merged, doc)
+            _record_origins(origins, doc, str(claude_user))
+            warnings.extend(warns)
+            sources.append(ConfigSource("user", str(claude_user)))
 
     chosen = project_config_path or environ.get("SKAWLD_CONFIG")
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
@@ -559,10 +581,24 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
+    settings_extra: list[str] = []
+    for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
+        settings_path = (base / rel).resolve()
+        loaded = _read_claude_settings(settings_path)
+        if loaded is None:
+            continue
+        doc, warns = loaded
+        requests.extend(config_requests(doc, file=settings_path, project_root=base, lower=merged))
+        settings_extra.append(f"claude-settings:{settings_path}:{file_sha256(settings_path)}")
+        _resolve_paths(doc, settings_path.parent, base)
+        merged = _merge(merged, doc)
+        _record_origins(origins, doc, str(settings_path))
+        warnings.extend(warns)
+        sources.append(ConfigSource("project", str(settings_path)))
     more, extra = _instruction_requests(merged, base)
     requests.extend(more)
     grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
-    extra = (*extra, *grant_extra)
+    extra = (*extra, *settings_extra, *grant_extra)
     trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
     if requests and not trusted:
         raise UntrustedProjectConfigError(project_path, [*requests, *grants], extra)

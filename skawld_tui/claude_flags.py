@@ -16,15 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skawld_core.claude_settings import CLAUDE_MODES
 from skawld_core.errors import ConfigError
 
-_MODES_IN = {
-    "default": "default",
-    "acceptEdits": "acceptEdits",
-    "plan": "plan",
-    "bypassPermissions": "yolo",
-    "yolo": "yolo",
-}
+_MODES_IN = {**CLAUDE_MODES, "yolo": "yolo"}
 SETTING_SOURCES = ("user", "project", "local")
 
 
@@ -93,39 +88,10 @@ def mcp_config_doc(values: Sequence[str], cwd: Path) -> tuple[dict[str, Any], li
 
 def settings_doc(value: str, cwd: Path) -> tuple[dict[str, Any], list[str]]:
     """A Claude Code settings file/JSON (``--settings``) as a config document, and notes."""
-    from skawld_core.permissions.claude_rules import parse_claude_rules
+    from skawld_core.claude_settings import settings_document
 
-    doc = read_json_arg(value, "--settings", cwd)
-    if not isinstance(doc, dict):
-        raise ConfigError("--settings: expected a JSON object")
-    out: dict[str, Any] = {}
-    notes: list[str] = []
-    perms = doc.get("permissions")
-    if isinstance(perms, dict):
-        rules: list[dict[str, Any]] = []
-        for key in ("deny", "ask", "allow"):
-            specs = perms.get(key) or []
-            if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
-                raise ConfigError(f"--settings: permissions.{key} must be a list of rule strings")
-            try:
-                parsed = parse_claude_rules(specs, key)
-            except ValueError as exc:
-                raise ConfigError(f"--settings: permissions.{key}: {exc}") from None
-            rules += parsed.dicts()
-            notes += parsed.notes
-        out["permissions"] = {"rules": rules} if rules else {}
-        if isinstance(perms.get("defaultMode"), str):
-            try:
-                out["permissions"]["mode"] = skawld_mode(perms["defaultMode"])
-            except ValueError as exc:
-                raise ConfigError(f"--settings: permissions.defaultMode: {exc}") from None
-        for key in sorted(set(perms) - {"allow", "deny", "ask", "defaultMode"}):
-            notes.append(f"--settings: permissions.{key} is not supported by skawld; ignored")
-    if isinstance(doc.get("model"), str):
-        out["model"] = doc["model"]
-    for key in sorted(set(doc) - {"permissions", "model", "$schema"}):
-        notes.append(f"--settings: {key!r} is not supported by skawld; ignored")
-    return out, notes
+    doc, notes = settings_document(read_json_arg(value, "--settings", cwd), where="--settings")
+    return doc, [f"--settings: {note}" for note in notes]
 
 
 def check_conflicts(flags: ClaudeFlags, *, fmt: str, json_out: bool, stream_input: bool) -> None:

@@ -1,0 +1,82 @@
+"""Claude Code's settings files as config layers.
+
+`~/.claude/settings.json` (the user's), `.claude/settings.json` and
+`.claude/settings.local.json` (the project's) are read beside skawld's own config.
+What they can say that skawld applies:
+
+- ``permissions.allow`` / ``deny`` / ``ask``: Claude Code's rule strings
+  (`skawld_core.permissions.claude_rules`), enforced like skawld's own rules;
+- ``permissions.defaultMode``: ``default``, ``acceptEdits``, ``plan``, ``bypassPermissions``;
+- ``permissions.additionalDirectories``; ``model``.
+
+`skawld_core.config.load_config` reads the files (`_read_claude_settings`).
+
+Everything else (``env``, ``hooks``, ``apiKeyHelper``, …) is reported as a warning
+naming the file and key, never silently dropped and never an error. The project's
+files go through the same trust gate as `.skawld/config.json`: allow rules, a wider
+mode and added directories need the user's acceptance; deny and ask rules always apply.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["CLAUDE_MODES", "PROJECT_SETTINGS_FILES", "USER_SETTINGS_FILE", "settings_document"]
+
+USER_SETTINGS_FILE = Path(".claude") / "settings.json"
+PROJECT_SETTINGS_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+CLAUDE_MODES = {"default": "default", "acceptEdits": "acceptEdits", "plan": "plan", "bypassPermissions": "yolo"}
+_PERMISSION_KEYS = {"allow", "deny", "ask", "defaultMode", "additionalDirectories"}
+
+
+def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[str]]:
+    """A Claude Code settings object as a skawld config document, plus notes on what is
+    not applied. `where` names the source in errors (a file, or ``--settings``)."""
+    from .permissions.claude_rules import parse_claude_rules
+
+    if not isinstance(doc, dict):
+        raise ConfigError(f"Invalid Claude Code settings in {where}: expected a JSON object")
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    perms = doc.get("permissions", {})
+    if not isinstance(perms, dict):
+        raise ConfigError(f"Invalid Claude Code settings in {where} (/permissions): expected an object")
+    rules: list[dict[str, Any]] = []
+    for key in ("deny", "ask", "allow"):
+        specs = perms.get(key) or []
+        if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
+            raise ConfigError(f"Invalid Claude Code settings in {where} (/permissions/{key}): expected rule strings")
+        try:
+            parsed = parse_claude_rules(specs, key)
+        except ValueError as exc:
+            raise ConfigError(f"Invalid Claude Code settings in {where} (/permissions/{key}): {exc}") from None
+        rules += parsed.dicts()
+        notes += parsed.notes
+    section: dict[str, Any] = {"rules": rules} if rules else {}
+    mode = perms.get("defaultMode")
+    if mode is not None:
+        if mode not in CLAUDE_MODES:
+            raise ConfigError(
+                f"Invalid Claude Code settings in {where} (/permissions/defaultMode): "
+                f"expected one of {', '.join(CLAUDE_MODES)}, got {mode!r}"
+            )
+        section["mode"] = CLAUDE_MODES[mode]
+    if section:
+        out["permissions"] = section
+    dirs = perms.get("additionalDirectories")
+    if dirs is not None:
+        if not isinstance(dirs, list) or not all(isinstance(d, str) and d for d in dirs):
+            raise ConfigError(
+                f"Invalid Claude Code settings in {where} (/permissions/additionalDirectories): expected directories"
+            )
+        out["additionalDirectories"] = list(dirs)
+    if isinstance(doc.get("model"), str) and doc["model"]:
+        out["model"] = doc["model"]
+    notes += [f"permissions.{k} is not supported by skawld; ignored" for k in sorted(set(perms) - _PERMISSION_KEYS)]
+    notes += [
+        f"{k!r} is not supported by skawld; ignored" for k in sorted(set(doc) - {"permissions", "model", "$schema"})
+    ]
+    return out, notes
