@@ -94,7 +94,21 @@ class SlashMixin:
             app.agent.model = args
             app.agent.invalidate_system_prompt()
             app.status.set(model=args)
-        await app.transcript.mount(NoteLine(f"model: {app.agent.model}"))
+            await app.transcript.mount(NoteLine(f"model: {app.agent.model}"))
+            return
+        lines = [f"model: `{app.agent.model}`"]
+        if app.settings is not None:
+            import asyncio
+
+            from .local_models import server_models
+
+            try:
+                names = await asyncio.to_thread(server_models, app.settings)
+            except Exception as exc:  # the list is a convenience: say why it is missing
+                lines.append(f"(the server's model list is not available: {exc})")
+            else:
+                lines += ["", "The server serves (`/model NAME` to switch):", *(f"- `{n}`" for n in names[:50])]
+        await self._out("\n".join(lines))
 
     async def _cmd_mode(self, args: str) -> None:
         app: SkawldApp = self  # type: ignore[assignment]

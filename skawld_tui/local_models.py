@@ -40,6 +40,14 @@ def _key(settings: Settings) -> str | None:
     return settings.api_key or settings.env.get(PROVIDER_KEY_VARS.get(settings.provider_id, "")) or None
 
 
+def server_models(settings: Settings) -> list[str]:
+    """The ids the provider's server lists at ``/models`` (raises `ProviderError` when it cannot)."""
+    from skawld_core.providers.discovery import list_models
+
+    headers = {"anthropic-version": "2023-06-01"} if settings.provider_id == "anthropic" else None
+    return [m.id for m in list_models(_base_url(settings), _key(settings), headers=headers)]
+
+
 def default_model(settings: Settings) -> str | None:
     """The server's only model, for a compatible ``baseURL`` with no model configured."""
     if not settings.base_url or settings.provider_id == "anthropic":

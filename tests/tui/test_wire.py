@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -74,3 +75,22 @@ async def test_initial_prompt_streams_without_a_key_press() -> None:
             await send(pilot, "typed")
             await run_done(pilot, 2)
             assert [m.source for m in app.query(AssistantMarkdown)] == ["first answer", "second answer"]
+
+
+@pytest.mark.timeout(60)
+async def test_slash_model_lists_what_the_server_serves() -> None:
+    from skawld_tui.bootstrap import Settings
+    from skawld_tui.widgets.blocks import CommandOutput
+
+    with WireServer() as srv:
+        models = [{"id": "qwen3:8b", "object": "model"}, {"id": "llama3.1", "object": "model"}]
+        srv.chat.profile = dataclasses.replace(srv.chat.profile, models=models)
+        app = make_app([], model="qwen3:8b")
+        app.settings = Settings(provider_id="openai-chat", base_url=f"{srv.url}/v1", api_key="k", env={})
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, "/model")
+            await until(lambda: bool(app.query(CommandOutput)), pilot)
+            shown = app.query(CommandOutput).last().source  # type: ignore[attr-defined]
+            assert "`qwen3:8b`" in shown and "`llama3.1`" in shown and "/model NAME" in shown
+            assert any(r.path.endswith("/v1/models") for r in srv.requests)
