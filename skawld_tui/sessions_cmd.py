@@ -51,24 +51,28 @@ def _with_store(db: str | None, cwd: str | None, work: Callable[[Any], Awaitable
     from skawld_core.errors import ConfigError, SessionStoreError
     from skawld_core.sessions.sqlite import SqliteSessionStore
 
+    from .bootstrap import CliOptions, make_store, resolve_settings
+
     base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
+    path: Path | None = None
     if db is not None:
         path = Path(db).expanduser()
     else:
-        from .bootstrap import CliOptions, resolve_settings
-
-        try:  # the session commands start nothing, so the project gate does not apply
+        try:  # a local file starts nothing, so the project gate does not apply to reading it
             settings = resolve_settings(CliOptions(cwd=str(base), accept_project_config=True))
+            if settings.store_kind == "postgres":  # a server is another matter: the gate applies
+                settings = resolve_settings(CliOptions(cwd=str(base)))
         except ConfigError as exc:
             raise _fail(str(exc), 3) from None
-        if settings.store_path is None:
-            raise _fail("the configured session store is in memory; there is nothing to inspect", 3)
-        path = settings.store_path
-    if not path.exists():
+        if settings.store_kind != "postgres":
+            if settings.store_path is None:
+                raise _fail("the configured session store is in memory; there is nothing to inspect", 3)
+            path = settings.store_path
+    if path is not None and not path.exists():
         raise _fail(f"no session database at {path}")
 
     async def go() -> T:
-        store = SqliteSessionStore(path)
+        store = SqliteSessionStore(path) if path is not None else make_store(settings)
         try:
             return await work(store)
         finally:

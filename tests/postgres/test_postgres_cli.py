@@ -109,3 +109,20 @@ def test_an_unreachable_database_fails_cleanly(cli: CliEnv) -> None:
     assert "Traceback" not in out.stderr
     assert SECRET not in out.stderr and SECRET not in out.stdout
     assert "bob:***@127.0.0.1:1/nowhere" in out.stderr + out.stdout
+
+
+def test_sessions_commands_read_a_postgres_store(cli: CliEnv, fresh_db: str) -> None:
+    env = {"SKAWLD_DATABASE_URL": _with_password(fresh_db)}
+    cli.srv.anthropic.enqueue(turn(text("stored in postgres")))
+    out = cli.run(*cli.args("-p", "hello", "--json"), env=env)
+    assert out.returncode == 0, out.stderr
+    sid = parse_events(out.stdout)[0].session_id
+    listed = cli.run("sessions", "list", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert sid in listed.stdout and SECRET not in listed.stdout + listed.stderr
+    shown = cli.run("sessions", "show", sid, env=env)
+    assert shown.returncode == 0 and "stored in postgres" in shown.stdout
+    # a DSN from an untrusted project config is not connected to by the session commands either
+    cli.write_project_config({"sessionStore": {"kind": "postgres", "dsn": _with_password(fresh_db)}})
+    gated = cli.run("sessions", "list")
+    assert gated.returncode == 3 and "/sessionStore" in gated.stderr and SECRET not in gated.stderr
