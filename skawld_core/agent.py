@@ -85,7 +85,7 @@ class Agent:
         env_passthrough: Sequence[str] = (),
         max_budget_usd: float | None = None,
         pricing: PriceTable | None = None,
-        record_usage: bool = False,
+        record_usage: bool = True,
         checkpoints: bool | CheckpointEngine | None = None,
     ) -> None:
         if provider is None:

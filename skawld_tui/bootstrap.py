@@ -427,6 +427,11 @@ def store_label(settings: Settings) -> str:
 
 def make_store(settings: Settings) -> SessionStore:
     """The session store the settings name (SQLite file, PostgreSQL, or in-memory)."""
+    if settings.store_kind == "postgres" and not settings.store_dsn:
+        raise ConfigError(
+            "Invalid config (/sessionStore/dsn): required for a PostgreSQL store "
+            "(postgresql://user@host/db); set sessionStore.dsn or SKAWLD_DATABASE_URL"
+        )
     if settings.store_kind == "postgres":
         from skawld_core.sessions.postgres import PostgresSessionStore
 

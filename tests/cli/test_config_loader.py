@@ -350,7 +350,7 @@ def test_new_keys_are_validated_and_typed(home: Path, proj: Path) -> None:
             "env": {"passthrough": ["GH_TOKEN"]},
             "additionalDirectories": ["lib"],
             "sessionStore": {"kind": "postgres", "dsn": "postgresql://db/x"},
-            "provider": {"transport": "httpx", "compat": "lenient", "contextWindow": 200000},
+            "provider": {"transport": "http", "compat": "lenient", "contextWindow": 200000},
         },
     )
     cfg = load(home, proj).config
@@ -358,7 +358,7 @@ def test_new_keys_are_validated_and_typed(home: Path, proj: Path) -> None:
     assert cfg.env_passthrough == ["GH_TOKEN"]
     assert cfg.additional_directories == [str((home / "lib").resolve())]
     assert (cfg.session_store.kind, cfg.session_store.dsn) == ("postgres", "postgresql://db/x")
-    assert (cfg.provider.transport, cfg.provider.compat, cfg.provider.context_window) == ("httpx", "lenient", 200000)
+    assert (cfg.provider.transport, cfg.provider.compat, cfg.provider.context_window) == ("http", "lenient", 200000)
     user(home, {"sandbox": {"mode": "sometimes"}})
     with pytest.raises(ConfigError, match=r"\(/sandbox/mode\): must be one of"):
         load(home, proj)

@@ -23,7 +23,7 @@ def first_prompt(cli: CliEnv) -> str:
 REVIEW = """---
 description: Review a part of the code
 argument-hint: <path> [focus]
-allowed-tools: Bash(git status), Bash(git log:*)
+allowed-tools: Bash(git status:*), Bash(git log:*)
 ---
 Review $1 with a focus on $2. All arguments: $ARGUMENTS.
 Status: !`git status --short`

@@ -83,7 +83,7 @@ def test_project_config_dsn_needs_trust(cli: CliEnv, fresh_db: str) -> None:
     cli.srv.anthropic.enqueue(turn(text("hi")))
     out = cli.run(*cli.args("-p", "hello", "--json"))
     assert out.returncode == 3
-    assert "/sessionStore/dsn" in out.stderr
+    assert "/sessionStore" in out.stderr
     assert SECRET not in out.stderr and SECRET not in out.stdout
     trusted = cli.run(*cli.args("-p", "hello", "--json", "--accept-project-config", "--verbose"))
     assert trusted.returncode == 0, trusted.stderr
