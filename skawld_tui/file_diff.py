@@ -15,11 +15,12 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
-from rich.syntax import Syntax
-from rich.text import Text
+if TYPE_CHECKING:  # Rich loads on first render: headless never draws a diff
+    from rich.console import RenderableType
+    from rich.syntax import Syntax
+    from rich.text import Text
 
 __all__ = ["MAX_DIFF_LINES", "FileChange", "proposed_change", "render_diff", "unified_diff"]
 
@@ -100,6 +101,8 @@ def unified_diff(change: FileChange, *, context: int = 3) -> str:
 
 
 def _language(path: str) -> str:
+    from rich.syntax import Syntax
+
     return Syntax.guess_lexer(path, code="") if "." in path else "text"
 
 
@@ -124,6 +127,10 @@ def _word_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[i
 
 def render_diff(change: FileChange, *, max_lines: int = MAX_DIFF_LINES) -> RenderableType:
     """The diff with syntax highlighting, word-level marks, and a count when it is cut."""
+    from rich.console import Group
+    from rich.syntax import Syntax
+    from rich.text import Text
+
     text = unified_diff(change)
     lines = text.split("\n")
     if text == "(no changes)":
@@ -164,6 +171,8 @@ def render_diff(change: FileChange, *, max_lines: int = MAX_DIFF_LINES) -> Rende
 def _code_line(
     marker: str, code: str, highlighter: Syntax, line_style: str, word_style: str, spans: list[tuple[int, int]]
 ) -> Text:
+    from rich.text import Text
+
     body = highlighter.highlight(code)
     body.rstrip()
     line = Text()

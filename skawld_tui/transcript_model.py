@@ -23,8 +23,6 @@ from skawld_core.messages import (
 )
 from skawld_core.pricing import DEFAULT_TABLE, Price, PriceTable
 
-from .file_diff import proposed_change, unified_diff
-
 _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
 
 
@@ -262,6 +260,8 @@ def tail_start(messages: Sequence[Message], keep: int) -> int:
 
 def export_markdown(messages: Iterable[Message]) -> str:
     """The conversation as Markdown (for /export)."""
+    from .file_diff import proposed_change, unified_diff
+
     out: list[str] = []
     for item in history_items(list(messages)):
         if isinstance(item, UserItem):
