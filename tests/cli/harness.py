@@ -90,6 +90,32 @@ class CliEnv:
             env={**self.env, **(env or {})},
         )
 
+    def plain_session_on_a_terminal(self, prompt: str, *, args: tuple[str, ...] = ()) -> str:
+        """Run `skawld --plain` on a pseudo-terminal: type `prompt`, wait for the model request,
+        type `/exit`; return everything the terminal showed (the exit code must be 0)."""
+        import pty
+
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(
+            [*skawld_command(), *self.args("--plain", *args)],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=self.repo,
+            env={**self.env, "TERM": "xterm"},
+        )
+        os.close(slave)
+        try:
+            os.write(master, prompt.encode() + b"\r")
+            self.srv.anthropic.wait_for_requests(1, timeout=30)
+            os.write(master, b"/exit\r")
+            assert proc.wait(timeout=30) == 0
+            return _read_all(master).decode("utf-8", "replace")
+        finally:
+            proc.kill()
+            proc.wait()
+            os.close(master)
+
     def write_project_config(self, doc: Any) -> Path:
         path = self.repo / ".skawld" / "config.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,3 +156,16 @@ def cli(tmp_path: Path) -> Iterator[CliEnv]:
     repo = make_repo(tmp_path / "repo")
     with WireServer() as srv:
         yield CliEnv(home=home, repo=repo, srv=srv, env=base_env(home))
+
+
+def _read_all(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO once the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import pty
-import subprocess
 
 import pytest
 
 from skawld_core.events import SystemEvent
 from skawld_core.sessions import SqliteSessionStore
-from tests.cli.harness import CliEnv, parse_events, skawld_command
+from tests.cli.harness import CliEnv, parse_events
 from tests.support.wire_server import text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(120)
@@ -119,41 +116,9 @@ def test_checkpoints_list_and_restore_headless(cli: CliEnv) -> None:
     assert out.returncode == 2 and "no session matches" in out.stderr
 
 
-def _read_all(fd: int) -> bytes:
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    return out
-
-
 def test_quitting_prints_the_resume_hint(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(turn(text("hello back")))
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [*skawld_command(), *cli.args("--plain")],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=cli.repo,
-        env={**cli.env, "TERM": "xterm"},
-    )
-    os.close(slave)
-    try:
-        os.write(master, b"hi\r")
-        cli.srv.anthropic.wait_for_requests(1, timeout=30)
-        os.write(master, b"/exit\r")
-        assert proc.wait(timeout=30) == 0
-        screen = _read_all(master).decode("utf-8", "replace")
-    finally:
-        proc.kill()
-        proc.wait()
-        os.close(master)
+    screen = cli.plain_session_on_a_terminal("hi")
     assert "Resume this session with: skawld --resume " in screen
 
 
