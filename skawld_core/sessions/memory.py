@@ -154,15 +154,7 @@ class InMemorySessionStore:
             return None
         plan = plan_edges(task_id, patch, state.edges, state.tasks.keys())
         metadata = json_copy(patch.metadata, "Task metadata") if patch.metadata is not None else None
-        scalars = apply_scalars(
-            subject=task.subject,
-            description=task.description,
-            active_form=task.active_form,
-            status=task.status,
-            owner=task.owner,
-            metadata=task.metadata,
-            patch=patch.model_copy(update={"metadata": metadata}),
-        )
+        scalars = apply_scalars(task, patch.model_copy(update={"metadata": metadata}))
         now = self._clock.now()
         state.edges = (state.edges - plan.remove) | plan.add
         state.tasks[task_id] = task.model_copy(

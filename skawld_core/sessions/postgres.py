@@ -326,15 +326,7 @@ class PostgresSessionStore(PostgresTaskClaims):
             edges = await self._edges(conn, session_id)
             ids = {r[0] for r in await conn.fetch("SELECT id FROM tasks WHERE session_id = $1", session_id)}
             plan = plan_edges(task_id, patch, edges, ids)
-            scalars = apply_scalars(
-                subject=current.subject,
-                description=current.description,
-                active_form=current.active_form,
-                status=current.status,
-                owner=current.owner,
-                metadata=current.metadata,
-                patch=patch.model_copy(update={"metadata": patch_metadata}),
-            )
+            scalars = apply_scalars(current, patch.model_copy(update={"metadata": patch_metadata}))
             await conn.execute(
                 "UPDATE tasks SET subject = $3, description = $4, active_form = $5, status = $6, owner = $7,"
                 f" metadata = $8::jsonb, updated_at = {_NOW} WHERE session_id = $1 AND id = $2",

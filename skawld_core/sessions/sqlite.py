@@ -265,15 +265,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
             edges = await self._edges(conn, session_id)
             id_rows = await conn.execute_fetchall("SELECT id FROM tasks WHERE session_id = ?", (session_id,))
             plan = plan_edges(task_id, patch, edges, {str(r[0]) for r in id_rows})
-            scalars = apply_scalars(
-                subject=current.subject,
-                description=current.description,
-                active_form=current.active_form,
-                status=current.status,
-                owner=current.owner,
-                metadata=current.metadata,
-                patch=patch.model_copy(update={"metadata": patch_metadata}),
-            )
+            scalars = apply_scalars(current, patch.model_copy(update={"metadata": patch_metadata}))
             await conn.execute(
                 "UPDATE tasks SET subject = ?, description = ?, active_form = ?, status = ?, owner = ?,"
                 " metadata_json = ?, updated_at = ? WHERE session_id = ? AND id = ?",

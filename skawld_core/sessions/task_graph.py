@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..errors import SessionStoreError
-from .store import TaskPatch
+from .store import Task, TaskPatch
 
 Edge = tuple[str, str]
 
@@ -136,27 +136,18 @@ class ScalarChanges:
     metadata: dict[str, Any]
 
 
-def apply_scalars(
-    *,
-    subject: str,
-    description: str,
-    active_form: str | None,
-    status: str,
-    owner: str | None,
-    metadata: Mapping[str, Any],
-    patch: TaskPatch,
-) -> ScalarChanges:
-    """Apply the scalar fields of `patch` (a `None` field means "unchanged").
+def apply_scalars(current: Task, patch: TaskPatch) -> ScalarChanges:
+    """`current`'s scalar fields with `patch` applied (a `None` field means "unchanged").
 
     `status="deleted"` is handled by the caller before this is reached.
     """
     return ScalarChanges(
-        subject=patch.subject if patch.subject is not None else subject,
-        description=patch.description if patch.description is not None else description,
-        active_form=patch.active_form if patch.active_form is not None else active_form,
-        status=patch.status if patch.status is not None else status,
-        owner=patch.owner if patch.owner is not None else owner,
-        metadata=merge_metadata(metadata, patch.metadata),
+        subject=patch.subject if patch.subject is not None else current.subject,
+        description=patch.description if patch.description is not None else current.description,
+        active_form=patch.active_form if patch.active_form is not None else current.active_form,
+        status=patch.status if patch.status is not None else current.status,
+        owner=patch.owner if patch.owner is not None else current.owner,
+        metadata=merge_metadata(current.metadata, patch.metadata),
     )
 
 
