@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skawld_core import Agent, ToolResultBlock, UserEvent
+from skawld_core import Agent
 from skawld_core.instructions import load_instructions
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import default_tools
+from tests.support.events import tool_results
 
 
 async def read_results(tmp_path: Path, paths: list[str], *, nested: bool) -> list[str]:
@@ -29,13 +30,7 @@ async def read_results(tmp_path: Path, paths: list[str], *, nested: bool) -> lis
     session = await agent.session()
     async with session.run("read") as run:
         events = [e async for e in run]
-    return [
-        str(b.content)
-        for e in events
-        if isinstance(e, UserEvent) and e.subtype == "tool_result"
-        for b in e.message.content
-        if isinstance(b, ToolResultBlock)
-    ]
+    return list(tool_results(events).values())
 
 
 def layout(root: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from skawld_core import Agent, ToolResultBlock, UserEvent
+from skawld_core import Agent
 from skawld_core.permissions import (
     CanUseToolRequest,
     PendingToolCall,
@@ -19,6 +19,7 @@ from skawld_core.permissions import (
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import default_tools
+from tests.support.events import tool_results
 
 PLAN = "1. Add greet.py\n2. Test it"
 
@@ -53,13 +54,7 @@ async def run(agent: Agent) -> dict[str, str]:
     session = await agent.session()
     async with session.run("plan the greeting") as r:
         events = [e async for e in r]
-    return {
-        b.tool_use_id: str(b.content)
-        for e in events
-        if isinstance(e, UserEvent) and e.subtype == "tool_result"
-        for b in e.message.content
-        if isinstance(b, ToolResultBlock)
-    }
+    return tool_results(events)
 
 
 async def test_plan_mode_refuses_writes_and_commands_but_reads(tmp_path: Path) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skawld_core import Agent, ToolResultBlock, UserEvent
+from skawld_core import Agent
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import default_tools
+from tests.support.events import tool_results
 
 
 async def run_search(tmp_path: Path, rules: list[dict[str, object]]) -> tuple[str, str, Agent]:
@@ -35,13 +36,7 @@ async def run_search(tmp_path: Path, rules: list[dict[str, object]]) -> tuple[st
     session = await agent.session()
     async with session.run("find tokens") as run:
         events = [e async for e in run]
-    results = {
-        b.tool_use_id: str(b.content)
-        for e in events
-        if isinstance(e, UserEvent) and e.subtype == "tool_result"
-        for b in e.message.content
-        if isinstance(b, ToolResultBlock)
-    }
+    results = tool_results(events)
     return results["g"], results["f"], agent
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skawld_core import Agent, ToolResultBlock, UserEvent
+from skawld_core import Agent
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import default_tools
+from tests.support.events import tool_results
 
 DENY_SECRETS = {"kind": "path", "tools": ["Write", "Edit", "Read"], "paths": ["secrets/**"], "decision": "deny"}
 DENY_RM = {"kind": "bash", "pattern": "rm", "decision": "deny"}
@@ -35,13 +36,7 @@ async def run_one(tmp_path: Path, name: str, inp: dict[str, Any], new_input: dic
     session = await agent.session()
     async with session.run("go") as run:
         events = [e async for e in run]
-    return next(
-        str(b.content)
-        for e in events
-        if isinstance(e, UserEvent) and e.subtype == "tool_result"
-        for b in e.message.content
-        if isinstance(b, ToolResultBlock)
-    )
+    return next(iter(tool_results(events).values()))
 
 
 async def test_rewrite_onto_a_denied_path_is_denied(tmp_path: Path) -> None:

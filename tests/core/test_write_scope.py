@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from skawld_core import Agent, ToolResultBlock, UserEvent
+from skawld_core import Agent
 from skawld_core.errors import ConfigError
 from skawld_core.permissions import CanUseToolRequest, PendingToolCall, PermissionDeny, PermissionEngine
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import ToolScope, default_tools
+from tests.support.events import tool_results
 
 
 @pytest.fixture
@@ -59,13 +60,7 @@ async def run_agent(agent: Agent, prompt: str = "go") -> dict[str, str]:
     session = await agent.session()
     async with session.run(prompt) as run:
         events = [e async for e in run]
-    return {
-        b.tool_use_id: str(b.content)
-        for e in events
-        if isinstance(e, UserEvent) and e.subtype == "tool_result"
-        for b in e.message.content
-        if isinstance(b, ToolResultBlock)
-    }
+    return tool_results(events)
 
 
 def make_agent(project: Path, turns: list[Any], **kwargs: Any) -> Agent:
