@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,3 +101,12 @@ def any_policy(request: pytest.FixtureRequest) -> Iterator[ShellPolicy]:
     policy = ShellPolicy(sandbox="required" if request.param == "sandbox" else "off")
     yield policy
     policy.close()
+
+
+@pytest.fixture(autouse=True)
+def bash_as_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests use bash features (`/dev/tcp`, `read -t`, `set -m`); the Bash tool runs
+    `$SHELL`, which CI leaves unset (so `/bin/sh`, dash on Debian)."""
+    bash_path = shutil.which("bash")
+    assert bash_path is not None, "bash is needed for the sandbox tests"
+    monkeypatch.setenv("SHELL", bash_path)
