@@ -242,6 +242,7 @@ class RunLoop:
         if listing and not self.session.provider_view and not self.session.is_child:
             blocks.append(TextBlock(text=system_reminder(listing)))
         blocks.append(TextBlock(text=env_prefix()))
+        blocks.extend(TextBlock(text=text) for text in self.options.context)
         blocks.append(TextBlock(text=self.prompt))
         blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
         blocks.extend(self.options.image_blocks())
@@ -278,7 +279,7 @@ class RunLoop:
             entry = session.pop_steer()
             if entry is None:
                 return
-            prompt, images, future = entry
+            prompt, extra, future = entry
             reminders: list[str] = []
             hooks = self._hooks_for("user_prompt_submit")
             if hooks is not None:
@@ -296,7 +297,7 @@ class RunLoop:
                 reminders = list(outcome.additional_context)
             blocks: list[ContentBlock] = [TextBlock(text=prompt)]
             blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
-            blocks.extend(images)
+            blocks.extend(extra)
             message = Message(role="user", content=blocks)
             await self._persist([message])
             await self.emit(UserEvent(message=message, subtype="steering"))
