@@ -75,8 +75,11 @@ class PromptHistory:
         data = (line + "\n").encode("utf-8", "surrogateescape")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a torn last line (a crash) stays apart from this one
                 os.write(fd, data)
             finally:
                 os.close(fd)
@@ -91,7 +94,8 @@ class PromptHistory:
         entries = self.load()[-self.cap :]
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # prompts may hold secrets
+            with open(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 for text in entries:
                     fh.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
                 fh.flush()
@@ -112,7 +116,8 @@ def _dedupe_adjacent(items: Iterable[str]) -> list[str]:
 
 def toolkit_history(store: PromptHistory | None = None) -> History:
     """A prompt_toolkit `History` over a `PromptHistory`; `bind()` may set the
-    store later (the plain mode knows the project once the agent is built)."""
+    store later (the plain mode knows the project once the agent is built), and
+    `remember()` persists one entry (prompt_toolkit's own `store_string` does not)."""
     from prompt_toolkit.history import History
 
     class _Adapter(History):
@@ -127,6 +132,11 @@ def toolkit_history(store: PromptHistory | None = None) -> History:
             return list(reversed(self.store.load())) if self.store is not None else []
 
         def store_string(self, string: str) -> None:
+            # Every answer typed at this prompt comes here, the y/n of a permission
+            # question too: the chat loop calls `remember` for real prompts instead.
+            return None
+
+        def remember(self, string: str) -> None:
             if self.store is not None:
                 self.store.append(string)
 

@@ -28,8 +28,13 @@ from .helpers import SIZE, make_app, ready, run_done, send, until  # noqa: E402
 def test_shell_lines_and_the_bash_output_shape() -> None:
     assert shell_command("!ls -la") == "ls -la" and shell_command("!") is None and shell_command("ls") is None
     ran = outcome_of("x", ToolResultBlock(tool_use_id="t", content="out\n---\nerr\nexit: 3"))
-    assert ran.context() == ["<bash-input>x</bash-input>", "<bash-stdout>out</bash-stdout><bash-stderr>err\nexit: 3</bash-stderr>"]
-    refused = outcome_of("x", ToolResultBlock(tool_use_id="t", content="The user denied this tool call.", is_error=True))
+    assert ran.context() == [
+        "<bash-input>x</bash-input>",
+        "<bash-stdout>out</bash-stdout><bash-stderr>err\nexit: 3</bash-stderr>",
+    ]
+    refused = outcome_of(
+        "x", ToolResultBlock(tool_use_id="t", content="The user denied this tool call.", is_error=True)
+    )
     assert refused.denied and refused.context() == []
 
 
