@@ -10,6 +10,7 @@ from skawld_core.testing import reply
 from skawld_core.tools.read import ReadTool
 from skawld_tui.attachments import mentions, resolve_mention
 from skawld_tui.path_complete import fuzzy_files, list_project_files
+from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import NoteLine, UserMessage
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
@@ -83,3 +84,21 @@ async def test_a_read_denied_file_is_not_attached(tmp_path: Path) -> None:
         assert "hunter2" not in joined and "fine" in joined
         notes = [str(n.render()) for n in app.query(NoteLine)]
         assert any("not attached: .env" in n for n in notes)
+
+
+async def test_a_file_outside_the_project_gets_the_decision_read_gets(tmp_path: Path) -> None:
+    """Read is allowed everywhere by default; a path rule on the outside file still applies."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "far.txt").write_text("from afar\n")
+    (outside / "key.pem").write_text("PRIVATE\n")
+    rules = [{"kind": "path", "tools": ["Read"], "paths": [str(outside / "*.pem")], "decision": "deny"}]
+    app = make_app([reply("ok")], cwd=project, tools=[ReadTool()], permission_rules=rules)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, f"look at @{outside / 'far.txt'} and @{outside / 'key.pem'} now")
+        await run_done(pilot)
+        assert not isinstance(app.screen, PermissionScreen)
+        joined = "\n".join(_texts(app))
+        assert "from afar" in joined and "PRIVATE" not in joined

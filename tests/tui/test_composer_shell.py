@@ -78,3 +78,20 @@ async def test_a_denied_bang_command_neither_runs_nor_reaches_the_model(tmp_path
         await run_done(pilot)
         message = app.test_provider.requests[-1].messages[-1]  # type: ignore[attr-defined]
         assert not any("bash-input" in b.text for b in message.content if isinstance(b, TextBlock))
+
+
+def test_a_resumed_message_shows_the_command_not_its_output() -> None:
+    from skawld_core.messages import ImageBlock, Message
+    from skawld_tui.transcript_model import user_prompt_text
+
+    image = ImageBlock.model_validate({"source": {"type": "base64", "media_type": "image/png", "data": "AA=="}})
+    message = Message(
+        role="user",
+        content=[
+            TextBlock(text="<bash-input>ls</bash-input>"),
+            TextBlock(text="<bash-stdout>a\nb</bash-stdout><bash-stderr></bash-stderr>"),
+            TextBlock(text="which one?\n[image: x.png 2×2]"),
+            image,
+        ],
+    )
+    assert user_prompt_text(message) == "! ls\nwhich one?\n[image: x.png 2×2]"
