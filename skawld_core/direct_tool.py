@@ -51,14 +51,14 @@ async def run_tool_call(
     agent = session.agent
     run_id = str(uuid.uuid4())
     sink = on_event or _drop
-    pending: list[Awaitable[None]] = []
+    pending: list[Event] = []  # interim events (tool output), delivered in order
 
     def emit_nowait(event: Event) -> None:
-        pending.append(sink(event))
+        pending.append(event)
 
     async def emit(event: Event) -> None:
         while pending:
-            await pending.pop(0)
+            await sink(pending.pop(0))
         await sink(event)
 
     def make_context(call_id: str, emit_cb: Callable[[Event], None]) -> ToolContext:
@@ -83,5 +83,5 @@ async def run_tool_call(
     block = ToolUseBlock(id=tool_use_id or f"toolu_user_{uuid.uuid4().hex[:20]}", name=name, input=input)
     results = await scheduler.run([block])
     while pending:
-        await pending.pop(0)
+        await sink(pending.pop(0))
     return results[0]

@@ -10,8 +10,9 @@ The app keeps one-line handlers that call in here.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import slash_commands
 from .attachments import expand_mentions, mentions
@@ -40,12 +41,14 @@ class Composer:
         self._queue: list[str] = []
         self._draining = False
         self._clip_count = 0
+        self._shell_task: asyncio.Task[Any] | None = None
 
     # -- set-up -----------------------------------------------------------------
 
     def bind_prompt(self, prompt: PromptArea) -> None:
         prompt.has_attachments = lambda: bool(self.images)
         prompt.image_paths = self.pasted_image_paths
+        prompt.cancel_shell = self.cancel_shell
 
     def agent_ready(self, cwd: Path) -> None:
         """Load the project's prompt history into the prompt."""
@@ -227,6 +230,14 @@ class Composer:
         else:
             await app.start_run(text, images=images, context=context)
 
+    def cancel_shell(self) -> bool:
+        """Esc while a `!cmd` runs: end it (its process tree with it)."""
+        task = self._shell_task
+        if task is None or task.done():
+            return False
+        task.cancel()
+        return True
+
     def _take_context(self) -> list[str]:
         context, self.pending_context = self.pending_context, []
         return context
@@ -247,7 +258,18 @@ class Composer:
         async def show(event: Event) -> None:
             await renderer.apply(event)
 
-        outcome, block = await run_shell_line(app.session, command, on_event=show)
+        self._shell_task = asyncio.ensure_future(run_shell_line(app.session, command, on_event=show))
+        try:
+            outcome, block = await self._shell_task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the app is closing, not an Esc
+            renderer.reset()
+            await app.transcript.mount(NoteLine(f"  ⎿ ! {command}: interrupted"))
+            return
+        finally:
+            self._shell_task = None
         await renderer.apply(UserEvent(message=Message(role="user", content=[block]), subtype="tool_result"))
         renderer.reset()
         if outcome.denied:

@@ -86,6 +86,8 @@ class PromptArea(TextArea):
         # and the image files a pasted text names (empty when it is ordinary text).
         self.has_attachments: Callable[[], bool] = lambda: False
         self.image_paths: Callable[[str], list[Path]] = lambda _: []
+        # Set by the composer: Esc first stops a running `!cmd` (True when it did).
+        self.cancel_shell: Callable[[], bool] = lambda: False
 
     def load_history(self, store: PromptHistory) -> None:
         """Walk `store`'s entries with Up/Down and add each sent prompt to it."""
@@ -97,6 +99,10 @@ class PromptArea(TextArea):
         action = self._KEY_ACTIONS.get(event.key)
         if action is None and event.key == "backspace" and not self.text and self.has_attachments():
             action = "remove_attachment"
+        if action is None and event.key == "escape" and self.cancel_shell():
+            event.stop()
+            event.prevent_default()
+            return
         if action is None:
             await super()._on_key(event)
             return

@@ -95,3 +95,24 @@ def test_a_resumed_message_shows_the_command_not_its_output() -> None:
         ],
     )
     assert user_prompt_text(message) == "! ls\nwhich one?\n[image: x.png 2×2]"
+
+
+async def test_esc_ends_a_running_bang_command_and_its_processes(tmp_path: Path) -> None:
+    app = make_app([], tools=[BashTool()], cwd=tmp_path, mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "!echo $$ > pid; touch started; sleep 30; touch finished")
+        await until(lambda: (tmp_path / "started").exists(), pilot)
+        await pilot.press("escape")
+        await until(lambda: any("interrupted" in str(n.render()) for n in app.query(NoteLine)), pilot)
+        pid = int((tmp_path / "pid").read_text())
+        await until(lambda: not Path(f"/proc/{pid}").exists() or "Z" in _state(pid), pilot)
+        assert not (tmp_path / "finished").exists()
+        assert app.composer.pending_context == []
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except OSError:
+        return "Z"
