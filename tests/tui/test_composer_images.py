@@ -154,3 +154,32 @@ def _paste(text: str) -> object:
     from textual import events
 
     return events.Paste(text)
+
+
+@pytest.mark.timeout(60)
+async def test_a_chip_reaches_the_openai_responses_wire_as_input_image(tmp_path: Path) -> None:
+    import base64
+    import sys
+
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from skawld_core.providers import OpenAIResponsesProvider
+    from tests.support.wire_server import WireServer, text, turn
+
+    data = png_bytes(6, 4)
+    (tmp_path / "ui.png").write_bytes(data)
+    with WireServer() as srv:
+        srv.responses.enqueue(turn(text("a small image")))
+        provider = OpenAIResponsesProvider(api_key="sk-test", base_url=srv.openai_url)
+        app = make_app(provider=provider, cwd=tmp_path, model="gpt-5")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            app.prompt.post_message(_paste(str(tmp_path / "ui.png")))
+            await until(lambda: len(app.query(AttachmentChip)) == 1, pilot)
+            await pilot.press("enter")  # an empty prompt with an image is sent
+            await run_done(pilot)
+        user = [m for m in srv.responses.requests[-1].body["input"] if m.get("role") == "user"][-1]["content"]
+        images = [p for p in user if p["type"] == "input_image"]
+        assert [p["image_url"] for p in images] == [f"data:image/png;base64,{base64.b64encode(data).decode()}"]
+        assert any(p.get("text") == "[image: ui.png 6×4]" for p in user)  # the label stands for the empty prompt
