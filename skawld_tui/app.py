@@ -388,9 +388,6 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is not self.prompt:
             return
-        self._update_completions()
-
-    def _update_completions(self) -> None:
         self.composer.update_completions()
 
     def on_prompt_area_move_completion(self, message: PromptArea.MoveCompletion) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import slash_commands
 from .attachments import expand_mentions, mentions
 from .images import ImageAttachment, ImageError, load_image, path_candidate, read_clipboard_image
-from .path_complete import at_options, at_token, list_project_files
+from .path_complete import FileIndex, at_options, at_token, list_project_files
 from .prompt_history import PromptHistory
 from .shell_line import run_shell_line, shell_command
 from .widgets.blocks import NoteLine, UserMessage
@@ -34,7 +34,7 @@ class Composer:
 
     def __init__(self, app: SkawldApp) -> None:
         self.app = app
-        self.files: list[str] | None = None  # the project listing for this prompt
+        self.files: FileIndex | None = None  # the project listing for this prompt
         self._listing = False
         self.images: list[ImageAttachment] = []
         self.pending_context: list[str] = []  # `!cmd` output for the next message
@@ -88,7 +88,7 @@ class Composer:
 
         async def listing() -> None:
             try:
-                self.files = await list_project_files(cwd)
+                self.files = FileIndex(await list_project_files(cwd))
             finally:
                 self._listing = False
             if self.app.prompt.completing or at_token(self.app.prompt.text) is not None:

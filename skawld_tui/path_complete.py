@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 from pathlib import Path
@@ -103,22 +104,69 @@ def fuzzy_score(query: str, path: str) -> float | None:
     return score
 
 
+class FileIndex:
+    """A project listing ranked by `fuzzy_score`, fast enough per key press.
+
+    Matches are found in tiers (the query inside a file name, inside the path,
+    then as a subsequence) and only the tiers needed to fill `limit` are scored;
+    the subsequence search is one compiled regex per query, and a query that
+    extends the previous one searches only the previous query's matches.
+    """
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.lowered = [f.lower() for f in files]
+        self._last: tuple[str, list[int]] | None = None
+
+    def rank(self, query: str, limit: int = 12) -> list[str]:
+        """The `limit` best matches of `query` (ties keep listing order: newest first)."""
+        if not query:
+            return self.files[:limit]
+        q = query.lower()
+        pool = self._pool(q)
+        files, lowered = self.files, self.lowered
+        best: list[tuple[float, int]] = []
+        rest: list[int] = []
+        for i in pool:  # the substring tiers score in closed form (as `fuzzy_score` does)
+            p = lowered[i]
+            cut = p.rfind("/") + 1
+            at = p.find(q, cut)
+            if at >= 0:
+                best.append((-(1000.0 - len(p) + (200.0 if at == cut else 0.0)), i))
+            elif (at := p.find(q)) >= 0:
+                best.append((-(600.0 - len(p) + (50.0 if at == 0 or p[at - 1] in "/_-." else 0.0)), i))
+            else:
+                rest.append(i)
+        if len(best) < limit:
+            for i in rest:
+                score = fuzzy_score(q, files[i])
+                if score is not None:
+                    best.append((-score, i))
+        return [files[i] for _, i in heapq.nsmallest(limit, best)]
+
+    def _pool(self, q: str) -> list[int]:
+        last = self._last
+        base = last[1] if last is not None and q.startswith(last[0]) else range(len(self.lowered))
+        lowered = self.lowered
+        if len(q) == 1:
+            pool = [i for i in base if q in lowered[i]]
+        else:
+            search = re.compile(".*?".join(re.escape(ch) for ch in q)).search
+            pool = [i for i in base if search(lowered[i])]
+        self._last = (q, pool)
+        return pool
+
+
 def fuzzy_files(files: list[str], query: str, limit: int = 12) -> list[str]:
     """The `limit` best fuzzy matches of `query` in `files` (ties keep list order)."""
-    scored: list[tuple[float, int, str]] = []
-    for i, path in enumerate(files):
-        score = fuzzy_score(query, path)
-        if score is not None:
-            scored.append((-score, i, path))
-    scored.sort()
-    return [path for _, _, path in scored[:limit]]
+    return FileIndex(files).rank(query, limit)
 
 
-def at_options(cwd: Path, token: str, files: list[str] | None, limit: int = 12) -> list[str]:
+def at_options(cwd: Path, token: str, files: FileIndex | None, limit: int = 12) -> list[str]:
     """What the `@` dropdown lists for `token`: directories completing it by
     prefix (to walk the tree), then files ranked by fuzzy match."""
-    dirs = [p for p in complete_path(cwd, token, limit=limit) if p.endswith("/")][:4]
     if files is None:  # still listing: the prefix completion answers meanwhile
         return complete_path(cwd, token, limit=limit)
-    ranked = fuzzy_files(files, token, limit=limit)
+    dirs = [p for p in complete_path(cwd, token, limit=limit) if p.endswith("/")][:4]
+    ranked = files.rank(token, limit=limit)
     return (dirs + [p for p in ranked if p not in dirs])[:limit]

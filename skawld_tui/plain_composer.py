@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .attachments import expand_mentions, mentions
 from .images import ImageError, load_image, path_candidate
-from .path_complete import FILE_CAP, at_options, at_token
+from .path_complete import FILE_CAP, FileIndex, at_options, at_token
 from .shell_line import run_shell_line, shell_command
 
 if TYPE_CHECKING:
@@ -90,15 +90,15 @@ def make_completer(words: Iterable[str], cwd: Path | None = None) -> Completer:
     class _Completer(Completer):
         def __init__(self) -> None:
             self.cwd = cwd or Path.cwd()
-            self.files: list[str] | None = None
+            self.files: FileIndex | None = None
 
-        def _files(self) -> list[str]:
+        def _files(self) -> FileIndex:
             if self.files is None:
                 from itertools import islice
 
                 from skawld_core.tools.ignore import walk_files
 
-                self.files = list(islice(walk_files(str(self.cwd)), FILE_CAP))
+                self.files = FileIndex(list(islice(walk_files(str(self.cwd)), FILE_CAP)))
             return self.files
 
         def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:

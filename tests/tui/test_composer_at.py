@@ -9,7 +9,7 @@ from skawld_core.messages import TextBlock
 from skawld_core.testing import reply
 from skawld_core.tools.read import ReadTool
 from skawld_tui.attachments import mentions, resolve_mention
-from skawld_tui.path_complete import fuzzy_files, list_project_files
+from skawld_tui.path_complete import FileIndex, fuzzy_files, fuzzy_score, list_project_files
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import NoteLine, UserMessage
 
@@ -26,6 +26,20 @@ def test_fuzzy_ranking_prefers_file_names_and_word_starts() -> None:
     assert fuzzy_files(files, "prompt")[:2] == ["src/prompt_util.py", "skawld_tui/widgets/prompt.py"]
     assert fuzzy_files(files, "swp") == ["skawld_tui/widgets/prompt.py"]
     assert fuzzy_files(files, "zzz") == []
+
+
+def test_the_tiered_index_ranks_exactly_like_scoring_every_file() -> None:
+    import random
+
+    rng = random.Random(7)
+    words = ["app", "core", "prompt", "test", "util", "_x", "widgets", "session", "a", "p"]
+    files = [
+        "/".join(rng.choice(words) + rng.choice(words) for _ in range(rng.randint(1, 4))) + ".py" for _ in range(800)
+    ]
+    index = FileIndex(files)
+    for query in ["p", "pr", "prompt", "pt", "ptu", "w", "zz", "coreapp", "s_x"]:  # extensions reuse the pool
+        brute = sorted((-s, i) for i, f in enumerate(files) if (s := fuzzy_score(query, f)) is not None)
+        assert index.rank(query) == [files[i] for _, i in brute[:12]], query
 
 
 async def test_listing_respects_gitignore(tmp_path: Path) -> None:
