@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import slash_commands
 from .attachments import expand_mentions, mentions
-from .images import ImageAttachment, ImageError, load_image, path_candidate, read_clipboard_image
+from .images import (
+    ImageAttachment,
+    ImageError,
+    load_image,
+    names_image,
+    path_candidate,
+    read_clipboard_image,
+    typed_images,
+)
 from .path_complete import FileIndex, at_options, at_token, list_project_files
 from .prompt_history import PromptHistory
 from .shell_line import run_shell_line, shell_command
@@ -179,7 +187,8 @@ class Composer:
             await app.run_slash(*parsed)
             return
         self.files = None  # the next prompt lists the project afresh
-        if not self._draining and not self.images and shell_command(text) is None and not mentions(text):
+        plain = shell_command(text) is None and not mentions(text) and not names_image(text)
+        if plain and not self._draining and not self.images:
             await self._send(text, [], self._take_context())
             return
         self._queue.append(text)
@@ -212,11 +221,14 @@ class Composer:
             await self._show_chips()
         context = self._take_context()
         notes: list[str] = []
+        text, typed, errors = typed_images(text, session.agent.cwd)
+        images += typed
+        notes += [f"not attached: {e}" for e in errors]
         if mentions(text):
             expansion = await expand_mentions(session, text)
             context += expansion.context
             images += expansion.images
-            notes = expansion.attached + expansion.refused
+            notes += expansion.attached + expansion.refused
         labels = "\n".join(i.label for i in images if i.label not in text)
         full = f"{text}\n{labels}".strip() if labels else text
         await self._send(full, [i.spec() for i in images], context)

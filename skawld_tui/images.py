@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import shlex
 import shutil
 import struct
@@ -193,3 +194,30 @@ async def read_clipboard_image(counter: int = 1) -> ImageAttachment | None:
         if proc.returncode == 0 and sniff(out) is not None:
             return from_bytes(out, f"clipboard-{counter}.png")
     return None
+
+
+def names_image(text: str) -> bool:
+    """Cheap check: does some word of `text` end like an image file name?"""
+    return any(word.lower().rstrip("'\"").endswith(IMAGE_SUFFIXES) for word in text.split())
+
+
+def typed_images(text: str, cwd: Path) -> tuple[str, list[ImageAttachment], list[str]]:
+    """Image files typed as plain paths (not `@mentions`) in `text`: the text with
+    each replaced by its label, the attachments, and why any were left out."""
+    kept: list[str] = []
+    images: list[ImageAttachment] = []
+    errors: list[str] = []
+    for word in re.split(r"(\s+)", text):  # whitespace kept as its own items
+        path = path_candidate(word, cwd) if word.strip() and not word.startswith("@") else None
+        if path is None:
+            kept.append(word)
+            continue
+        try:
+            image = load_image(path)
+        except ImageError as exc:
+            errors.append(str(exc))
+            kept.append(word)
+            continue
+        images.append(image)
+        kept.append(image.label)
+    return ("".join(kept) if images else text), images, errors

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .attachments import expand_mentions, mentions
-from .images import ImageError, load_image, path_candidate
+from .images import typed_images
 from .path_complete import FILE_CAP, FileIndex, at_options, at_token
 from .shell_line import run_shell_line, shell_command
 
@@ -35,25 +35,12 @@ class PlainComposer:
             await self.shell(command)
             return None
         context, self.pending_context = self.pending_context, []
-        images: list[dict[str, str]] = []
-        cwd = chat.session.agent.cwd
-        kept: list[str] = []
-        for word in text.split():  # a typed image path (not an @mention) is an attachment too
-            path = path_candidate(word, cwd) if not word.startswith("@") else None
-            if path is None:
-                kept.append(word)
-                continue
-            try:
-                image = load_image(path)
-            except ImageError as exc:
-                chat.out(f"  ⎿ not attached: {exc}", style="yellow")
-                kept.append(word)
-                continue
-            images.append(image.spec())
-            kept.append(image.label)
+        text, typed, errors = typed_images(text, chat.session.agent.cwd)
+        for error in errors:
+            chat.out(f"  ⎿ not attached: {error}", style="yellow")
+        for image in typed:
             chat.out(f"  ⎿ attached image {image.label}", style="dim")
-        if images:
-            text = " ".join(kept)
+        images = [i.spec() for i in typed]
         if mentions(text):
             expansion = await expand_mentions(chat.session, text)
             context += expansion.context

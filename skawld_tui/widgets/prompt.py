@@ -91,6 +91,9 @@ class PromptArea(TextArea):
 
     def load_history(self, store: PromptHistory) -> None:
         """Walk `store`'s entries with Up/Down and add each sent prompt to it."""
+        early = self.prompt_history  # sent before the agent (and so the project) was known
+        for text in early:
+            store.append(text)
         self.history_store = store
         self.prompt_history = store.load()
         self.prompt_index = len(self.prompt_history)

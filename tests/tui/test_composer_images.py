@@ -183,3 +183,19 @@ async def test_a_chip_reaches_the_openai_responses_wire_as_input_image(tmp_path:
         images = [p for p in user if p["type"] == "input_image"]
         assert [p["image_url"] for p in images] == [f"data:image/png;base64,{base64.b64encode(data).decode()}"]
         assert any(p.get("text") == "[image: ui.png 6×4]" for p in user)  # the label stands for the empty prompt
+
+
+async def test_a_typed_image_path_is_attached_on_send(tmp_path: Path) -> None:
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "err.gif").write_bytes(gif_bytes(30, 20))
+    app = make_app([reply("seen")], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.prompt.set_text("why this error?\nsee shots/err.gif please")
+        await pilot.press("enter")
+        await run_done(pilot)
+        sent = app.test_provider.requests[-1].messages[-1].content  # type: ignore[attr-defined]
+        assert [b.source.media_type for b in sent if isinstance(b, ImageBlock)] == ["image/gif"]  # type: ignore[union-attr]
+        assert [b.text for b in sent if isinstance(b, TextBlock)][
+            -1
+        ] == "why this error?\nsee [image: err.gif 30×20] please"
