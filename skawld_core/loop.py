@@ -295,9 +295,11 @@ class RunLoop:
                         future.set_exception(HookError(outcome.block_reason))
                     continue
                 reminders = list(outcome.additional_context)
-            blocks: list[ContentBlock] = [TextBlock(text=prompt)]
+            # Context text goes before the prompt (as in a run's prompt message), images after.
+            blocks: list[ContentBlock] = [b for b in extra if isinstance(b, TextBlock)]
+            blocks.append(TextBlock(text=prompt))
             blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
-            blocks.extend(extra)
+            blocks.extend(b for b in extra if not isinstance(b, TextBlock))
             message = Message(role="user", content=blocks)
             await self._persist([message])
             await self.emit(UserEvent(message=message, subtype="steering"))

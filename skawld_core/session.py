@@ -198,9 +198,10 @@ class Session:
     ) -> asyncio.Future[None]:
         """Queue a user message for the next turn boundary of the active run.
 
-        Returns a future that resolves once the message is in the conversation,
-        fails with `HookError` if a UserPromptSubmit hook blocks it, or with
-        `AbortError` if the run ends first. Raises `ConfigError` when idle.
+        `images` and `context` are as for `run`. Returns a future that resolves
+        once the message is in the conversation, fails with `HookError` if a
+        UserPromptSubmit hook blocks it, or with `AbortError` if the run ends
+        first. Raises `ConfigError` when idle.
         """
         if self._run is None:
             raise ConfigError("Cannot steer: the session has no active run")

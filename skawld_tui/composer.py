@@ -28,7 +28,7 @@ from .images import (
 from .path_complete import FileIndex, at_options, at_token, list_project_files
 from .prompt_history import PromptHistory
 from .shell_line import run_shell_line, shell_command
-from .widgets.blocks import NoteLine, UserMessage
+from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
 from .widgets.prompt import AttachmentBar, PromptArea
 
 if TYPE_CHECKING:
@@ -201,7 +201,13 @@ class Composer:
         permission question opens a dialog that needs it)."""
         try:
             while self._queue:
-                await self._prepare(self._queue.pop(0))
+                text = self._queue.pop(0)
+                try:
+                    await self._prepare(text)
+                except Exception as exc:  # one bad line must not strand the ones queued after it
+                    await self.app.transcript.mount(
+                        ErrorBlock(f"could not send: {text[:60]}", f"{type(exc).__name__}: {exc}")
+                    )
         finally:
             self._draining = False
 

@@ -93,3 +93,25 @@ async def test_run_context_blocks_precede_the_prompt(tmp_path: Path) -> None:
     at = texts.index("the prompt")
     assert texts[at - 2 : at] == ["<bash-input>ls</bash-input>", "ctx two"]
     await agent.close()
+
+
+async def test_steer_context_blocks_precede_the_steered_prompt(tmp_path: Path) -> None:
+    from skawld_core.messages import ImageBlock
+    from skawld_core.testing import tool_call
+
+    (tmp_path / "a.txt").write_text("a\n")
+    provider = ScriptedProvider(
+        [reply(tool_call("Read", {"file_path": str(tmp_path / "a.txt")}, id="r1")), reply("done")]
+    )
+    agent = _agent(tmp_path, provider=provider, tools=[ReadTool()])
+    session = await agent.session()
+    image = {"media_type": "image/png", "data": "iVBORw0KGgo="}
+    async with session.run("first") as run:
+        async for event in run:
+            if event.type == "tool_call_start":
+                session.steer("steered", context=["<bash-input>pwd</bash-input>"], images=[image])
+    steered = provider.requests[1].messages[-1].content
+    texts = [b.text for b in steered if isinstance(b, TextBlock)]
+    assert texts[:2] == ["<bash-input>pwd</bash-input>", "steered"]
+    assert isinstance(steered[-1], ImageBlock)
+    await agent.close()
