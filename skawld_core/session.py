@@ -22,7 +22,7 @@ from .compaction import UsageReport
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
 from .instructions import NestedInstructions
-from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
+from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, ToolResultBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.claims import RunGuardStore
 from .sessions.store import SessionRecord, SessionStore
@@ -32,10 +32,11 @@ from .tools.file_tracker import FileReadTracker
 from .tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from .agent import Agent
     from .hooks import HookContext
+    from .tools.base import AnyTool
 
 ImageSpec = ImageBlock | dict[str, Any]
 
@@ -45,6 +46,7 @@ class RunOptions:
     """Per-run knobs (they win over the Agent's)."""
 
     images: Sequence[ImageSpec] = ()
+    context: Sequence[str] = ()
     max_output_tokens: int | None = None
     temperature: float | None = None
     thinking: ThinkingConfig | None = None
@@ -56,7 +58,8 @@ class RunOptions:
         return [image_block(i) for i in self.images]
 
 
-_SteerEntry = tuple[str, list[ImageBlock], "asyncio.Future[None]"]
+# The prompt, the blocks after it (context text, images), and the caller's future.
+_SteerEntry = tuple[str, list[TextBlock | ImageBlock], "asyncio.Future[None]"]
 
 
 class Session:
@@ -156,8 +159,14 @@ class Session:
         temperature: float | None = None,
         thinking: ThinkingConfig | None = None,
         effort: Effort | None = None,
+        context: Sequence[str] = (),
     ) -> Run:
-        """Start a run. Raises `ConfigError` at once if one is already active."""
+        """Start a run. Raises `ConfigError` at once if one is already active.
+
+        `context` texts become their own text blocks in the prompt message, before
+        the prompt (attached files, `!cmd` output): the model reads them, hooks and
+        the session title see only `prompt`.
+        """
         if self._run is not None:
             raise ConfigError("Session already has an active run")
         if max_output_tokens is not None and max_output_tokens <= 0:
@@ -168,6 +177,7 @@ class Session:
             temperature=temperature,
             thinking=thinking,
             effort=effort,
+            context=tuple(context),
         )
         self.interrupt_requested = False
         self._run = Run(self, prompt, options)
@@ -183,12 +193,15 @@ class Session:
         if self._run is not None:
             self.interrupt_requested = True
 
-    def steer(self, prompt: str, *, images: Sequence[ImageSpec] = ()) -> asyncio.Future[None]:
+    def steer(
+        self, prompt: str, *, images: Sequence[ImageSpec] = (), context: Sequence[str] = ()
+    ) -> asyncio.Future[None]:
         """Queue a user message for the next turn boundary of the active run.
 
-        Returns a future that resolves once the message is in the conversation,
-        fails with `HookError` if a UserPromptSubmit hook blocks it, or with
-        `AbortError` if the run ends first. Raises `ConfigError` when idle.
+        `images` and `context` are as for `run`. Returns a future that resolves
+        once the message is in the conversation, fails with `HookError` if a
+        UserPromptSubmit hook blocks it, or with `AbortError` if the run ends
+        first. Raises `ConfigError` when idle.
         """
         if self._run is None:
             raise ConfigError("Cannot steer: the session has no active run")
@@ -196,8 +209,24 @@ class Session:
 
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume_exception)
-        self._steers.append((prompt, [image_block(i) for i in images], future))
+        extra: list[TextBlock | ImageBlock] = [TextBlock(text=t) for t in context]
+        extra.extend(image_block(i) for i in images)
+        self._steers.append((prompt, extra, future))
         return future
+
+    async def run_tool(
+        self,
+        name: str,
+        input: dict[str, Any],
+        *,
+        on_event: Callable[[Event], Awaitable[None]] | None = None,
+        tool: AnyTool | None = None,
+    ) -> ToolResultBlock:
+        """Run one tool call between runs, through hooks, permissions and sandbox
+        (see `skawld_core.direct_tool.run_tool_call`). Nothing enters the history."""
+        from .direct_tool import run_tool_call
+
+        return await run_tool_call(self, name, input, on_event=on_event, tool=tool)
 
     async def compact(self) -> CompactionEvent | None:
         """Summarize older history now, between runs (the app's `/compact`).

@@ -38,13 +38,13 @@ from skawld_core.permissions import PermissionAllow, PermissionDeny
 from . import slash_commands
 from .app_sessions import SessionsMixin
 from .app_slash import SlashMixin
+from .composer import Composer
 from .file_commands import PromptCommands
-from .path_complete import at_token, complete_path
 from .screens.ask_user import AskUserScreen
 from .screens.permission import PermissionAnswer, PermissionScreen
 from .transcript_model import context_percent, cost_usd, history_items, tail_start
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
-from .widgets.prompt import CompletionList, PromptArea
+from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
 from .widgets.renderer import EventRenderer
 from .widgets.status import StatusBar, sandbox_label
 from .widgets.transcript import HistoryMarker, Transcript, history_widgets
@@ -116,12 +116,14 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self._asks_total = 0
         self._asks_done = 0
         self.renderer: EventRenderer
+        self.composer = Composer(self)
 
     # -- layout ----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield CompletionList(id="completions")
+        yield AttachmentBar(id="attachments")
         yield PromptArea(id="prompt")
         yield StatusBar()
 
@@ -150,6 +152,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self.renderer = EventRenderer(
             self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
         )
+        self.composer.bind_prompt(self.prompt)
         self.prompt.focus()
         self.call_after_refresh(self.start_agent)
 
@@ -175,6 +178,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
             return
         self.renderer.registry = self.agent.tools
         self.renderer.cwd = self.agent.cwd
+        self.composer.agent_ready(self.agent.cwd)
         trusted = bool(getattr(self.settings, "project_trusted", False))
         self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
@@ -275,27 +279,20 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         await self.submit(message.text)
 
     async def submit(self, text: str) -> None:
-        """Handle one submitted prompt: a slash command, a steer, or a new run."""
-        parsed = slash_commands.parse(text)
-        if parsed is not None:
-            await self.run_slash(*parsed)
-            return
-        if self.running:
-            self._steer(text)
-            return
-        await self.start_run(text)
+        """Handle one submitted prompt: a slash command, a `!cmd`, a steer, or a new run."""
+        await self.composer.submit(text)
 
-    def _steer(self, text: str) -> None:
+    def _steer(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         session = self.session
         note = NoteLine(f"queued: {text}", classes="note queued")
         if session is not None and session.is_running:
-            future = session.steer(text)
+            future = session.steer(text, images=images, context=context)
             self._pending_steers.append((text, future, note))
         else:
             self._queued_prompts.append(text)
         self.transcript.mount(note)
 
-    async def start_run(self, text: str) -> None:
+    async def start_run(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         if self.agent is None and self.agent_ready.is_set():
             return  # the agent could not be built (the error is shown)
         index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
@@ -304,10 +301,10 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self.status.set(state="● running (esc: interrupt)")
         await self.transcript.mount(UserMessage(text, history_index=index))
         self.transcript.anchor()
-        self.run_agent(text)
+        self.run_agent(text, images, context)
 
     @work(group="agent", exit_on_error=False)
-    async def run_agent(self, text: str) -> None:
+    async def run_agent(self, text: str, images: Any = (), context: Any = ()) -> None:
         try:
             await self.session_ready.wait()
             session = self.session
@@ -316,7 +313,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
             last = [c for c in self.transcript.children if isinstance(c, UserMessage)]
             if last and last[-1].history_index is None:
                 last[-1].history_index = len(session.full_history)
-            async with session.run(text) as run:
+            async with session.run(text, images=images, context=context) as run:
                 async for event in run:
                     await self.renderer.apply(event)
                     self._observe(event)
@@ -391,56 +388,25 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is not self.prompt:
             return
-        self._update_completions()
-
-    def _update_completions(self) -> None:
-        prompt = self.prompt
-        text = prompt.text
-        options: list[tuple[str, str]] = []
-        commands = slash_commands.complete(text)
-        if commands:
-            options = [(f"/{c.name}", f"/{c.name}{' ' + c.args if c.args else ''}  — {c.help}") for c in commands]
-        if text.startswith("/") and " " not in text and self.prompt_commands is not None:
-            prefix = text[1:].lower()
-            options += [
-                (f"/{name}", f"/{name}{' ' + hint if hint else ''}  — {description}")
-                for name, hint, description in self.prompt_commands.completions()
-                if name.startswith(prefix) and name not in slash_commands.BY_NAME
-            ]
-        if not options:
-            row, col = prompt.cursor_location
-            line = prompt.document.get_line(row)[:col]
-            token = at_token(line)
-            if token is not None and self.agent is not None:
-                options = [(f"@{p}", f"@{p}") for p in complete_path(self.agent.cwd, token)]
-        self.completions.show(options)
-        prompt.completing = bool(options)
+        self.composer.update_completions()
 
     def on_prompt_area_move_completion(self, message: PromptArea.MoveCompletion) -> None:
         self.completions.move(message.step)
 
     async def on_prompt_area_accept_completion(self, message: PromptArea.AcceptCompletion) -> None:
-        value = self.completions.value
-        prompt = self.prompt
-        self.completions.show([])
-        prompt.completing = False
-        if value is None:
-            return
-        if value.startswith("/"):
-            command = slash_commands.BY_NAME.get(value[1:])
-            if message.submit:
-                prompt.clear()
-                await self.submit(value)
-            else:
-                prompt.set_text(value + (" " if command and command.args else ""))
-            return
-        row, col = prompt.cursor_location
-        line = prompt.document.get_line(row)[:col]
-        token = at_token(line) or ""
-        start = (row, col - len(token) - 1)
-        prompt.replace(value + ("" if value.endswith("/") else " "), start, (row, col))
-        if value.endswith("/"):
-            self._update_completions()
+        await self.composer.accept_completion(message.submit)
+
+    async def on_prompt_area_paste_requested(self, _: PromptArea.PasteRequested) -> None:
+        self.run_worker(self.composer.paste(), group="composer-paste", exit_on_error=False)
+
+    async def on_prompt_area_images_pasted(self, message: PromptArea.ImagesPasted) -> None:
+        await self.composer.add_image_paths(message.paths)
+
+    async def on_prompt_area_remove_last_attachment(self, _: PromptArea.RemoveLastAttachment) -> None:
+        await self.composer.remove_image()
+
+    async def on_attachment_chip_remove(self, message: AttachmentChip.Remove) -> None:
+        await self.composer.remove_image(message.index)
 
     # -- control -----------------------------------------------------------------------
 

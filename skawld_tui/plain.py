@@ -34,6 +34,8 @@ from .transcript_model import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from prompt_toolkit import PromptSession
 
     from skawld_core.agent import Agent
@@ -59,6 +61,9 @@ class PlainChat:
         self.show_timings = True
         self._ask_lock = asyncio.Lock()
         self.prompt_commands: PromptCommands | None = None
+        from .plain_composer import PlainComposer
+
+        self.composer = PlainComposer(self)
 
     # -- output ---------------------------------------------------------------------
 
@@ -254,7 +259,7 @@ class PlainChat:
 
     # -- the loop -----------------------------------------------------------------------
 
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         assert self.session is not None
         session = self.session
         presses = 0
@@ -274,7 +279,7 @@ class PlainChat:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
             installed = True
         try:
-            async with session.run(text) as run:
+            async with session.run(text, images=images, context=context) as run:
                 async for event in run:
                     self.render(event)
         except Exception as exc:  # the chat survives a failed run
@@ -385,12 +390,16 @@ class PlainChat:
             text = text.strip()
             if not text:
                 continue
+            remember(self.prompt, text)
             parsed = slash_commands.parse(text)
             if parsed is not None:
                 if not await self.slash(*parsed):
                     return 0
                 continue
-            await self.run_prompt(text)
+            prepared = await self.composer.handle(text)
+            reset_completer(self.prompt)
+            if prepared is not None:
+                await self.run_prompt(prepared[0], images=prepared[1], context=prepared[2])
 
 
 class LinePrompt:
@@ -413,14 +422,43 @@ class LinePrompt:
 
 
 def make_prompt_session(**kwargs: Any) -> PromptSession[str]:
-    """A prompt_toolkit session with history and slash-command completion."""
+    """A prompt_toolkit session with the project's history (bound in `run_plain`),
+    slash-command and `@` path completion."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.completion import WordCompleter
-    from prompt_toolkit.history import InMemoryHistory
+
+    from .plain_composer import make_completer
+    from .prompt_history import toolkit_history
 
     words = [f"/{c.name}" for c in slash_commands.COMMANDS]
-    completer = WordCompleter(words, sentence=True, pattern=None)
-    return PromptSession(history=InMemoryHistory(), completer=completer, complete_while_typing=True, **kwargs)
+    return PromptSession(
+        history=toolkit_history(), completer=make_completer(words), complete_while_typing=True, **kwargs
+    )
+
+
+def bind_project(prompt: Any, cwd: Path) -> None:
+    """Point the prompt's history and `@` completion at the project in `cwd`."""
+    from .prompt_history import PromptHistory
+
+    history: Any = getattr(prompt, "history", None)
+    if hasattr(history, "bind"):
+        history.bind(PromptHistory.for_project(cwd))
+    completer: Any = getattr(prompt, "completer", None)
+    if hasattr(completer, "files"):
+        completer.cwd = cwd
+
+
+def remember(prompt: Any, text: str) -> None:
+    """Persist a submitted line in the project's history."""
+    history: Any = getattr(prompt, "history", None)
+    if hasattr(history, "remember"):
+        history.remember(text)
+
+
+def reset_completer(prompt: Any) -> None:
+    """The next `@` lists the project afresh (once per prompt)."""
+    completer: Any = getattr(prompt, "completer", None)
+    if hasattr(completer, "files"):
+        completer.files = None
 
 
 async def run_plain(
@@ -445,6 +483,7 @@ async def run_plain(
     except Exception as exc:
         chat.out(f"could not start the agent: {type(exc).__name__}: {exc}", style="bold red")
         return 1
+    bind_project(prompt_session, chat.agent.cwd)
     try:
         chat.session = await chat.agent.session(resume_id)
         chat.out(
