@@ -146,3 +146,33 @@ async def test_a_fail_open_pre_tool_use_hook_lets_the_call_continue() -> None:
         result = await runner.pre_tool_use(inp, ctx, lambda d: (d, "ls"))
         assert result.decision == decision
         assert [e.message for e in result.errors] == ["exit 1"]
+
+
+def test_nested_hooks_in_a_skawld_config_file_are_read_too(tmp_path: Any) -> None:
+    import json
+
+    from skawld_core.config import load_config
+
+    home = tmp_path / "home"
+    (home / ".skawld").mkdir(parents=True)
+    (home / ".skawld" / "config.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "command": "flat.sh"},
+                        {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "nested.sh"}]},
+                    ],
+                    "SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}],
+                }
+            }
+        )
+    )
+    loaded = load_config(cwd=tmp_path, env={"HOME": str(home)})
+    assert loaded.config.hooks == {
+        "PreToolUse": [
+            {"matcher": "Bash", "command": "flat.sh"},
+            {"command": "nested.sh", "format": "claude-code", "matcher": "Edit|Write"},
+        ]
+    }
+    assert any("SessionStart" in w.message for w in loaded.warnings)
