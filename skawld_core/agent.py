@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
+from .extensions import Extensions, close_extensions, connect_extensions
 from .messages import Message, PermissionMode
 from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
@@ -25,11 +26,12 @@ from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
-    from .hooks import HookRunner
+    from .hooks import HookRunner, Hooks
     from .permissions import CanUseTool, PermissionEngine, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
     from .session import Session
     from .sessions.store import SessionStore
+    from .tools.ask_user import AskUserHandler
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -74,8 +76,8 @@ class Agent:
         cache_ttl: CacheTtl | None = None,
         config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
-        hooks: Any = None,
-        ask_user: Any = None,
+        hooks: Hooks | Mapping[str, Any] | None = None,
+        ask_user: AskUserHandler | None = None,
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
         nested_instructions: bool = False,
@@ -143,7 +145,7 @@ class Agent:
             self.tools = ToolRegistry(tools)
         if permission_mode == "plan":
             self._ensure_plan_tool()
-        self.ask_user = ask_user
+        self.ask_user: AskUserHandler | None = ask_user
         if ask_user is not None:
             from .tools.ask_user import AskUserTool
 
@@ -184,7 +186,7 @@ class Agent:
         self._connected = False
         self._skills: list[SkillSummary] = []
         self._skill_listing: str | None = None
-        self.extensions: dict[str, Any] = {}
+        self.extensions: Extensions = Extensions()
         self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._closed = False
         self._checkpoints: bool | CheckpointEngine | None = checkpoints
@@ -295,8 +297,6 @@ class Agent:
         self._connected = True
 
     async def _do_connect(self) -> None:
-        from .extensions import connect_extensions
-
         await connect_extensions(self)
         self.invalidate_system_prompt()
 
@@ -355,8 +355,6 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        from .extensions import close_extensions
-
         await close_extensions(self)
         await self.shell_policy.end_background()
         self.shell_policy.close()
