@@ -15,10 +15,16 @@ from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
 from .extensions import Extensions, close_extensions, connect_extensions
+from .hooks import HookRunner
 from .messages import Message, PermissionMode
+from .permissions import PermissionEngine
+from .permissions.mode import EXIT_PLAN_MODE_TOOL
 from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
+from .sandbox import ShellPolicy
 from .scheduler import default_tool_concurrency
+from .session import Session
+from .sessions.meta import git_branch
 from .system_prompt import build_system_blocks
 from .tools.base import AnyTool
 from .tools.registry import ToolRegistry
@@ -26,10 +32,9 @@ from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
-    from .hooks import HookRunner, Hooks
-    from .permissions import CanUseTool, PermissionEngine, PermissionRule
+    from .hooks import Hooks
+    from .permissions import CanUseTool, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
-    from .session import Session
     from .sessions.store import SessionStore
     from .tools.ask_user import AskUserHandler
 
@@ -151,8 +156,6 @@ class Agent:
 
             self.tools.register(AskUserTool(ask_user))
 
-        from .permissions import PermissionEngine
-
         self.permissions: PermissionEngine = PermissionEngine(
             mode=permission_mode,
             rules=permission_rules,
@@ -160,8 +163,6 @@ class Agent:
             project_root=self.cwd,
             additional_directories=self.additional_directories,
         )
-        from .sandbox import ShellPolicy
-
         if isinstance(env_passthrough, str) or not all(isinstance(n, str) for n in env_passthrough):
             raise ConfigError("env_passthrough must be a list of variable names")
         self.env_passthrough: tuple[str, ...] = tuple(env_passthrough)
@@ -175,8 +176,6 @@ class Agent:
         self.permissions.bash_sandboxed = lambda: self.shell_policy.sandboxed
         self.hooks: HookRunner | None = None
         if hooks is not None:
-            from .hooks import HookRunner
-
             self.hooks = HookRunner(hooks)
 
         self._store = session_store
@@ -260,8 +259,6 @@ class Agent:
 
     def _ensure_plan_tool(self) -> None:
         """Plan mode needs `ExitPlanMode`; it is registered the first time the agent plans."""
-        from .permissions.mode import EXIT_PLAN_MODE_TOOL
-
         if EXIT_PLAN_MODE_TOOL not in self.tools:
             from .tools.exit_plan_mode import ExitPlanModeTool
 
@@ -308,8 +305,6 @@ class Agent:
         if self._closed:
             raise ConfigError("Agent is closed")
         await self._connect()
-        from .session import Session
-
         record = await self.store.create(id=id, meta=self._new_session_meta(meta))
         history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
         live = self._sessions.get(record.id)
@@ -321,8 +316,6 @@ class Agent:
 
     def _new_session_meta(self, meta: Mapping[str, Any] | None) -> dict[str, Any]:
         """Meta for a new session: cwd, model and git branch, under the caller's."""
-        from .sessions.meta import git_branch
-
         base: dict[str, Any] = {"cwd": str(self.cwd), "model": self.model}
         branch = git_branch(self.cwd)
         if branch:

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from .compaction import UsageReport
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
+from .hooks import HookContext, PreCompactInput
 from .instructions import NestedInstructions
+from .loop import RunLoop, image_block
 from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.claims import RunGuardStore
+from .sessions.meta import title_from_prompt, usage_from_meta
 from .sessions.store import SessionRecord, SessionStore
 from .system_prompt import system_reminder
 from .tools.base import ToolContext
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .agent import Agent
-    from .hooks import HookContext
 
 ImageSpec = ImageBlock | dict[str, Any]
 
@@ -51,8 +53,6 @@ class RunOptions:
     effort: Effort | None = None
 
     def image_blocks(self) -> list[ImageBlock]:
-        from .loop import image_block
-
         return [image_block(i) for i in self.images]
 
 
@@ -192,8 +192,6 @@ class Session:
         """
         if self._run is None:
             raise ConfigError("Cannot steer: the session has no active run")
-        from .loop import image_block
-
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume_exception)
         self._steers.append((prompt, [image_block(i) for i in images], future))
@@ -207,8 +205,6 @@ class Session:
         """
         if self._run is not None:
             raise ConfigError("Cannot compact while a run is active")
-        from .hooks import HookContext
-
         context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
         event, _ = await self.compact_view("manual", context)
         return event
@@ -226,8 +222,6 @@ class Session:
         errors: list[HookErrorEvent] = []
         hooks = agent.hooks
         if hooks is not None and hooks.has("pre_compact"):
-            from .hooks import PreCompactInput
-
             errors = await hooks.pre_compact(
                 PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
                 hook_context,
@@ -285,8 +279,6 @@ class Session:
     @property
     def usage(self) -> Usage:
         """Token usage of every finished run of this session (kept in meta)."""
-        from .sessions.meta import usage_from_meta
-
         return usage_from_meta(self._record.meta)
 
     @property
@@ -310,8 +302,6 @@ class Session:
         engine = self.agent.checkpoints
         if engine is None or self.is_child:
             return None
-        from .sessions.meta import title_from_prompt
-
         try:
             snap = await asyncio.shield(engine.snapshot(f"before: {title_from_prompt(prompt, 72)}"))
         except asyncio.CancelledError:
@@ -328,8 +318,6 @@ class Session:
         if self.is_child:
             return
         import datetime as _dt
-
-        from .sessions.meta import title_from_prompt
 
         entry: dict[str, Any] = {
             "index": index,
@@ -437,8 +425,6 @@ class Run:
     # -- producer side ----------------------------------------------------
 
     def _start(self) -> None:
-        from .loop import RunLoop
-
         self._queue = asyncio.Queue()
         state = RunLoop(self.session, self._prompt, self.options, self.run_id, self._emit, self._emit_nowait)
         state.aborting = self._aborted
