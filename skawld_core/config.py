@@ -332,26 +332,26 @@ def _nested_hooks(raw: object, where: str) -> tuple[object, list[str]]:
     """Claude Code's nested hook groups (``{"matcher": …, "hooks": [{"type": "command", …}]}``)
     written in a skawld ``config.json`` are read as Claude Code's settings files read them."""
     hooks = raw.get("hooks") if isinstance(raw, dict) else None
-    if not isinstance(hooks, dict) or not any(
-        isinstance(v, list) and any(isinstance(g, dict) and "hooks" in g for g in v) for v in hooks.values()
-    ):
+    if not isinstance(raw, dict) or not isinstance(hooks, dict):
+        return raw, []
+
+    def nested(group: object) -> bool:
+        return isinstance(group, dict) and "hooks" in group
+
+    groups = {k: [g for g in v if nested(g)] for k, v in hooks.items() if isinstance(v, list)}
+    groups = {k: v for k, v in groups.items() if v}
+    if not groups:
         return raw, []
     from .hooks.claude_format import flatten_claude_hooks
 
-    nested = {
-        k: [g for g in v if isinstance(g, dict) and "hooks" in g] for k, v in hooks.items() if isinstance(v, list)
-    }
-    flat, notes = flatten_claude_hooks({k: v for k, v in nested.items() if v}, where=where)
-    merged: dict[str, Any] = {}
+    flat, notes = flatten_claude_hooks(groups, where=where)
+    out: dict[str, Any] = {}
     for event, entries in hooks.items():
-        own = (
-            [g for g in entries if not (isinstance(g, dict) and "hooks" in g)] if isinstance(entries, list) else entries
-        )
-        merged[event] = [*own, *flat.get(event, [])] if isinstance(own, list) else own
-    for event in flat:
-        merged.setdefault(event, flat[event])
-    assert isinstance(raw, dict)
-    return {**raw, "hooks": {k: v for k, v in merged.items() if v != []}}, notes
+        if event not in groups:
+            out[event] = entries
+        elif rest := [*(g for g in entries if not nested(g)), *flat.get(event, [])]:
+            out[event] = rest
+    return {**raw, "hooks": out}, notes
 
 
 def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
