@@ -56,6 +56,9 @@ class Agent:
     `pricing`, default: the list prices of `skawld_core.pricing`) reaches the budget;
     `record_usage` adds each run's tokens and cost to the session's ``usage`` meta.
 
+    `extensions` (an `Extensions`) holds what the first `session()` connects: the MCP
+    manager, the loaded skills and the subagent registry.
+
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
     Agent that never starts a session never touches disk.
