@@ -234,7 +234,12 @@ class RunLoop:
     def _hook_context(self) -> HookContext:
         from .hooks import HookContext
 
-        return HookContext(session_id=self.session.id, run_id=self.run_id, cwd=str(self.agent.cwd))
+        return HookContext(
+            session_id=self.session.id,
+            run_id=self.run_id,
+            cwd=str(self.agent.cwd),
+            permission_mode=self.agent.permission_mode,
+        )
 
     def _prompt_message(self, reminders: list[str]) -> Message:
         blocks: list[ContentBlock] = []

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from .compaction import UsageReport
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
+from .hooks import HookContext, PreCompactInput
 from .instructions import NestedInstructions
+from .loop import RunLoop, image_block
 from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, ToolResultBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.claims import RunGuardStore
+from .sessions.meta import title_from_prompt, usage_from_meta
 from .sessions.store import SessionRecord, SessionStore
 from .system_prompt import system_reminder
 from .tools.base import ToolContext
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from .agent import Agent
-    from .hooks import HookContext
     from .tools.base import AnyTool
 
 ImageSpec = ImageBlock | dict[str, Any]
@@ -53,8 +55,6 @@ class RunOptions:
     effort: Effort | None = None
 
     def image_blocks(self) -> list[ImageBlock]:
-        from .loop import image_block
-
         return [image_block(i) for i in self.images]
 
 
@@ -205,8 +205,6 @@ class Session:
         """
         if self._run is None:
             raise ConfigError("Cannot steer: the session has no active run")
-        from .loop import image_block
-
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume_exception)
         extra: list[TextBlock | ImageBlock] = [TextBlock(text=t) for t in context]
@@ -236,8 +234,6 @@ class Session:
         """
         if self._run is not None:
             raise ConfigError("Cannot compact while a run is active")
-        from .hooks import HookContext
-
         context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
         event, _ = await self.compact_view("manual", context)
         return event
@@ -255,8 +251,6 @@ class Session:
         errors: list[HookErrorEvent] = []
         hooks = agent.hooks
         if hooks is not None and hooks.has("pre_compact"):
-            from .hooks import PreCompactInput
-
             errors = await hooks.pre_compact(
                 PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
                 hook_context,
@@ -314,8 +308,6 @@ class Session:
     @property
     def usage(self) -> Usage:
         """Token usage of every finished run of this session (kept in meta)."""
-        from .sessions.meta import usage_from_meta
-
         return usage_from_meta(self._record.meta)
 
     @property
@@ -339,8 +331,6 @@ class Session:
         engine = self.agent.checkpoints
         if engine is None or self.is_child:
             return None
-        from .sessions.meta import title_from_prompt
-
         try:
             snap = await asyncio.shield(engine.snapshot(f"before: {title_from_prompt(prompt, 72)}"))
         except asyncio.CancelledError:
@@ -357,8 +347,6 @@ class Session:
         if self.is_child:
             return
         import datetime as _dt
-
-        from .sessions.meta import title_from_prompt
 
         entry: dict[str, Any] = {
             "index": index,
@@ -466,8 +454,6 @@ class Run:
     # -- producer side ----------------------------------------------------
 
     def _start(self) -> None:
-        from .loop import RunLoop
-
         self._queue = asyncio.Queue()
         state = RunLoop(self.session, self._prompt, self.options, self.run_id, self._emit, self._emit_nowait)
         state.aborting = self._aborted
