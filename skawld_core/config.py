@@ -336,6 +336,14 @@ def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarnin
     return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
 
 
+def _claude_settings_doc(raw: object, path: Path) -> dict[str, Any]:
+    from .claude_settings import settings_document
+
+    converted, _notes = settings_document(raw, where=str(path))
+    _model, doc, _warnings = validate_document(converted, file=str(path))
+    return doc
+
+
 def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) -> None:
     """Make the path-valued keys of one layer absolute: files against `base` (the
     directory of the file that sets them), added directories against `work`."""
@@ -581,6 +589,8 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
+    from .permissions.remembered import gated_settings
+
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
@@ -588,8 +598,12 @@ def load_config(
         if loaded is None:
             continue
         doc, warns = loaded
-        requests.extend(config_requests(doc, file=settings_path, project_root=base, lower=merged))
-        settings_extra.append(f"claude-settings:{settings_path}:{file_sha256(settings_path)}")
+        # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
+        gated, digest = gated_settings(settings_path, environ)
+        gated_doc = _claude_settings_doc(gated, settings_path) if gated != {} else {}
+        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
+        if digest is not None:
+            settings_extra.append(f"claude-settings:{settings_path}:{digest}")
         _resolve_paths(doc, settings_path.parent, base)
         merged = _merge(merged, doc)
         _record_origins(origins, doc, str(settings_path))
