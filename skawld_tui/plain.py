@@ -291,6 +291,10 @@ class PlainChat:
             path = agent.cwd / (args or f"skawld-{session.id[:8]}.md")
             path.write_text(export_markdown(session.full_history), encoding="utf-8")
             self.out(f"exported to {path}", style="dim")
+        elif name == "permissions":
+            from .permissions_view import run_permissions_command
+
+            await run_permissions_command(self, args, getattr(self, "settings", None))
         elif name in slash_commands.BY_NAME:
             self.out(f"/{name} is available in the full-screen app", style="yellow")
         else:
@@ -388,6 +392,7 @@ async def run_plain(
         prompt_session = make_prompt_session() if interactive else LinePrompt(console)  # type: ignore[assignment]
     assert prompt_session is not None
     chat = PlainChat(console, prompt_session)
+    chat.settings = settings  # type: ignore[attr-defined]  # /permissions names the rules' files
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
     except Exception as exc:

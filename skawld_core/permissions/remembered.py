@@ -64,7 +64,8 @@ def local_settings_path(project_root: str | os.PathLike[str]) -> Path:
 
 def _read_json(path: Path) -> object | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data: object = json.loads(path.read_text(encoding="utf-8"))
+        return data
     except FileNotFoundError:
         return None
     except (OSError, ValueError, RecursionError):
