@@ -60,8 +60,8 @@ def _label(rule: Any) -> str:
     from skawld_core.permissions import BashRule, PathRule, ToolRule
     from skawld_core.permissions.bash_rules import rule_label
 
-    if isinstance(rule, BashRule):
-        return f"Bash({rule_label(rule)})"
+    if isinstance(rule, BashRule):  # a string pattern is a word prefix: Claude Code's `:*`
+        return f"Bash({rule.pattern}:*)" if isinstance(rule.pattern, str) else f"Bash({rule_label(rule)})"
     if isinstance(rule, PathRule):
         return f"{'/'.join(rule.tools)}({', '.join(rule.paths)})"
     if isinstance(rule, ToolRule):

@@ -124,3 +124,37 @@ async def test_a_command_no_rule_covers_offers_no_always(tmp_path: Path, monkeyp
         await pilot.press("s")
         await run_done(pilot)
     assert not (tmp_path / ".claude").exists()
+
+
+async def test_a_rule_saved_for_the_first_call_of_a_batch_covers_the_waiting_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    app = make_app(
+        [
+            reply(
+                tool_call("Bash", {"command": "git status"}, id="b1"),
+                tool_call("Bash", {"command": "git status --short"}, id="b2"),
+                tool_call("Bash", {"command": "git log"}, id="b3"),
+            ),
+            reply("done"),
+        ],
+        tools=[BashTool()],
+        cwd=tmp_path,
+    )
+    asked: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await until(lambda: isinstance(app.screen, PermissionScreen), pilot)
+        asked.append(app.screen.tool_input["command"])
+        await pilot.press("a")  # saves Bash(git status:*): b2 is covered, b3 (git log) is not
+        await until(
+            lambda: isinstance(app.screen, PermissionScreen) and app.screen.tool_input != {"command": asked[0]}, pilot
+        )
+        asked.append(app.screen.tool_input["command"])
+        await pilot.press("y")
+        await run_done(pilot)
+    assert asked == ["git status", "git log"]
+    saved = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(git status:*)"]

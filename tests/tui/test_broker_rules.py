@@ -142,7 +142,7 @@ def test_a_malformed_local_settings_file_is_an_error_and_stays_as_it_was(
     settings = tmp_path / ".claude" / "settings.local.json"
     settings.parent.mkdir()
     settings.write_text("{not json")
-    with pytest.raises(ConfigError, match="settings.local.json"):
+    with pytest.raises(ConfigError, match=r"settings\.local\.json"):
         remember_allow_rules(tmp_path, ["Bash(ls:*)"])
     assert settings.read_text() == "{not json"
     with pytest.raises(ConfigError, match="Cannot remember"):
