@@ -158,3 +158,24 @@ async def test_a_rule_saved_for_the_first_call_of_a_batch_covers_the_waiting_one
     assert asked == ["git status", "git log"]
     saved = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["Bash(git status:*)"]
+
+
+async def test_a_protected_path_gets_no_always(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skawld_core.tools import WriteTool
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    target = tmp_path / ".claude" / "agents" / "x.md"
+    app = make_app(
+        [reply(tool_call("Write", {"file_path": str(target), "content": "x"}, id="w1")), reply("done")],
+        tools=[WriteTool()],
+        cwd=tmp_path,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await until(lambda: isinstance(app.screen, PermissionScreen), pilot)
+        assert not app.screen.query("#always")
+        assert "would not stop the question" in str(app.screen.query_one("#permission-rule", Static).render())
+        await pilot.press("n")
+        await run_done(pilot)
+    assert not target.exists()
