@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
+    from skawld_core.permissions import PermissionEngine
 
     from .permission_broker import PermissionBroker
 
@@ -113,11 +114,14 @@ def _show(path: Path, root: Path) -> str:
     return str(path)
 
 
-def rules_in_effect(agent: Agent, broker: PermissionBroker | None = None, settings: Any = None) -> list[RuleEntry]:
-    """The running agent's rules with their sources, allow first, then ask, then deny."""
+def rules_in_effect(
+    agent: Agent | PermissionEngine, broker: PermissionBroker | None = None, settings: Any = None
+) -> list[RuleEntry]:
+    """The rules of a running agent (or an engine) with their sources: allow, then ask, then deny."""
+    from skawld_core.permissions import PermissionEngine
     from skawld_core.permissions.remembered import local_settings_path
 
-    engine = agent.permissions
+    engine = agent if isinstance(agent, PermissionEngine) else agent.permissions
     local = local_settings_path(engine.project_root)
     paths = [Path(s.path) for s in getattr(settings, "sources", ()) if getattr(s, "path", None)]
     if local not in [p.resolve() for p in paths]:
