@@ -272,6 +272,7 @@ class PermissionBroker:
         self._agent = agent
         self.env = env
         self.session_allowed: set[tuple[str, ...]] = set()
+        self._added: list[Any] = []  # rules saved during this session, as added to the engine
         self.lock = asyncio.Lock()  # one question at a time (AskUser shares it)
 
     # -- helpers ---------------------------------------------------------------------
@@ -297,9 +298,25 @@ class PermissionBroker:
         )
 
     def _allowed_now(self, req: CanUseToolRequest) -> bool:
-        """Whether a rule saved while this call waited its turn covers it."""
+        """Whether a rule saved during this session (while this call waited its turn) covers it.
+
+        Only the saved rules count: a call the rules allowed all along was asked for another
+        reason (a hook forced the question), and is asked."""
+        from skawld_core.permissions import PermissionEngine
+
         engine = self._engine()
-        return engine is not None and engine.evaluate(self._pending(req)).behavior == "allow"
+        if engine is None or not self._added:
+            return False
+        pending = self._pending(req)
+        if engine.evaluate(pending).behavior != "allow":
+            return False
+        before = PermissionEngine(
+            mode=engine.mode,
+            rules=[r for r in engine.rules if r not in self._added],
+            project_root=engine.project_root,
+            additional_directories=engine.additional_directories,
+        )
+        return before.evaluate(pending).behavior != "allow"
 
     def offer(self, req: CanUseToolRequest) -> RuleOffer:
         """What "always" would save for `req`, checked against the engine: the rules
@@ -343,6 +360,7 @@ class PermissionBroker:
         for rule in parse_claude_rules(list(rules), "allow").rules:
             if rule not in existing:
                 engine.add_rule(rule)
+                self._added.append(rule)
         return path
 
     # -- the callback ----------------------------------------------------------------
