@@ -80,3 +80,17 @@ async def test_d_removes_the_highlighted_remembered_rule_everywhere(project: Pat
     assert remembered_rules(settings) == {"Edit(src/**)"}
     assert app.agent is not None
     assert all(getattr(r, "pattern", None) != "npm run test" for r in app.agent.permissions.rules)
+
+
+async def test_permissions_remove_n_works_in_the_app_too(project: Path) -> None:
+    from skawld_tui.widgets.blocks import NoteLine
+
+    app = _app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/permissions remove 3")
+        await until(lambda: any("removed Edit(src/**)" in str(n.render()) for n in app.query(NoteLine)), pilot)
+        await send(pilot, "/permissions remove 1")
+        await until(lambda: any("edit that file" in str(n.render()) for n in app.query(NoteLine)), pilot)
+    settings = project / ".claude" / "settings.local.json"
+    assert json.loads(settings.read_text())["permissions"]["allow"] == ["Bash(npm run test:*)"]
