@@ -326,22 +326,17 @@ def _read_file(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
 
 def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """A Claude Code settings file as a validated config document; None when absent."""
+    raw = read_config_file(path)
+    return None if raw is None else _claude_settings_layer(raw, path)
+
+
+def _claude_settings_layer(raw: object, path: Path) -> tuple[dict[str, Any], list[ConfigWarning]]:
+    """A Claude Code settings object (read from `path`) as a validated config document."""
     from .claude_settings import settings_document
 
-    raw = read_config_file(path)
-    if raw is None:
-        return None
     converted, notes = settings_document(raw, where=str(path))
     _model, doc, warnings = validate_document(converted, file=str(path))
     return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
-
-
-def _claude_settings_doc(raw: object, path: Path) -> dict[str, Any]:
-    from .claude_settings import settings_document
-
-    converted, _notes = settings_document(raw, where=str(path))
-    _model, doc, _warnings = validate_document(converted, file=str(path))
-    return doc
 
 
 def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) -> None:
@@ -594,13 +589,13 @@ def load_config(
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
-        loaded = _read_claude_settings(settings_path)
-        if loaded is None:
+        raw = read_config_file(settings_path)
+        if raw is None:
             continue
-        doc, warns = loaded
+        doc, warns = _claude_settings_layer(raw, settings_path)
         # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
-        gated, digest = gated_settings(settings_path, environ)
-        gated_doc = _claude_settings_doc(gated, settings_path) if gated != {} else {}
+        gated, digest = gated_settings(raw, settings_path, environ)
+        gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
         requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
         if digest is not None:
             settings_extra.append(f"claude-settings:{settings_path}:{digest}")

@@ -118,16 +118,14 @@ def gated_document(raw: object, remembered: Iterable[str]) -> object:
     return out
 
 
-def gated_settings(path: Path, env: Mapping[str, str] | None = None) -> tuple[object, str | None]:
-    """A project settings file as the trust gate sees it: the JSON without the user's
-    remembered allow rules, and its digest (None when nothing is left to gate).
+def gated_settings(raw: object, path: Path, env: Mapping[str, str] | None = None) -> tuple[object, str | None]:
+    """A project settings file's JSON (`raw`, read from `path`) as the trust gate sees it:
+    without the user's remembered allow rules, and its digest (None when nothing is left to gate).
 
     The digest is the SHA-256 of the canonical JSON, so saving or removing a remembered
     rule leaves it unchanged and an accepted project stays accepted.
     """
-    from ..config import read_config_file
-
-    gated = gated_document(read_config_file(path), remembered_rules(path, env))
+    gated = gated_document(raw, remembered_rules(path, env))
     if gated == {}:
         return gated, None
     canonical = json.dumps(gated, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
