@@ -17,7 +17,8 @@ into ``.claude/settings.local.json`` and added to the running engine at once:
   wrapper) are offered "once" and "this session" only;
 - Edit / Write inside the project: the file's directory (``Edit(src/**)``), or
   the file itself at the project root;
-- Read / Glob / Grep: the directory (``Read(//abs/dir/**)`` outside the project);
+- Read: the file's directory inside the project, the file itself outside it
+  (``Read(//etc/hosts)``); Glob / Grep: the directory, never home or above it;
 - Skill: ``Skill(name)``; anything else: the tool name.
 
 A suggestion is only offered when the engine, with it added, would allow the call.
@@ -205,9 +206,14 @@ def _path_rule(tool: str, target: str, cwd: Path, root: Path, *, is_dir: bool) -
     if rel is None:
         if tool == "Edit":
             return (), f"{real} is outside the project"
-        if folder == folder.parent:
-            return (), "a rule for the whole file system is too wide"
-        spec = f"/{folder.as_posix()}/**"  # `//abs/dir/**`: Claude Code's absolute form
+        # `//abs/…`: Claude Code's absolute form; a file outside is allowed by itself, a directory
+        # only when it is not the home directory or above it (that would cover ~/.ssh and the like)
+        if not is_dir:
+            spec = f"/{real.as_posix()}"
+        elif Path.home().resolve().is_relative_to(folder):
+            return (), f"a rule for all of {folder} is too wide"
+        else:
+            spec = f"/{folder.as_posix()}/**"
     elif rel == ".":
         spec = "./**" if is_dir else f"./{real.name}"
     else:

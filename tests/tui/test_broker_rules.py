@@ -92,6 +92,9 @@ def test_edit_rules_are_the_files_directory_inside_the_project(tmp_path: Path) -
     assert top.rules == ("Edit(./notes.md)",)
     outside = suggest_rules("Write", {"file_path": "/etc/hosts"}, project_root=tmp_path)
     assert outside.rules == () and "outside the project" in str(outside.why_not)
+    assert suggest_rules("Read", {"file_path": "/etc/hosts"}, project_root=tmp_path).rules == ("Read(//etc/hosts)",)
+    home = suggest_rules("Grep", {"pattern": "x", "path": str(Path.home())}, project_root=tmp_path)
+    assert home.rules == () and "too wide" in str(home.why_not)
     assert suggest_rules("mcp__srv__tool", {}, project_root=tmp_path).rules == ("mcp__srv__tool",)
     assert suggest_rules("Skill", {"skill": "deploy"}, project_root=tmp_path).rules == ("Skill(deploy)",)
 
