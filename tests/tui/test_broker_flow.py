@@ -108,3 +108,15 @@ async def test_plans_are_asked_every_time(agent: Agent) -> None:
     kept = await broker.can_use_tool(request("the plan", tool="ExitPlanMode"))
     assert isinstance(kept, PermissionDeny) and "smaller steps" in kept.message
     assert asker.asked == []
+
+
+async def test_always_with_a_broken_settings_file_allows_once_and_says_why(agent: Agent) -> None:
+    settings = agent.cwd / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{broken")
+    asker = Recorder([PermissionAnswer("always"), PermissionAnswer("deny")])
+    broker = PermissionBroker(asker, lambda: agent)
+    assert isinstance(await broker.can_use_tool(request("git status")), PermissionAllow)
+    assert asker.notices and "could not save Bash(git status:*)" in asker.notices[0]
+    assert settings.read_text() == "{broken"
+    assert isinstance(await broker.can_use_tool(request("git status")), PermissionDeny)  # nothing stuck
