@@ -159,6 +159,10 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     rule = engine.deciding_rule(pending)
     rules = list(engine.rules)
     origins = _rule_origins(settings, 0)  # explain takes no --disallowed-tools
+    if rules and all(o is None for o in origins):  # Claude Code settings files count rules differently
+        from .permissions_view import rule_sources
+
+        origins = list(rule_sources(engine, settings))
     out: dict[str, Any] = {
         "tool": call.tool,
         "input": inp,

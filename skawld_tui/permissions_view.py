@@ -115,9 +115,14 @@ def _show(path: Path, root: Path) -> str:
 
 
 def rules_in_effect(
-    agent: Agent | PermissionEngine, broker: PermissionBroker | None = None, settings: Any = None
+    agent: Agent | PermissionEngine,
+    broker: PermissionBroker | None = None,
+    settings: Any = None,
+    *,
+    in_engine_order: bool = False,
 ) -> list[RuleEntry]:
-    """The rules of a running agent (or an engine) with their sources: allow, then ask, then deny."""
+    """The rules of a running agent (or an engine) with their sources: allow, then ask, then
+    deny (or in the engine's evaluation order), then this session's answers."""
     from skawld_core.permissions import PermissionEngine
     from skawld_core.permissions.remembered import local_settings_path
 
@@ -146,7 +151,12 @@ def rules_in_effect(
         for key in sorted(broker.session_allowed):
             text = f"Bash({key[1]})" if key[0] == "Bash" and len(key) > 1 else key[0]
             out.append(RuleEntry("allow", text, "this session", True, session_key=key))
-    return sorted(out, key=lambda e: _ORDER[e.decision])
+    return out if in_engine_order else sorted(out, key=lambda e: _ORDER[e.decision])
+
+
+def rule_sources(engine: PermissionEngine, settings: Any) -> list[str]:
+    """The source of each of `engine.rules`, in the engine's order (for `skawld permissions explain`)."""
+    return [e.source for e in rules_in_effect(engine, None, settings, in_engine_order=True)]
 
 
 def remove_entry(entry: RuleEntry, agent: Agent, broker: PermissionBroker | None = None) -> str:

@@ -31,3 +31,12 @@ def test_list_names_each_rules_file_and_remove_takes_a_remembered_one(cli: CliEn
     assert json.loads(settings.read_text())["permissions"]["allow"] == []
     assert remembered_rules(settings, {"HOME": str(cli.home)}) == set()
     assert len(json.loads(cli.run("permissions", "list", "--json").stdout)) == 1
+
+
+def test_explain_names_the_local_settings_file_of_a_remembered_rule(cli: CliEnv) -> None:
+    remember_allow_rules(cli.repo, ["Bash(npm test:*)"], env={"HOME": str(cli.home)})
+    out = cli.run("permissions", "explain", "npm test -- --ci", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["decision"] == "allow"
+    assert doc["source"] == [".claude/settings.local.json"]
