@@ -356,11 +356,14 @@ def _nested_hooks(raw: object, where: str) -> tuple[object, list[str]]:
 
 def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """A Claude Code settings file as a validated config document; None when absent."""
+    raw = read_config_file(path)
+    return None if raw is None else _claude_settings_layer(raw, path)
+
+
+def _claude_settings_layer(raw: object, path: Path) -> tuple[dict[str, Any], list[ConfigWarning]]:
+    """A Claude Code settings object (read from `path`) as a validated config document."""
     from .claude_settings import settings_document
 
-    raw = read_config_file(path)
-    if raw is None:
-        return None
     converted, notes = settings_document(raw, where=str(path))
     _model, doc, warnings = validate_document(converted, file=str(path))
     return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
@@ -671,15 +674,21 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
+    from .permissions.remembered import gated_settings
+
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
-        loaded = _read_claude_settings(settings_path)
-        if loaded is None:
+        raw = read_config_file(settings_path)
+        if raw is None:
             continue
-        doc, warns = loaded
-        requests.extend(config_requests(doc, file=settings_path, project_root=base, lower=merged))
-        settings_extra.append(f"claude-settings:{settings_path}:{file_sha256(settings_path)}")
+        doc, warns = _claude_settings_layer(raw, settings_path)
+        # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
+        gated, digest = gated_settings(raw, settings_path, environ)
+        gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
+        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
+        if digest is not None:
+            settings_extra.append(f"claude-settings:{settings_path}:{digest}")
         _resolve_paths(doc, settings_path.parent, base)
         merged = _merge(merged, doc)
         _record_origins(origins, doc, str(settings_path))

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from skawld_core.events import (
@@ -40,8 +39,9 @@ from .app_sessions import SessionsMixin
 from .app_slash import SlashMixin
 from .composer import Composer
 from .file_commands import PromptCommands
+from .permission_broker import PermissionBroker
 from .screens.ask_user import AskUserScreen
-from .screens.permission import PermissionAnswer, PermissionScreen
+from .screens.permission import AppPermissionAsker, ask_modal
 from .transcript_model import context_percent, cost_usd, history_items, tail_start
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
 from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
@@ -103,10 +103,9 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
-        self.always_allowed: set[tuple[str, ...]] = set()
         self.running = False
         self.runs_completed = 0
-        self._ask_lock = asyncio.Lock()
+        self.broker = PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(settings, "env", None))
         self._interrupt_pressed = False
         self._last_ctrl_c = 0.0
         self._base_usage = Usage()
@@ -474,91 +473,14 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
 
     # -- callbacks from the agent --------------------------------------------------------
 
-    @staticmethod
-    def always_key(tool_name: str, input: dict[str, Any]) -> tuple[str, ...]:
-        """What "allow always" remembers: the tool, and for Bash the exact command."""
-        if tool_name == "Bash":
-            return (tool_name, str(input.get("command", "")))
-        return (tool_name,)
-
-    async def _ask_modal(self, screen: Screen[Any]) -> Any:
-        """Push a modal and wait for its result; if the wait is cancelled (abort,
-        interrupt), close the modal."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        def resolve(result: Any) -> None:
-            if not future.done():
-                future.set_result(result)
-
-        await self.push_screen(screen, callback=resolve)
-        answered = False
-        try:
-            result = await future
-            answered = True
-            return result
-        finally:
-            # Cancelled (abort, interrupt): the modal must not outlive the question.
-            if not answered and self.screen is screen:
-                screen.dismiss(None)
-
     async def can_use_tool(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
-        """The permission callback: remembered "always" answers, else the modal."""
-        if req.tool_name == "ExitPlanMode":
-            return await self._ask_plan(req)
-        key = self.always_key(req.tool_name, req.input)
-        if key in self.always_allowed:
-            return PermissionAllow()
-        async with self._ask_lock:
-            if key in self.always_allowed:
-                return PermissionAllow()
-            position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
-            try:
-                answer = await self._ask_modal(
-                    PermissionScreen(
-                        req.tool_name,
-                        req.summary,
-                        req.input,
-                        position=position,
-                        reason=req.reason,
-                        cwd=self.agent.cwd if self.agent else None,
-                    )
-                )
-            finally:
-                self._asks_done += 1
-        if not isinstance(answer, PermissionAnswer):
-            return PermissionDeny(message="The user did not answer.")
-        if answer.interrupt and self.session is not None:
-            self._interrupt_pressed = True
-            self.session.interrupt()
-            self.status.set(state="● interrupting (esc: abort)")
-        if answer.choice == "always":
-            self.always_allowed.add(key)
-            return PermissionAllow()
-        if answer.choice == "allow":
-            return PermissionAllow()
-        return PermissionDeny(message=answer.reason or "The user denied this tool call.")
-
-    async def _ask_plan(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
-        """ExitPlanMode: the plan dialog (never remembered: every plan is reviewed)."""
-        from .screens.plan import PlanAnswer, PlanScreen
-
-        async with self._ask_lock:
-            answer = await self._ask_modal(PlanScreen(str(req.input.get("plan", ""))))
-        if not isinstance(answer, PlanAnswer):
-            return PermissionDeny(message="The user did not answer.")
-        if answer.interrupt and self.session is not None:
-            self._interrupt_pressed = True
-            self.session.interrupt()
-        if answer.choice == "approve":
-            return PermissionAllow()
-        if answer.choice == "accept_edits":
-            return PermissionAllow(set_mode="acceptEdits")
-        return PermissionDeny(message=answer.message)
+        """The permission callback: the broker (plans, remembered rules, the modal)."""
+        return await self.broker.can_use_tool(req)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         """The AskUser handler: a modal with the questions."""
-        async with self._ask_lock:
-            answer = await self._ask_modal(AskUserScreen(list(request.questions)))
+        async with self.broker.lock:
+            answer = await ask_modal(self, AskUserScreen(list(request.questions)))
         return answer if isinstance(answer, dict) else {"declined": True}
 
 

@@ -60,6 +60,11 @@ class SlashMixin:
             return True
         return False
 
+    async def _cmd_permissions(self, args: str) -> None:
+        from .screens.permissions import open_permissions
+
+        await open_permissions(self, args)  # type: ignore[arg-type]
+
     async def _cmd_help(self, args: str) -> None:
         await self._out(help_text())
 

@@ -22,6 +22,8 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from . import slash_commands
+from .permission_broker import PermissionBroker
+from .plain_permissions import PlainPermissionAsker
 from .transcript_model import (
     cost_usd,
     format_cost,
@@ -55,11 +57,10 @@ class PlainChat:
         self.prompt = prompt
         self.agent: Agent | None = None
         self.session: Session | None = None
-        self.always: set[tuple[str, ...]] = set()
         self.streaming = False
         self.tools: dict[tuple[str, ...], str] = {}
         self.show_timings = True
-        self._ask_lock = asyncio.Lock()
+        self.broker = PermissionBroker(PlainPermissionAsker(self), lambda: self.agent)
         self.prompt_commands: PromptCommands | None = None
         from .plain_composer import PlainComposer
 
@@ -97,65 +98,12 @@ class PlainChat:
         return ""
 
     async def can_use_tool(self, req: CanUseToolRequest) -> Any:
-        from skawld_core.permissions import PermissionAllow, PermissionDeny
-
-        if req.tool_name == "ExitPlanMode":
-            return await self._ask_plan(req)
-        key = (req.tool_name, str(req.input.get("command", ""))) if req.tool_name == "Bash" else (req.tool_name,)
-        if key in self.always:
-            return PermissionAllow()
-        async with self._ask_lock:
-            self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
-            if req.reason:
-                self.out(f"  asking because {req.reason}", style="dim")
-            self.show_request(req)
-            while True:
-                answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
-                if answer in ("y", "yes"):
-                    return PermissionAllow()
-                if answer in ("a", "always"):
-                    self.always.add(key)
-                    return PermissionAllow()
-                if answer in ("n", "no", ""):
-                    reason = await self.ask("  reason (optional): ")
-                    return PermissionDeny(message=reason or "The user denied this tool call.")
-
-    def show_request(self, req: CanUseToolRequest) -> None:
-        """What the approval is about, in full: the command, the diff, or the input."""
-        from rich.syntax import Syntax
-
-        from .file_diff import proposed_change, unified_diff
-
-        change = proposed_change(req.tool_name, req.input, self.agent.cwd if self.agent else None)
-        if change is not None:
-            self.console.print(Syntax(unified_diff(change), "diff", theme="ansi_dark", word_wrap=True))
-        elif req.tool_name == "Bash" and isinstance(req.input.get("command"), str):
-            self.console.print(Syntax(req.input["command"], "bash", theme="ansi_dark", word_wrap=True))
-        elif req.input:
-            self.console.print_json(data=req.input)
-
-    async def _ask_plan(self, req: CanUseToolRequest) -> Any:
-        """ExitPlanMode: print the whole plan, then approve / approve with accept-edits / keep planning."""
-        from skawld_core.permissions import PermissionAllow, PermissionDeny
-
-        from .plan_feedback import keep_planning_message
-
-        async with self._ask_lock:
-            self.out("? The plan:", style="bold yellow")
-            self.out(str(req.input.get("plan", "")))
-            while True:
-                answer = (await self.ask("  [y] approve / [a] approve, accept edits / [n] keep planning: ")).lower()
-                if answer in ("y", "yes"):
-                    return PermissionAllow()
-                if answer in ("a", "accept"):
-                    return PermissionAllow(set_mode="acceptEdits")
-                if answer in ("n", "no", ""):
-                    feedback = await self.ask("  what should change (optional): ")
-                    return PermissionDeny(message=keep_planning_message(feedback))
+        """The permission callback: the broker, asking inline (`plain_permissions`)."""
+        return await self.broker.can_use_tool(req)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []
-        async with self._ask_lock:
+        async with self.broker.lock:
             for q in request.questions:
                 self.out(f"? [{q.header}] {q.question}", style="bold cyan")
                 for n, opt in enumerate(q.options, start=1):
@@ -348,6 +296,10 @@ class PlainChat:
             path = agent.cwd / (args or f"skawld-{session.id[:8]}.md")
             path.write_text(export_markdown(session.full_history), encoding="utf-8")
             self.out(f"exported to {path}", style="dim")
+        elif name == "permissions":
+            from .permissions_view import run_permissions_command
+
+            await run_permissions_command(self, args, getattr(self, "settings", None))
         elif name in slash_commands.BY_NAME:
             self.out(f"/{name} is available in the full-screen app", style="yellow")
         else:
@@ -478,6 +430,7 @@ async def run_plain(
         prompt_session = make_prompt_session() if interactive else LinePrompt(console)  # type: ignore[assignment]
     assert prompt_session is not None
     chat = PlainChat(console, prompt_session)
+    chat.settings = settings  # type: ignore[attr-defined]  # /permissions names the rules' files
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
     except Exception as exc:

@@ -24,6 +24,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "Summarise the conversation to free context"),
     SlashCommand("model", "Show or switch the model", "[name]"),
     SlashCommand("mode", "Show or set the permission mode", "[default|acceptEdits|plan|yolo]"),
+    SlashCommand("permissions", "List permission rules; remove remembered ones", "[remove <n>]"),
     SlashCommand("usage", "Tokens and cost of this session"),
     SlashCommand("skills", "List loaded skills"),
     SlashCommand("agents", "List subagent types"),
