@@ -147,18 +147,26 @@ class ToolPanel(Collapsible):
 
     # -- preview (collapsed) -----------------------------------------------------
 
+    def failed(self) -> bool:
+        """An error result, or a Bash command that exited non-zero."""
+        if self.status == "error":
+            return True
+        return self.tool_name == "Bash" and self.result is not None and split_bash_exit(self.result)[1] is not None
+
     def preview_text(self) -> Text | None:
         """What a collapsed panel shows under its title: Bash output or an error's first lines."""
         if self.result is None or not self.result.strip():
             return None
-        failed = self.status == "error"
-        if not failed and self.tool_name != "Bash":
+        if self.status != "error" and self.tool_name != "Bash":
             return None
-        output = split_bash_exit(self.result)[0] if self.tool_name == "Bash" and not failed else self.result
+        output = self.result
+        if self.tool_name == "Bash" and self.status != "error":
+            output = split_bash_exit(output)[0].strip("\n")
+            output = output.removeprefix("---\n")  # no stdout: the stderr separator leads
         shown, more = output_preview(output, PREVIEW_LINES)
         if not shown:
             return Text("└ (no output)", style="dim")
-        text = Text(style="red" if failed else "")
+        text = Text(style="red" if self.failed() else "")
         for i, line in enumerate(shown):
             text.append("└ " if i == 0 else "  ", style="dim")
             text.append(line[:500] + ("\n" if i < len(shown) - 1 or more else ""))
@@ -170,7 +178,7 @@ class ToolPanel(Collapsible):
         text = self.preview_text() if self.collapsed else None
         if text is not None:
             self._preview.update(text)
-        self._preview.set_class(self.status == "error", "-error")
+        self._preview.set_class(self.failed(), "-error")
         self._preview.display = text is not None
 
     def watch_collapsed(self, collapsed: bool) -> None:
