@@ -27,7 +27,7 @@ def _run(prompt: str) -> Any:
 
 
 def test_collapsed_bash_panel_shows_first_lines(snap_compare: Any, tmp_path: Path) -> None:
-    command = "for i in 1 2 3 4 5 6 7 8; do echo \"test_$i passed\"; done"
+    command = 'for i in 1 2 3 4 5 6 7 8; do echo "test_$i passed"; done'
     app = make_app(
         [
             reply(tool_call("Bash", {"command": command, "description": "Run the test loop"}, id="b1")),
