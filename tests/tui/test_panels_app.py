@@ -208,3 +208,41 @@ async def test_finished_answer_highlights_its_code(tmp_path: Path) -> None:
         strip = chunk.render_line(row)
         colours = {seg.style.color for seg in strip if seg.style and seg.text.strip() and seg.style.color}
         assert len(colours) >= 3  # keyword, name and punctuation differ: highlighted by language
+
+
+async def test_resumed_panels_show_their_first_lines() -> None:
+    from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from skawld_core.sessions import InMemorySessionStore
+
+    store = InMemorySessionStore()
+    await store.create(id="old")
+    await store.append_messages(
+        "old",
+        [
+            Message(role="user", content=[TextBlock(text="check")]),
+            Message(
+                role="assistant",
+                content=[
+                    ToolUseBlock(id="b", name="Bash", input={"command": "ls", "description": "List"}),
+                    ToolUseBlock(id="f", name="Read", input={"file_path": "gone.py"}),
+                ],
+            ),
+            Message(
+                role="user",
+                content=[
+                    ToolResultBlock(tool_use_id="b", content="a.py\nb.py\n\nexit: 0"),
+                    ToolResultBlock(tool_use_id="f", content="File does not exist: gone.py", is_error=True),
+                ],
+            ),
+            Message(role="assistant", content=[TextBlock(text="Two files.")]),
+        ],
+    )
+    app = make_app([], store=store, resume_id="old")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(lambda: len(app.query(ToolPanel)) == 2, pilot)
+        await pilot.pause()
+        assert panel(app, "b").title == "✓ $ ls  List"
+        assert preview(panel(app, "b")) == "└ a.py\n  b.py"
+        assert preview(panel(app, "f")) == "└ File does not exist: gone.py"
+        assert panel(app, "f")._preview.has_class("-error")
