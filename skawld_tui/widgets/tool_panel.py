@@ -76,7 +76,7 @@ class ToolPanel(Collapsible):
         self.subagent_panes: list[SubagentPane] = []
         self.cwd = cwd
         self._diff: FileChange | None = proposed_change(tool_name, input, cwd)
-        self._preview = ToolPreview("", classes="tool-preview", markup=False)
+        self._preview: ToolPreview | None = None  # mounted once there is something to preview
         collapsed = not expanded and self._diff is None
         self._title_content = self._make_title()
         super().__init__(title=self._title_content.plain, collapsed=collapsed, classes=f"tool-panel -{status}")
@@ -84,7 +84,9 @@ class ToolPanel(Collapsible):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield from super().compose()
-        yield self._preview  # after the body, so a collapsed panel shows it right under its title
+        text = self.preview_text() if self.collapsed else None
+        if text is not None:
+            yield self._make_preview(text)
 
     # -- state --------------------------------------------------------------
 
@@ -174,8 +176,17 @@ class ToolPanel(Collapsible):
             text.append(f"  … +{more} lines (ctrl+o to expand)", style="dim")
         return text
 
+    def _make_preview(self, text: Text) -> ToolPreview:
+        self._preview = ToolPreview(text, classes="tool-preview", markup=False)
+        self._preview.set_class(self.failed(), "-error")
+        return self._preview
+
     def _sync_preview(self) -> None:
         text = self.preview_text() if self.collapsed else None
+        if self._preview is None:
+            if text is not None and self.is_mounted:
+                self.mount(self._make_preview(text))  # after the body: right under the title when collapsed
+            return
         if text is not None:
             self._preview.update(text)
         self._preview.set_class(self.failed(), "-error")

@@ -28,7 +28,11 @@ def panel(app: Any, tool_use_id: str) -> ToolPanel:
 
 
 def preview(p: ToolPanel) -> str:
-    return str(p._preview.render()) if p._preview.display else ""
+    return str(p._preview.render()) if p._preview is not None and p._preview.display else ""
+
+
+def preview_is_red(p: ToolPanel) -> bool:
+    return p._preview is not None and p._preview.has_class("-error")
 
 
 async def test_bash_panel_titled_by_command_shows_first_lines_collapsed(tmp_path: Path) -> None:
@@ -55,7 +59,7 @@ async def test_bash_panel_titled_by_command_shows_first_lines_collapsed(tmp_path
         assert preview(failed) == "└ (no output)"
         bash.collapsed = False
         await pilot.pause()
-        assert not bash._preview.display  # the full output replaces the preview
+        assert preview(bash) == ""  # the full output replaces the preview
         assert "line 6" in str(bash.query_one(".bash-output Static").render())
 
 
@@ -72,7 +76,7 @@ async def test_error_result_is_visible_without_expanding(tmp_path: Path) -> None
         await run_done(pilot)
         failed = panel(app, "f")
         assert failed.collapsed and failed.status == "error"
-        assert failed.has_class("-error") and failed._preview.has_class("-error")
+        assert failed.has_class("-error") and preview_is_red(failed)
         assert preview(failed) == "└ Tool failed: kaboom"
 
 
@@ -98,7 +102,7 @@ async def test_large_result_title_counts_its_lines(tmp_path: Path) -> None:
         await run_done(pilot)
         many = panel(app, "m")
         assert many.title.endswith("· 40 lines")
-        assert not many._preview.display  # only Bash output and errors preview
+        assert many._preview is None  # only Bash output and errors preview
 
 
 async def test_ctrl_o_toggles_every_panel_and_the_ones_to_come(tmp_path: Path) -> None:
@@ -245,4 +249,4 @@ async def test_resumed_panels_show_their_first_lines() -> None:
         assert panel(app, "b").title == "✓ $ ls  List"
         assert preview(panel(app, "b")) == "└ a.py\n  b.py"
         assert preview(panel(app, "f")) == "└ File does not exist: gone.py"
-        assert panel(app, "f")._preview.has_class("-error")
+        assert preview_is_red(panel(app, "f")) and not preview_is_red(panel(app, "b"))
