@@ -74,6 +74,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         Binding("shift+tab", "cycle_mode", "Mode", priority=True, show=False),
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
         Binding("ctrl+end", "follow", "Follow", show=False),
+        Binding("ctrl+o", "toggle_panels", "Panels", show=False),
         Binding("pageup", "scroll_transcript(-1)", "Page up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "Page down", show=False, priority=True),
     ]
@@ -265,6 +266,9 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
             self.transcript.scroll_page_up(animate=False)
         else:
             self.transcript.scroll_page_down(animate=False)
+
+    def action_toggle_panels(self) -> None:
+        self.renderer.toggle_panels()
 
     def action_follow(self) -> None:
         self.transcript.scroll_end(animate=False)

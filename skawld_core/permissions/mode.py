@@ -8,6 +8,7 @@ from .types import Decision
 
 __all__ = [
     "ALWAYS_ALLOWED_TOOLS",
+    "DELEGATING_TOOLS",
     "EXIT_PLAN_MODE_TOOL",
     "PERMISSION_MODES",
     "PLAN_MODE_REFUSAL",
@@ -18,6 +19,9 @@ __all__ = [
 
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan", "yolo")
 ALWAYS_ALLOWED_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+# Like Claude Code's Task tool, starting a subagent does not ask: each of the
+# subagent's own tool calls goes through the permission engine (and asks) itself.
+DELEGATING_TOOLS = frozenset({"Subagent"})
 EXIT_PLAN_MODE_TOOL = "ExitPlanMode"
 # Besides read-scope tools, plan mode runs the to-do list, subagents (their own
 # calls meet the same plan-mode refusal) and the tool that presents the plan.
@@ -40,17 +44,18 @@ def mode_default(mode: PermissionMode, scope: ToolScope, tool_name: str, *, sand
     """The reference's mode table, plus plan mode.
 
     | scope | default | acceptEdits | plan | yolo |
-    | read, and TaskCreate/TaskUpdate by name | allow | allow | allow | allow |
+    | read, and TaskCreate/TaskUpdate/Subagent by name | allow | allow | allow | allow |
     | write | ask | allow (inside the project) | deny | allow |
     | exec | ask | ask | deny | allow |
 
     `acceptEdits` allows a write with a path target only inside the project and
     its added directories, and never on a protected path; the engine applies that.
-    `ExitPlanMode` and `Subagent` ask in plan mode (the host approves the plan).
+    `ExitPlanMode` asks in plan mode (the host approves the plan). `Subagent` is
+    allowed unless a rule says otherwise: its own calls are checked one by one.
     `sandboxed` (Bash under the OS sandbox) makes an exec call allowed in
     acceptEdits, like Claude Code's `autoAllowBashIfSandboxed`.
     """
-    if scope == "read" or tool_name in ALWAYS_ALLOWED_TOOLS or mode == "yolo":
+    if scope == "read" or tool_name in ALWAYS_ALLOWED_TOOLS or tool_name in DELEGATING_TOOLS or mode == "yolo":
         return "allow"
     if sandboxed and mode == "acceptEdits":
         return "allow"
