@@ -26,14 +26,22 @@ from .grep import GrepTool
 from .read import ReadTool
 from .registry import ToolRegistry
 from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
+from .web_fetch import WebFetchTool
 from .write import WriteTool
 
 
-def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: bool = False) -> list[AnyTool]:
+def default_tools(
+    *,
+    ask_user: AskUserHandler | None = None,
+    background_shells: bool = False,
+    web_fetch: bool = False,
+    notebook_edit: bool = False,
+) -> list[AnyTool]:
     """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
     (the reference's ten, fresh instances, in that order), then BashOutput and
-    KillShell with `background_shells` (the `skawld` command turns it on), plus
-    AskUser when a handler is given."""
+    KillShell with `background_shells`, WebFetch with `web_fetch`, NotebookEdit
+    with `notebook_edit` (the `skawld` command turns these on), plus AskUser when
+    a handler is given."""
     tools: list[AnyTool] = [
         ReadTool(),
         WriteTool(),
@@ -48,6 +56,12 @@ def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: 
     ]
     if background_shells:
         tools += [BashOutputTool(), KillShellTool()]
+    if web_fetch:
+        tools.append(WebFetchTool())
+    if notebook_edit:
+        from .notebook_edit import NotebookEditTool
+
+        tools.append(NotebookEditTool())
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
     return tools
@@ -84,6 +98,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolScope",
+    "WebFetchTool",
     "WriteTool",
     "canonical_path",
     "default_tools",
