@@ -23,6 +23,7 @@ from .exit_plan_mode import ExitPlanModeTool
 from .file_tracker import FileReadTracker, canonical_path
 from .glob import GlobTool
 from .grep import GrepTool
+from .notebook_edit import NotebookEditTool
 from .read import ReadTool
 from .registry import ToolRegistry
 from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
@@ -59,8 +60,6 @@ def default_tools(
     if web_fetch:
         tools.append(WebFetchTool())
     if notebook_edit:
-        from .notebook_edit import NotebookEditTool
-
         tools.append(NotebookEditTool())
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
@@ -70,6 +69,7 @@ def default_tools(
 __all__ = [
     "BashOutputTool",
     "KillShellTool",
+    "NotebookEditTool",
     "AnyTool",
     "AskUserAnswer",
     "AskUserAnswers",
