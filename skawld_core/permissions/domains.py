@@ -13,7 +13,15 @@ from urllib.parse import urlsplit
 
 from .rules import DomainRule
 
-__all__ = ["NETWORK_TOOLS", "always_allow_rule", "call_host", "domain_matches", "domain_rule_matches", "url_host"]
+__all__ = [
+    "NETWORK_TOOLS",
+    "always_allow_rule",
+    "call_host",
+    "claude_permission_suggestions",
+    "domain_matches",
+    "domain_rule_matches",
+    "url_host",
+]
 
 NETWORK_TOOLS = frozenset({"WebFetch"})
 
@@ -70,3 +78,15 @@ def always_allow_rule(tool_name: str, tool_input: Mapping[str, Any]) -> DomainRu
     if host is None:
         return None
     return DomainRule(tools=[tool_name], domains=[host], decision="allow")
+
+
+def claude_permission_suggestions(tool_name: str, tool_input: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Claude Code's `permission_suggestions` for an ask: allow this call's domain for the session.
+
+    A host answering with these as `updatedPermissions` adds the `always_allow_rule`.
+    """
+    host = call_host(tool_name, tool_input)
+    if host is None:
+        return []
+    rule = {"toolName": tool_name, "ruleContent": f"domain:{host}"}
+    return [{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "session"}]
