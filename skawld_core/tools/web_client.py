@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -81,6 +80,8 @@ class FetchError(Exception):
 
 def is_loopback(host: str) -> bool:
     """`localhost` (and `*.localhost`), `127.0.0.0/8` and `::1`."""
+    import ipaddress
+
     host = host.lower().strip("[]").rstrip(".")
     if host == "localhost" or host.endswith(".localhost"):
         return True
