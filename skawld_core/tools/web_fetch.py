@@ -8,6 +8,8 @@ a new call, which meets the permission check for that host.
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .base import Tool, ToolContext, ToolResult
@@ -105,16 +107,13 @@ class WebFetchTool(Tool[WebFetchInput]):
             excerpt = _decode(got)[:500].strip() if _is_text(got.content_type) else ""
             detail = f"\n{excerpt}" if excerpt else ""
             return _error(f"{got.url} answered HTTP {got.status} {got.reason}.{detail}")
-        if got.content_type in _HTML_TYPES or (not got.content_type and got.body.lstrip()[:1] == b"<"):
-            from .html_markdown import html_to_markdown
-
-            page = html_to_markdown(got.body if got.charset is None else _decode(got), base_url=got.url)
-        elif _is_text(got.content_type) or not got.content_type:
-            page = _decode(got)
-        else:
+        is_html = got.content_type in _HTML_TYPES or (not got.content_type and got.body[:1024].lstrip()[:1] == b"<")
+        if not is_html and got.content_type and not _is_text(got.content_type):
             return _error(
                 f"{got.url} is {got.content_type} ({len(got.body)} bytes); WebFetch returns web pages and text only."
             )
+        # Parsing megabytes of HTML takes a while: keep it off the event loop.
+        body = await asyncio.to_thread(self._page, got, is_html, value.prompt)
         notes: list[str] = []
         if got.url != url:
             notes.append(f"(redirected to {got.url})")
@@ -123,10 +122,19 @@ class WebFetchTool(Tool[WebFetchInput]):
                 f"[response cut at {_megabytes(self.limits.max_bytes)}: only the first "
                 f"{_megabytes(self.limits.max_bytes)} of the page were read]"
             )
-        body = self._shape(page, value.prompt)
         content = "\n".join([*notes, body]) if notes else body
         size = len(got.body)
         return ToolResult(content=content or "(the page has no text)", summary=f"{got.status} {got.url} ({size}B)")
+
+    @classmethod
+    def _page(cls, got: Fetched, is_html: bool, prompt: str | None) -> str:
+        if is_html:
+            from .html_markdown import html_to_markdown
+
+            return cls._shape(
+                html_to_markdown(got.body if got.charset is None else _decode(got), base_url=got.url), prompt
+            )
+        return cls._shape(_decode(got), prompt)
 
     @staticmethod
     def _shape(page: str, prompt: str | None) -> str:
