@@ -165,3 +165,24 @@ def test_import_is_lazy(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_relevance_ranks_sections_keeps_page_order_and_the_budget() -> None:
+    from skawld_core.tools.relevance import CHUNK_CHARS, relevant_extract, terms
+
+    assert terms("How do I authenticate the requests?") == ["authen", "reques"]
+    filler = "\n\n".join(f"Paragraph {i} about nothing in particular." for i in range(200))
+    page = (
+        "# Guide\n\nIntro text.\n\n"
+        "## Installing\n\nRun pip install widget.\n\n"
+        f"## Reference\n\n{filler}\n\nThe retry backoff doubles each time.\n\n"
+        "```\n# not a heading: retry\n```\n\n"
+        "## Retry policy\n\nRetries happen three times with backoff.\n"
+    )
+    got = relevant_extract(page, "retry backoff", budget=2000)
+    assert got.kept >= 2 and got.total > 5
+    assert len(got.text) <= 2000 + 200  # the budget, plus separators and continued-headings
+    # The section whose heading matches comes after the long one's matching chunk: page order.
+    assert got.text.index("## Reference (continued)") < got.text.index("## Retry policy")
+    assert "Run pip install" not in got.text
+    assert len(filler) > CHUNK_CHARS  # the long section was split into chunks
