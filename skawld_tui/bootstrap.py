@@ -481,7 +481,7 @@ def build_agent(
     return Agent(
         provider=provider or make_provider(settings),
         model=settings.model,
-        tools=[*default_tools(background_shells=True), *(extra_tools or ())],
+        tools=[*default_tools(background_shells=True, web_fetch=True, notebook_edit=True), *(extra_tools or ())],
         permission_mode=settings.permission_mode,  # type: ignore[arg-type]
         permission_rules=settings.permission_rules,
         can_use_tool=can_use_tool,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skawld_core.messages import (
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
@@ -52,7 +53,10 @@ def tool_result_text(block: ToolResultBlock) -> str:
         return block.content
     out = []
     for part in block.content:
-        out.append(part.text if isinstance(part, TextBlock) else "[image]")
+        if isinstance(part, DocumentBlock):
+            out.append(f"[document {part.title or ''}]".replace(" ]", "]"))
+        else:
+            out.append(part.text if isinstance(part, TextBlock) else "[image]")
     return "\n".join(out)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 from ..errors import ProviderError
 from ..messages import (
     Base64Source,
+    DocumentBlock,
     ImageBlock,
     Message,
     StopReason,
@@ -98,13 +99,28 @@ def _image(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "url", "url": src.url}}
 
 
+def _document(block: DocumentBlock) -> dict[str, Any]:
+    src = block.source
+    out: dict[str, Any] = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": src.media_type, "data": src.data},
+    }
+    if block.title:
+        out["title"] = block.title
+    return out
+
+
 def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
     content: Any
     if isinstance(block.content, str):
         content = block.content
     else:
         content = [
-            {"type": "text", "text": part.text} if isinstance(part, TextBlock) else _image(part)
+            {"type": "text", "text": part.text}
+            if isinstance(part, TextBlock)
+            else _document(part)
+            if isinstance(part, DocumentBlock)
+            else _image(part)
             for part in block.content
         ]
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": content}

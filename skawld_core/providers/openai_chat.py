@@ -36,7 +36,7 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, documents_as_text, dump_json, image_url
 from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .openai_compat import (
@@ -83,8 +83,9 @@ def _user_messages(message: Message) -> list[dict[str, Any]]:
             if isinstance(block.content, str):
                 content = block.content
             else:
-                texts = [p.text for p in block.content if isinstance(p, TextBlock)]
-                images = [p for p in block.content if isinstance(p, ImageBlock)]
+                result_parts = documents_as_text(block.content)
+                texts = [p.text for p in result_parts if isinstance(p, TextBlock)]
+                images = [p for p in result_parts if isinstance(p, ImageBlock)]
                 content = "\n".join(texts) if texts else (IMAGE_STUB if images else "")
                 if images:
                     tool_images.append({"type": "text", "text": f"Image returned by tool call {block.tool_use_id}:"})

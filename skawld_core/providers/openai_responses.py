@@ -36,6 +36,7 @@ from .base import (
 from .common import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
+    documents_as_text,
     dump_json,
     image_url,
     metadata,
@@ -63,12 +64,13 @@ def _user_items(message: Message) -> list[dict[str, Any]]:
     for block in message.content:
         if isinstance(block, ToolResultBlock):
             output: Any
+            result_parts = [] if isinstance(block.content, str) else documents_as_text(block.content)
             if isinstance(block.content, str):
                 output = block.content
-            elif any(isinstance(p, ImageBlock) for p in block.content):
-                output = [_content_part(p) for p in block.content]
+            elif any(isinstance(p, ImageBlock) for p in result_parts):
+                output = [_content_part(p) for p in result_parts]
             else:
-                output = "\n".join(p.text for p in block.content if isinstance(p, TextBlock))
+                output = "\n".join(p.text for p in result_parts if isinstance(p, TextBlock))
             items.append({"type": "function_call_output", "call_id": block.tool_use_id, "output": output})
         elif isinstance(block, (TextBlock, ImageBlock)):
             parts.append(_content_part(block))
