@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -31,6 +31,7 @@ from . import slash_commands
 from .app_sessions import SessionsMixin
 from .app_slash import SlashMixin
 from .file_commands import PromptCommands
+from .focus_guard import route_typing
 from .path_complete import at_token, complete_path
 from .run_controller import RunController
 from .screens.ask_user import AskUserScreen
@@ -369,6 +370,9 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
             self.prompt.completing = False
             return
         self.runs.escape()
+
+    def on_key(self, event: events.Key) -> None:
+        route_typing(self, event)  # focus never traps typing
 
     def action_finish_step(self) -> None:
         self.runs.finish_step()

@@ -254,7 +254,9 @@ class RunController:
         if app.agent is None:
             return
         if app.agent.permission_mode != "yolo":
-            confirmed = await app.push_screen_wait(ConfirmScreen("Switch to yolo mode?", YOLO_BODY, confirm="Yes, yolo"))
+            confirmed = await app.push_screen_wait(
+                ConfirmScreen("Switch to yolo mode?", YOLO_BODY, confirm="Yes, yolo")
+            )
             if not confirmed:
                 await app.transcript.mount(NoteLine(f"permission mode stays {app.agent.permission_mode}"))
                 return
