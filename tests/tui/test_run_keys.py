@@ -74,30 +74,41 @@ async def test_prompt_typed_right_after_escape_becomes_the_next_run() -> None:
         assert not any("queued:" in str(n.render()) for n in app.query(NoteLine))
 
 
-async def test_escape_ends_a_running_bash_process(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pid"
-    command = f"sh -c 'echo $$ > {pidfile}; exec sleep 30'"
+async def test_escape_ends_a_running_bash_process_tree(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.pid", tmp_path / "second.pid"
+    # Two descendants of the tool's shell: a background `sleep` and one behind another shell.
+    command = f"sleep 30 & echo $! > {first}; sh -c 'echo $$ > {second}; exec sleep 31' & wait"
     app = make_app(
         [reply(tool_call("Bash", {"command": command}, id="b1")), reply("never")],
         tools=[BashTool()],
         mode="yolo",
         cwd=tmp_path,
     )
+
+    def pids() -> list[int]:
+        texts = [p.read_text().strip() if p.exists() else "" for p in (first, second)]
+        return [int(t) for t in texts] if all(t.isdigit() for t in texts) else []
+
+    def sleeping(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep")
+        except OSError:
+            return False
+
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "sleep")
-        await until(lambda: pidfile.exists() and pidfile.read_text().strip().isdigit(), pilot, timeout=20)
-        pid = int(pidfile.read_text())
-        await until(lambda: b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes(), pilot)
+        await until(lambda: len(pids()) == 2 and all(map(sleeping, pids())), pilot, timeout=20)
+        started = pids()
         pressed = time.monotonic()
         await pilot.press("escape")
-        await until(lambda: not is_alive(pid), pilot, timeout=5)
+        await until(lambda: not any(map(is_alive, started)), pilot, timeout=5)
         ended_after = time.monotonic() - pressed
         await run_done(pilot)
         assert footers(app)[-1].startswith("aborted")
         assert app.test_provider.remaining == 1  # type: ignore[attr-defined]
         assert app.session is not None and dangling_tool_uses(app.session.full_history) == []
-        assert ended_after < 5  # well before `sleep 30` would have ended by itself
+        assert ended_after < 5  # well before the sleeps would have ended by themselves
 
 
 async def test_ctrl_c_stops_a_run_then_clears_then_quits() -> None:
