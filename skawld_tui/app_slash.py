@@ -125,6 +125,9 @@ class SlashMixin:
                     NoteLine(f"unknown mode {args!r}: {', '.join(MODES)}", classes="note -warning")
                 )
                 return
+            if args == "yolo" and app.agent.permission_mode != "yolo":
+                app.runs.request_yolo()  # a confirmation dialog first
+                return
             app.agent.set_permission_mode(args)  # type: ignore[arg-type]
             app.status.set(mode=args)
         await app.transcript.mount(NoteLine(f"permission mode: {app.agent.permission_mode}"))
