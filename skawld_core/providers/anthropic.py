@@ -8,7 +8,7 @@
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
 - The SDK client is created on the first stream (one per event loop) with
-  ``max_retries=0``; skawld's `mapped_stream` driver owns retries.
+  ``max_retries=0``; skawld's `retrying_stream` driver owns retries.
 - With the SDK, requests go through its generic ``post("/v1/messages", stream=True)``: the
   SDK still does auth, headers, timeouts, error classes, SSE decoding and in-stream
   ``error`` events, but the events stay wire JSON (the SDK's per-event model construction

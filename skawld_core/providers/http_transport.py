@@ -33,7 +33,7 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
 - **Errors** are plain exceptions carrying ``status_code``, ``headers`` and the parsed
   ``body``; `errors_map.map_error` classifies them from status and body alone, exactly
   as it classifies the SDK's exception classes. No retries here: skawld's retry driver
-  (`retry.mapped_stream`) owns them.
+  (`retry.retrying_stream`) owns them.
 
 ``httpx2`` is imported when the first client is built, never at module import.
 """

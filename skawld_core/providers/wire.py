@@ -26,7 +26,7 @@ from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, resol
 from .errors_map import map_error
 from .http_transport import HttpClient, SseDialect, prewarm, resolve_base_url
 from .openai_compat import is_local_url
-from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, mapped_stream
+from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, retrying_stream
 
 Transport = Literal["http", "sdk"]
 TRANSPORTS: tuple[str, ...] = ("http", "sdk")
@@ -150,7 +150,7 @@ class WireProvider(BaseProvider):
         async def open_stream() -> Any:
             return await self._open(self._get_client(key), params)
 
-        return mapped_stream(
+        return retrying_stream(
             open_stream,
             lambda: self._new_mapper(key, params),
             lambda exc: map_error(exc, vendor=self.vendor, secrets=(key,)),
