@@ -466,6 +466,11 @@ def build_agent(
 
     from .transcript_model import use_price_table
 
+    if settings.sandbox_mode != "off":  # the first event reports it; bwrap starts meanwhile
+        from skawld_core.sandbox.probe import probe_in_background
+
+        probe_in_background()
+
     use_price_table(settings.pricing)
     hooks = None
     if settings.hooks:
