@@ -527,7 +527,8 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     if settings.provider_transport != "sdk":
         from skawld_core.providers.http_transport import prewarm
 
-        prewarm(settings.base_url or "https:")  # httpx2 and TLS load while the agent modules import
+        carrier = "httpx" if settings.provider_transport == "httpx" else "auto"
+        prewarm(settings.base_url or "https:", carrier)  # TLS (and httpx2 if it carries) load meanwhile
     settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(

@@ -49,6 +49,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
 SseDialect = Literal["anthropic", "openai"]
+Carrier = Literal["auto", "httpx"]
+"""Who moves the bytes: ``auto`` = `aio_http` (asyncio streams), or ``httpx2`` when proxies
+are configured; ``httpx`` = always ``httpx2`` (``transport="httpx"``)."""
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ANTHROPIC_API_VERSION = "2026-10-21"
 """The ``anthropic-version`` header the installed anthropic SDK (2.14) sends."""
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
@@ -136,7 +140,8 @@ def join_url(base: str, path: str) -> str:
     return base + path.lstrip("/")
 
 
-def _socket_options() -> list[tuple[int, int, int | bool]]:
+def socket_options() -> list[tuple[int, int, int | bool]]:
+    """TCP keep-alive options, as the SDKs set them."""
     opts: list[tuple[int, int, int | bool]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
     keepintvl = getattr(socket, "TCP_KEEPINTVL", None)
     if keepintvl is not None:
@@ -186,16 +191,31 @@ def ssl_context(verified: bool) -> Any:
         return ctx
 
 
-def prewarm(base_url: str) -> threading.Thread:
-    """Import ``httpx2`` and build the TLS context in a daemon thread, so that work overlaps
-    the agent's own start-up instead of delaying the first request (loading the CA bundle
-    runs in OpenSSL without the GIL)."""
+def proxies_configured() -> bool:
+    """True when an ``HTTP(S)_PROXY`` / ``ALL_PROXY`` variable is set (then ``httpx2`` carries)."""
+    return any(os.environ.get(v) or os.environ.get(v.upper()) for v in _PROXY_VARS)
+
+
+def uses_httpx(carrier: Carrier) -> bool:
+    """Whether requests of a client with this ``carrier`` go through ``httpx2``."""
+    return carrier == "httpx" or proxies_configured()
+
+
+def prewarm(base_url: str, carrier: Carrier = "auto") -> threading.Thread | None:
+    """Start, in a daemon thread, what the first request would otherwise wait for: the TLS
+    context (loading the CA bundle runs in OpenSSL without the GIL) and, when ``httpx2``
+    will carry the requests, its import. Nothing to do (None) for a plain-``http`` root
+    carried by `aio_http`."""
+    httpx = uses_httpx(carrier)
+    verified = _needs_verified_tls(base_url)
+    if not (httpx or verified):
+        return None
 
     def run() -> None:
         try:
-            import httpx2  # noqa: F401
-
-            ssl_context(_needs_verified_tls(base_url))
+            if httpx:
+                import httpx2  # noqa: F401
+            ssl_context(verified)
         except Exception:  # the real client build reports any problem
             pass
 
@@ -212,7 +232,7 @@ def make_async_client(timeout: float, connect_timeout: float, base_url: str = "h
     limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
     transport_kwargs: dict[str, Any] = {
         "limits": limits,
-        "socket_options": _socket_options(),
+        "socket_options": socket_options(),
         "verify": ssl_context(_needs_verified_tls(base_url)),
     }
     mounts: dict[str, Any] = {
@@ -229,23 +249,61 @@ def make_async_client(timeout: float, connect_timeout: float, base_url: str = "h
 
 
 class HttpClient:
-    """One API root, its headers and a pooled ``httpx2.AsyncClient`` (one per event loop)."""
+    """One API root, its headers and a connection pool (one client per event loop).
+
+    The pool is `aio_http.AioHttp` unless `uses_httpx` says ``httpx2`` (proxies, or
+    ``carrier="httpx"``); a redirect answer on the asyncio carrier is replayed through
+    ``httpx2``, which follows it as the SDKs do, and ``httpx2`` carries from then on.
+    """
 
     def __init__(
-        self, base_url: str, headers: Mapping[str, str], timeout: float, connect_timeout: float, dialect: SseDialect
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        timeout: float,
+        connect_timeout: float,
+        dialect: SseDialect,
+        carrier: Carrier = "auto",
     ) -> None:
         self.base_url = base_url
         self.headers = dict(headers)
         self.dialect: SseDialect = dialect
-        self._client = make_async_client(timeout, connect_timeout, base_url)
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._httpx: Any = None
+        self._aio: Any = None
+        if uses_httpx(carrier):
+            self._httpx = make_async_client(timeout, connect_timeout, base_url)
+        else:
+            from .aio_http import AioHttp
+
+            self._aio = AioHttp(timeout, connect_timeout, lambda: ssl_context(True))
+
+    @property
+    def carrier(self) -> str:
+        """``"asyncio"`` or ``"httpx2"``: what carries the next request."""
+        return "asyncio" if self._aio is not None else "httpx2"
+
+    async def _send(self, method: str, url: str, data: bytes | None) -> Any:
+        """Send one request; the answer's body is still to be read (``aiter_bytes``/``aread``)."""
+        if self._aio is not None:
+            response = await self._aio.request(method, url, self.headers, data)
+            if response.status_code not in REDIRECT_STATUSES:
+                return response
+            await response.aclose()
+            await self._aio.aclose()
+            self._aio = None
+        if self._httpx is None:
+            self._httpx = make_async_client(self.timeout, self.connect_timeout, self.base_url)
+        client = self._httpx
+        request = client.build_request(method, url, content=data, headers=self.headers)
+        return await client.send(request, stream=True)
 
     async def stream(self, path: str, body: Mapping[str, Any]) -> SseStream:
         """POST ``body`` to ``path`` and return the open event stream; non-2xx raises
         `HttpStatusFailure` after reading the error body."""
-        client = self._client
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        request = client.build_request("POST", join_url(self.base_url, path), content=data, headers=self.headers)
-        response = await client.send(request, stream=True)
+        response = await self._send("POST", join_url(self.base_url, path), data)
         if response.status_code >= 300:
             try:
                 raw = await response.aread()
@@ -256,14 +314,21 @@ class HttpClient:
 
     async def get_json(self, path: str) -> Any:
         """GET ``path`` and return the parsed JSON (for ``/models`` discovery)."""
-        response = await self._client.get(join_url(self.base_url, path), headers=self.headers)
+        response = await self._send("GET", join_url(self.base_url, path), None)
+        try:
+            raw = await response.aread()
+        finally:
+            await response.aclose()
         if response.status_code >= 300:
-            raise status_failure(response.status_code, response.headers, response.content)
-        return response.json()
+            raise status_failure(response.status_code, response.headers, raw)
+        return json.loads(raw)
 
     async def close(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        if self._aio is not None:
+            await self._aio.aclose()
+        if self._httpx is not None:
+            await self._httpx.aclose()
 
 
 def status_failure(status: int, headers: Mapping[str, str], raw: bytes) -> HttpStatusFailure:

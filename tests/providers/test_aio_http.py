@@ -1,0 +1,210 @@
+"""`aio_http`, the asyncio carrier of the HTTP transport, against raw servers on 127.0.0.1.
+
+Each server answers with hand-written HTTP/1.x bytes, so the framing cases (chunked,
+Content-Length, read-until-close, interim 1xx), connection reuse, a stale keep-alive
+connection, and the redirect hand-over to ``httpx2`` are exercised on real sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from skawld_core.providers.aio_http import AioHttp, RemoteProtocolError
+from skawld_core.providers.http_transport import HttpClient, ssl_context
+
+pytestmark = pytest.mark.timeout(20)
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
+
+
+class RawServer:
+    """An asyncio server; ``handler(reader, writer, connection_number)`` per connection."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.server: asyncio.AbstractServer | None = None
+
+    async def __aenter__(self) -> RawServer:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def read_request(self, reader: asyncio.StreamReader) -> bytes:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        body = await reader.readexactly(length) if length else b""
+        self.requests.append(head + body)
+        return head
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            await self.handler(reader, writer, self.connections)
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass  # the client hung up, or the server is shutting down
+        finally:
+            writer.close()
+
+
+def client(timeout: float = 5.0) -> AioHttp:
+    return AioHttp(timeout, 5.0, lambda: ssl_context(True))
+
+
+CHUNKED = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+
+
+async def test_chunked_body_streams_and_the_connection_is_reused() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while True:
+            await server.read_request(reader)
+            writer.write(CHUNKED + b"5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nx-trailer: 1\r\n\r\n")
+            await writer.drain()
+
+    async with RawServer(handler) as server:
+        http = client()
+        for _ in range(3):
+            response = await http.request("POST", server.url + "/v1/messages?beta=true", {"X-A": "1"}, b'{"a":1}')
+            assert response.status_code == 200 and response.headers["content-type"] == "text/event-stream"
+            assert [part async for part in response.aiter_bytes()] == [b"hello", b" world"]
+            await response.aclose()
+        await http.aclose()
+    assert server.connections == 1
+    first = server.requests[0]
+    assert first.startswith(b"POST /v1/messages?beta=true HTTP/1.1\r\n")
+    assert b"\r\nHost: 127.0.0.1:" in first and b"\r\nX-A: 1\r\n" in first and b"\r\nContent-Length: 7\r\n" in first
+    assert first.endswith(b'\r\n\r\n{"a":1}')
+
+
+async def test_content_length_and_read_until_close_bodies() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+        if n == 1:
+            writer.write(b'HTTP/1.1 404 Not Found\r\nContent-Length: 13\r\nRetry-After: 2\r\n\r\n{"e": "gone"}')
+            await writer.drain()
+            await server.read_request(reader)  # kept alive: a second request on it
+            writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+        else:
+            writer.write(b"HTTP/1.0 200 OK\r\n\r\nuntil the end")
+
+    async with RawServer(handler) as server:
+        http = client()
+        r1 = await http.request("GET", server.url + "/a", {})
+        assert r1.status_code == 404 and r1.headers["retry-after"] == "2"
+        assert json.loads(await r1.aread()) == {"e": "gone"}
+        await r1.aclose()
+        r2 = await http.request("GET", server.url + "/b", {})
+        assert r2.status_code == 204 and await r2.aread() == b""
+        await r2.aclose()
+        await http.aclose()  # the next request needs a new connection
+        r3 = await http.request("GET", server.url + "/c", {})
+        assert await r3.aread() == b"until the end"
+        await r3.aclose()
+    assert server.connections == 2
+
+
+async def test_interim_1xx_answers_are_skipped() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+        writer.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+    async with RawServer(handler) as server:
+        response = await client().request("POST", server.url + "/", {}, b"x")
+        assert response.status_code == 200 and await response.aread() == b"ok"
+        await response.aclose()
+
+
+async def test_a_stale_keep_alive_connection_is_replaced_once() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+        if n == 1:
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n1")
+            await writer.drain()
+            await server.read_request(reader)  # reads the second request, then hangs up unanswered
+            return
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n2")
+
+    async with RawServer(handler) as server:
+        http = client()
+        first = await http.request("POST", server.url + "/", {}, b"a")
+        assert await first.aread() == b"1"
+        await first.aclose()
+        second = await http.request("POST", server.url + "/", {}, b"b")
+        assert await second.aread() == b"2"
+        await second.aclose()
+    assert server.connections == 2 and len(server.requests) == 3
+
+
+async def test_a_fresh_connection_closing_early_is_an_error_not_a_resend() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+        if n == 1:
+            writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel")
+        # connection 2: hangs up without an answer
+
+    async with RawServer(handler) as server:
+        response = await client().request("POST", server.url + "/", {}, b"a")
+        with pytest.raises(asyncio.IncompleteReadError):
+            await response.aread()
+        await response.aclose()
+        with pytest.raises(asyncio.IncompleteReadError):
+            await client().request("POST", server.url + "/", {}, b"b")
+    assert server.connections == 2 and len(server.requests) == 2
+
+
+async def test_garbage_is_a_protocol_error_and_silence_a_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+        if n == 1:
+            writer.write(b"SSH-2.0-OpenSSH\r\n\r\n")
+            await writer.drain()
+        await asyncio.Event().wait()
+
+    async with RawServer(handler) as server:
+        with pytest.raises(RemoteProtocolError):
+            await client().request("GET", server.url + "/", {})
+        with pytest.raises(TimeoutError):
+            await client(timeout=0.2).request("GET", server.url + "/", {})
+
+
+async def test_http_client_hands_a_redirect_to_httpx2() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while True:
+            head = await server.read_request(reader)
+            if head.startswith(b"POST /old/v1/messages "):
+                writer.write(
+                    b"HTTP/1.1 307 Temporary Redirect\r\nLocation: /new/v1/messages\r\nContent-Length: 0\r\n\r\n"
+                )
+            else:
+                writer.write(CHUNKED + b"1e\r\nevent: message_stop\ndata: {}\n\n\r\n0\r\n\r\n")
+            await writer.drain()
+
+    async with RawServer(handler) as server:
+        http = HttpClient(server.url + "/old/", {"Authorization": "Bearer k"}, 5.0, 5.0, "anthropic")
+        assert http.carrier == "asyncio"
+        stream = await http.stream("v1/messages", {"model": "m"})
+        events: AsyncIterator[object] = stream.__aiter__()
+        assert [e async for e in events] == [{}]
+        await stream.close()
+        assert http.carrier == "httpx2"  # and it stays there
+        await http.close()
+    paths = [r.split(b" ", 2)[1] for r in server.requests]
+    assert paths == [b"/old/v1/messages", b"/old/v1/messages", b"/new/v1/messages"]  # replayed, then followed
+    assert json.loads(server.requests[2].split(b"\r\n\r\n", 1)[1]) == {"model": "m"}
