@@ -1,11 +1,18 @@
-"""The thin streaming transport: the three wire formats on ``httpx2``, without the SDKs.
+"""The thin streaming transport: the three wire formats over HTTP, without the SDKs.
 
 Why it exists: ``import anthropic`` costs 1–2 s on the target machines (mostly
 ``anthropic.types``, pydantic models skawld never uses: the providers post raw wire
-JSON and read raw SSE) and ``import openai`` about 1 s, while ``httpx2`` — the HTTP
-client both SDKs are built on — costs about 0.05–0.2 s. So the default transport
+JSON and read raw SSE) and ``import openai`` about 1 s. So the default transport
 (``transport="http"``) speaks HTTP itself; the official SDK clients stay available as
 ``transport="sdk"`` and are what Bedrock/Vertex/Azure-style authentication would use.
+
+Who carries the bytes (the start-up decision, DESIGN 14): `aio_http`, a small HTTP/1.1
+client on asyncio streams (standard library only), because ``httpx2`` — the HTTP client
+both SDKs are built on — pulls in ``httpcore2``, ``h11``, ``h2``, ``anyio`` and ``idna``,
+about 0.1 s of CPU that the first request of ``skawld -p`` would wait for. ``httpx2``
+still carries when the environment configures a proxy, after an API root answers with a
+redirect, and always with ``transport="httpx"``; both carriers send the same bytes and
+are tested against the same wire server.
 
 What it reproduces from the installed SDKs (anthropic 2.14 / openai 3.57, read from
 their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
@@ -20,9 +27,10 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
   ``$ANTHROPIC_CUSTOM_HEADERS`` / ``$OPENAI_CUSTOM_HEADERS`` lists (``Name: value`` per
   line), then ``default_headers=`` on top. The ``User-Agent`` is skawld's own and the
   SDKs' ``X-Stainless-*`` telemetry headers are not sent.
-- **Network**: ``httpx2.Timeout(timeout, connect=connect_timeout)``, 1000/100 connection
-  limits, redirects followed, TCP keep-alive socket options, proxies from the
-  environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way,
+- **Network**: the SDKs' timeouts (``timeout`` per read and write, ``connect_timeout`` to
+  connect), kept-alive pooled connections, redirects followed (by ``httpx2``), TCP
+  keep-alive socket options; on ``httpx2``: 1000/100 connection limits and proxies from
+  the environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way;
   certificates verified against the same store (``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
   honoured). Unlike the SDKs, one TLS context is shared by all transports and it is
   built off the critical path (`prewarm`, started when a provider is constructed).
@@ -35,7 +43,7 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
   as it classifies the SDK's exception classes. No retries here: skawld's retry driver
   (`retry.retrying_stream`) owns them.
 
-``httpx2`` is imported when the first client is built, never at module import.
+``httpx2`` is imported only when it carries, never at module import.
 """
 
 from __future__ import annotations
@@ -181,12 +189,7 @@ def ssl_context(verified: bool) -> Any:
         if ctx is None:
             import ssl
 
-            if verified:
-                import httpx2
-
-                ctx = httpx2.create_ssl_context()
-            else:
-                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx = _verified_context() if verified else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             _ssl_contexts[verified] = ctx
         return ctx
 
@@ -199,6 +202,49 @@ def proxies_configured() -> bool:
 def uses_httpx(carrier: Carrier) -> bool:
     """Whether requests of a client with this ``carrier`` go through ``httpx2``."""
     return carrier == "httpx" or proxies_configured()
+
+
+_CA_FILE_CANDIDATES = (
+    "/etc/ssl/cert.pem",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+    "/etc/pki/tls/cert.pem",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/ssl/ca-bundle.pem",
+)
+
+
+def _verified_context() -> Any:
+    """The context ``httpx2.create_ssl_context()`` builds, without importing ``httpx2``
+    (its stack is what the default carrier avoids): ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``,
+    else OpenSSL's compiled-in store, else the first CA bundle found where Linux
+    distributions keep one (httpcore2's ``default_ssl_context``, read from its
+    ``_ssl.py``). On Windows and macOS ``httpx2`` is asked: it uses the system store."""
+    import ssl
+
+    if cafile := os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=cafile)
+    if capath := os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=capath)
+    if sys.platform in ("win32", "darwin"):  # pragma: no cover - truststore, via httpx2
+        import httpx2
+
+        return httpx2.create_ssl_context()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    paths = ssl.get_default_verify_paths()
+    cafile = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
+    capath = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
+    if capath and not cafile and not any(_is_hashed_cert(f) for f in os.listdir(capath)):
+        capath = None
+    if not cafile and not capath:
+        cafile = next(filter(os.path.isfile, _CA_FILE_CANDIDATES), None)
+    if cafile or capath:
+        ctx.load_verify_locations(cafile, capath)
+    return ctx
+
+
+def _is_hashed_cert(name: str) -> bool:
+    stem, dot, digit = name.partition(".")
+    return len(stem) == 8 and all(c in "0123456789abcdefABCDEF" for c in stem) and dot == "." and digit.isdigit()
 
 
 def prewarm(base_url: str, carrier: Carrier = "auto") -> threading.Thread | None:

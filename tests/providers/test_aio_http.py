@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
@@ -208,3 +213,75 @@ async def test_http_client_hands_a_redirect_to_httpx2() -> None:
     paths = [r.split(b" ", 2)[1] for r in server.requests]
     assert paths == [b"/old/v1/messages", b"/old/v1/messages", b"/new/v1/messages"]  # replayed, then followed
     assert json.loads(server.requests[2].split(b"\r\n\r\n", 1)[1]) == {"model": "m"}
+
+
+def test_verified_tls_context_is_the_one_httpx2_builds() -> None:
+    import httpx2
+
+    from skawld_core.providers.http_transport import _verified_context
+
+    ours, theirs = _verified_context(), httpx2.create_ssl_context()
+    assert ours.verify_mode == theirs.verify_mode and ours.check_hostname == theirs.check_hostname
+    assert ours.cert_store_stats() == theirs.cert_store_stats() and ours.options == theirs.options
+
+
+def self_signed(tmp: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("openssl is missing (.ci/run installs it)")
+        pytest.skip("openssl is not installed")
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subject = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            *subject,
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_https_is_verified_against_the_configured_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skawld_core.providers.http_transport import _verified_context
+
+    cert, key = self_signed(tmp_path)
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecure")
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=server_ctx)
+    url = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    try:
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        trusting = _verified_context()
+        monkeypatch.delenv("SSL_CERT_FILE")
+        response = await AioHttp(5.0, 5.0, lambda: trusting).request("GET", url, {})
+        assert await response.aread() == b"secure"
+        await response.aclose()
+        with pytest.raises(ssl.SSLCertVerificationError):  # the system store does not know it
+            await AioHttp(5.0, 5.0, lambda: ssl_context(True)).request("GET", url, {})
+    finally:
+        server.close()
+        await server.wait_closed()
