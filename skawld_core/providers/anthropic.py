@@ -1,9 +1,11 @@
 """Anthropic Messages API provider (streaming).
 
-- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` with
-  ``httpx2`` directly, sending the headers the SDK sends (``Authorization: Bearer``,
-  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client
-  (see `wire` for why the default avoids the SDK import).
+- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` itself,
+  on asyncio streams (`aio_http`; ``httpx2`` for proxies and redirects, or always with
+  ``transport="httpx"``), sending the headers the SDK sends (``Authorization: Bearer``,
+  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client.
+  The default keeps the SDK and ``httpx2`` imports off the first request (the start-up
+  decision: see `wire` and `http_transport`).
 
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
