@@ -22,9 +22,10 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+if TYPE_CHECKING:  # imported by `typer_app`; the headless fast path (`fast_cli`) never needs it
+    import typer
 
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
@@ -69,18 +70,31 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-def _fail(message: str, code: int) -> typer.Exit:
+def _fail(message: str, code: int) -> SystemExit:
     sys.stderr.write(f"skawld: {message}\n")
     sys.stderr.flush()
-    return typer.Exit(code)
+    return SystemExit(code)
 
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+_app: Any = None
+
+
+def typer_app() -> Any:
+    """The typer application of `run`, built on first use (typer reads `run`'s annotations,
+    which name ``typer``: a module global from here on)."""
+    global _app, typer
+    if _app is None:
+        import typer
+
+        _app = typer.Typer(
+            add_completion=False,
+            pretty_exceptions_enable=False,
+            rich_markup_mode=None,
+            context_settings={"help_option_names": ["-h", "--help"]},
+        )
+        _app.command(epilog=EPILOG, no_args_is_help=False)(run)
+    return _app
+
 
 M = "Model and provider"
 S = "Session"
@@ -90,7 +104,6 @@ O = "Output"  # noqa: E741
 C = "Config"
 
 
-@app.command(epilog=EPILOG, no_args_is_help=False)
 def run(
     prompt: Annotated[
         str | None, typer.Argument(help="The prompt (headless mode reads stdin when omitted).", metavar="PROMPT")
@@ -424,7 +437,7 @@ def run(
             strict=resume is not None,
             fork=fork_session,
         )
-    raise typer.Exit(code)
+    raise SystemExit(code)
 
 
 # -- shared --------------------------------------------------------------------
@@ -572,7 +585,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             raise _fail(str(exc), EXIT_CONFIG) from None
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
 
 
 def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
@@ -627,7 +640,7 @@ def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, str
     except SkawldError as exc:
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
 
 
 def _resolve_headless_resume(settings: Any, kw: dict[str, Any]) -> dict[str, Any]:
@@ -780,9 +793,14 @@ def _main(args: list[str]) -> int:
 
             checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
+            from .fast_cli import headless_kwargs
+
+            fast = headless_kwargs(args)
+            if fast is not None:
+                run(**fast)  # always ends with SystemExit
             from .resume import optional_resume_value
 
-            app(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
+            typer_app()(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
