@@ -22,10 +22,27 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-if TYPE_CHECKING:  # imported by `typer_app`; the headless fast path (`fast_cli`) never needs it
-    import typer
+
+def _lazy_typer() -> Any:
+    """``typer``, loaded on first attribute access (`importlib.util.LazyLoader`): the
+    headless fast path (`fast_cli`) never touches it, everything else works as usual."""
+    import importlib.util
+
+    if "typer" in sys.modules:
+        return sys.modules["typer"]
+    spec = importlib.util.find_spec("typer")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["typer"] = module
+    loader.exec_module(module)
+    return module
+
+
+typer = _lazy_typer()
 
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
@@ -80,12 +97,9 @@ _app: Any = None
 
 
 def typer_app() -> Any:
-    """The typer application of `run`, built on first use (typer reads `run`'s annotations,
-    which name ``typer``: a module global from here on)."""
-    global _app, typer
+    """The typer application of `run`, built on first use (not on the headless fast path)."""
+    global _app
     if _app is None:
-        import typer
-
         _app = typer.Typer(
             add_completion=False,
             pretty_exceptions_enable=False,
