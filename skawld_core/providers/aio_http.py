@@ -236,7 +236,11 @@ def _request_head(
 ) -> bytes:
     target = f"{path}?{query}" if query else path
     lines = [f"{method} {target} HTTP/1.1", f"Host: {host}"]
-    lines += [f"{name}: {value}" for name, value in headers.items() if name.lower() not in _SKIP_HEADERS]
+    for name, value in headers.items():
+        if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
+            raise ValueError(f"HTTP header {name!r} contains a line break")
+        if name.lower() not in _SKIP_HEADERS:
+            lines.append(f"{name}: {value}")
     if body is not None:
         lines.append(f"Content-Length: {len(body)}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

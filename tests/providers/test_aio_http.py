@@ -285,3 +285,13 @@ async def test_https_is_verified_against_the_configured_store(tmp_path: Path, mo
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read_request(reader)
+
+    async with RawServer(handler) as server:
+        with pytest.raises(ValueError, match="line break"):
+            await client().request("POST", server.url + "/", {"X-Team": "red\r\nX-Evil: 1"}, b"{}")
+    assert server.requests == []
