@@ -151,6 +151,7 @@ class AioHttp:
         self.connect_timeout = connect_timeout
         self._tls = tls
         self._idle: dict[Key, list[_Connection]] = {}
+        self._warming: dict[Key, asyncio.Future[None]] = {}
 
     async def request(
         self, method: str, url: str, headers: Mapping[str, str], body: bytes | None = None
@@ -163,6 +164,9 @@ class AioHttp:
         port = parts.port or (443 if scheme == "https" else 80)
         key: Key = (scheme, parts.hostname, port)
         head = _request_head(method, parts.path or "/", parts.query, parts.netloc.rpartition("@")[2], headers, body)
+        warming = self._warming.get(key)
+        if warming is not None:  # a `preconnect` is under way: its connection is the one to use
+            await asyncio.shield(warming)
         while True:
             conn, reused = self._idle_connection(key), True
             if conn is None:
@@ -218,6 +222,27 @@ class AioHttp:
                 break  # 1xx interim answers are skipped
         no_body = method == "HEAD" or status in (204, 304) or status < 200
         return AioResponse(self, conn, status, headers, no_body, http10)
+
+    async def preconnect(self, url: str) -> None:
+        """Open (TCP, and TLS for ``https``) one connection to ``url``'s host and keep it idle,
+        so the first request does not wait for the handshakes; failures are the first
+        request's to report, not this warm-up's."""
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https") or not parts.hostname:
+            return
+        key: Key = (scheme, parts.hostname, parts.port or (443 if scheme == "https" else 80))
+        if self._idle.get(key) or key in self._warming:
+            return
+        done = asyncio.get_running_loop().create_future()
+        self._warming[key] = done
+        try:
+            self.release(await self._connect(key))
+        except (OSError, ssl.SSLError):
+            pass
+        finally:
+            del self._warming[key]
+            done.set_result(None)
 
     def release(self, conn: _Connection) -> None:
         """Keep a connection whose answer was read completely for the next request."""

@@ -330,6 +330,11 @@ class HttpClient:
         """``"asyncio"`` or ``"httpx2"``: what carries the next request."""
         return "asyncio" if self._aio is not None else "httpx2"
 
+    async def warm(self) -> None:
+        """Open a connection to the API root ahead of the first request (asyncio carrier only)."""
+        if self._aio is not None:
+            await self._aio.preconnect(self.base_url)
+
     async def _send(self, method: str, url: str, data: bytes | None) -> Any:
         """Send one request; the answer's body is still to be read (``aiter_bytes``/``aread``)."""
         if self._aio is not None:

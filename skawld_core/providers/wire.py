@@ -147,6 +147,17 @@ class WireProvider(BaseProvider):
     def _get_client(self, key: str) -> Any:
         return self._clients.get(key)
 
+    async def warm(self) -> None:
+        """Get ready for the first request on the running loop: build the client and, on the
+        HTTP transport, open its connection (TCP and TLS handshakes) in advance. Never
+        raises: without a key or a reachable server, the first request reports the problem."""
+        try:
+            client = self._get_client(resolve_api_key(self._api_key, self.env_var))
+            if isinstance(client, HttpClient):
+                await client.warm()
+        except Exception:
+            pass
+
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one turn with skawld-managed retries.
 

@@ -295,3 +295,47 @@ async def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
         with pytest.raises(ValueError, match="line break"):
             await client().request("POST", server.url + "/", {"X-Team": "red\r\nX-Evil: 1"}, b"{}")
     assert server.requests == []
+
+
+async def test_preconnect_opens_the_connection_the_first_request_uses() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while True:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            await writer.drain()
+
+    async with RawServer(handler) as server:
+        http = client()
+        warm = asyncio.create_task(http.preconnect(server.url + "/v1/"))
+        await asyncio.sleep(0)  # the warm-up is under way when the request starts
+        response = await http.request("POST", server.url + "/v1/messages", {}, b"{}")
+        assert await response.aread() == b"ok"
+        await response.aclose()
+        await warm
+        await http.preconnect(server.url + "/v1/")  # an idle connection exists: nothing to do
+        await http.aclose()
+    assert server.connections == 1 and len(server.requests) == 1
+
+
+async def test_provider_warm_never_raises_and_the_first_stream_reuses_its_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from skawld_core.providers.anthropic import AnthropicProvider
+    from tests.support.wire_server import WireServer, text, turn
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    await AnthropicProvider(base_url="http://127.0.0.1:9").warm()  # no key: quietly nothing
+    await AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9").warm()  # refused: quietly nothing
+    with WireServer() as srv:
+        srv.anthropic.enqueue(turn(text("hi")))
+        provider = AnthropicProvider(api_key="k", base_url=srv.url)
+        await provider.warm()
+        client = provider._get_client("k")
+        assert client.carrier == "asyncio" and sum(map(len, client._aio._idle.values())) == 1
+        from skawld_core.providers.base import ProviderRequest
+
+        request = ProviderRequest(model="m", messages=[], max_retries=0)
+        events = [e async for e in provider.stream(request)]
+        assert any(e.type == "text_delta" for e in events)
+        assert sum(map(len, client._aio._idle.values())) == 1  # the same one, back in the pool
+        await provider.aclose()
