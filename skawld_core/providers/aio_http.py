@@ -194,7 +194,9 @@ class AioHttp:
 
     async def _connect(self, key: Key) -> _Connection:
         scheme, host, port = key
-        tls = self._tls() if scheme == "https" else None
+        # the context may still be loading its CA bundle (`http_transport.prewarm`): wait in
+        # a thread, not on the event loop (an app's keys keep flowing meanwhile)
+        tls = await asyncio.to_thread(self._tls) if scheme == "https" else None
         async with asyncio.timeout(self.connect_timeout):
             reader, writer = await asyncio.open_connection(
                 host, port, ssl=tls, server_hostname=host if tls else None, limit=_LIMIT
