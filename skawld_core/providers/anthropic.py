@@ -1,14 +1,16 @@
 """Anthropic Messages API provider (streaming).
 
-- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` with
-  ``httpx2`` directly, sending the headers the SDK sends (``Authorization: Bearer``,
-  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client
-  (see `wire` for why the default avoids the SDK import).
+- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` itself,
+  on asyncio streams (`aio_http`; ``httpx2`` for proxies and redirects, or always with
+  ``transport="httpx"``), sending the headers the SDK sends (``Authorization: Bearer``,
+  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client.
+  The default keeps the SDK and ``httpx2`` imports off the first request (the start-up
+  decision: see `wire` and `http_transport`).
 
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
 - The SDK client is created on the first stream (one per event loop) with
-  ``max_retries=0``; skawld's `mapped_stream` driver owns retries.
+  ``max_retries=0``; skawld's `retrying_stream` driver owns retries.
 - With the SDK, requests go through its generic ``post("/v1/messages", stream=True)``: the
   SDK still does auth, headers, timeouts, error classes, SSE decoding and in-stream
   ``error`` events, but the events stay wire JSON (the SDK's per-event model construction

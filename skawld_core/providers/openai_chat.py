@@ -7,8 +7,9 @@ comes from ``api_key=`` or ``$OPENAI_API_KEY``; local servers that ignore it sti
 need a non-empty value (e.g. ``api_key="local"``). A missing key raises `AuthError`
 from `stream()`.
 
-The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire` and
-`http_transport`: no ``import openai`` on the way to the first request); with
+The default ``transport="http"`` posts the JSON itself on asyncio streams (see `wire`
+and `http_transport`: neither ``import openai`` nor ``httpx2`` on the way to the first
+request; ``transport="httpx"`` carries it on ``httpx2``); with
 ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
 `open_wire_stream`), the client created lazily, one per event loop, ``max_retries=0``.
 

@@ -7,7 +7,8 @@ Compaction strips the id, so a compacted view is always sent in full. With
 ``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
 ``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
 
-The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire`); with
+The default ``transport="http"`` posts the JSON itself on asyncio streams (see `wire`;
+``transport="httpx"`` carries it on ``httpx2``); with
 ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
 `open_wire_stream`).
 Replayed assistant messages use their raw ``output_items`` when present. Thinking
