@@ -557,8 +557,8 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     if settings.provider_transport != "sdk":
         from skawld_core.providers.http_transport import prewarm
 
-        carrier = "httpx" if settings.provider_transport == "httpx" else "auto"
-        prewarm(settings.base_url or "https:", carrier)  # TLS (and httpx2 if it carries) load meanwhile
+        # TLS (and httpx2 if it carries) load meanwhile
+        prewarm(settings.base_url or "https:", "httpx" if settings.provider_transport == "httpx" else "auto")
     settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
