@@ -10,8 +10,8 @@ so `import skawld_core` never imports `mcp`. What they leave behind lives in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .host import ExtensionHost
@@ -25,34 +25,12 @@ __all__ = ["Extensions", "close_extensions", "connect_extensions"]
 
 @dataclass
 class Extensions:
-    """The per-agent state of MCP, skills and subagents (`None`: not loaded).
-
-    ``extensions["mcp"]``, ``"mcp" in extensions`` and ``extensions.get("mcp")`` still
-    work (a loaded part is "in"), for code written against the former dict.
-    """
+    """The per-agent state of MCP, skills and subagents (`None`: not loaded)."""
 
     mcp: McpManager | None = None
     skills: SkillLoadResult | None = None
     subagents: SubagentRegistry | None = None
     subagent_definitions: AgentLoadResult | None = None
-
-    def _key(self, key: str) -> str:
-        if key not in {f.name for f in fields(self)}:
-            raise KeyError(key)
-        return key
-
-    def __getitem__(self, key: str) -> Any:
-        value = getattr(self, self._key(key))
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in {f.name for f in fields(self)} and getattr(self, key) is not None
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """The loaded part named `key`, else `default`."""
-        return getattr(self, key, None) if key in self else default
 
 
 async def connect_extensions(agent: ExtensionHost) -> None:

@@ -1,5 +1,5 @@
-"""Typed extension points: `Agent.extensions` is an `Extensions` with typed parts (the former
-dict keys still read), and the connectors depend on the `ExtensionHost` Protocol, not `Agent`."""
+"""Typed extension points: `Agent.extensions` is an `Extensions` with typed parts, and the
+connectors depend on the `ExtensionHost` Protocol, not `Agent`."""
 
 from __future__ import annotations
 
@@ -9,23 +9,9 @@ from pathlib import Path
 import pytest
 
 from skawld_core.extensions import Extensions
-from skawld_core.skills.types import SkillLoadResult
 from skawld_core.testing import ScriptedProvider
 
 CORE = Path(__file__).resolve().parents[2] / "skawld_core"
-
-
-def test_extensions_parts_are_typed_and_the_old_keys_still_read() -> None:
-    ext = Extensions()
-    assert ext.mcp is None and "mcp" not in ext and ext.get("mcp") is None
-    with pytest.raises(KeyError):
-        ext["skills"]
-    with pytest.raises(KeyError):
-        ext["no-such-part"]
-    loaded = SkillLoadResult()
-    ext.skills = loaded
-    assert "skills" in ext and ext["skills"] is loaded and ext.get("skills") is loaded
-    assert "unknown" not in ext and ext.get("unknown", 1) == 1
 
 
 async def test_an_agent_fills_its_extensions_on_first_session(tmp_path: Path) -> None:

@@ -77,5 +77,5 @@ async def test_legacy_sse_transport(tmp_path: Path) -> None:
         agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers=servers, permission_mode="yolo")
         out = await run_calls(agent, ("mcp__old__echo", {"text": "sse"}, "e"), ("mcp__old__add", {"a": 4, "b": 5}, "a"))
         assert out["e"].content == "echo: sse" and out["a"].content == "9"
-        assert [s.transport for s in agent.extensions["mcp"].status()] == ["sse"]
+        assert [s.transport for s in agent.extensions.mcp.status()] == ["sse"]
         await agent.close()

@@ -28,7 +28,7 @@ async def test_tools_register_once_and_appear_in_system_prompt(tmp_path: Path) -
     assert "mcp__fx__echo" not in agent.system_blocks()[2].text
     await agent.session()
     await agent.session()
-    manager = agent.extensions["mcp"]
+    manager = agent.extensions.mcp
     assert manager.connections["fx"].starts == 1
     names = [n for n in agent.tools.names() if n.startswith("mcp__fx__")]
     # every page of the paginated tools/list (page size 2) was read
@@ -184,7 +184,7 @@ async def test_tolerant_mode_reports_and_keeps_others(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers=servers, mcp_fail_fast=False, permission_mode="yolo")
     out = await run_calls(agent, ("mcp__fx__echo", {"text": "ok"}, "e"))
     assert out["e"].content == "echo: ok"
-    status = {s.name: s for s in agent.extensions["mcp"].status()}
+    status = {s.name: s for s in agent.extensions.mcp.status()}
     assert status["fx"].status == "ready" and status["fx"].error is None
     assert "command not found: skawld-no-such-command" in status["bad"].error
     assert status["dies"].status == "failed" and "Connection closed" in status["dies"].error
@@ -230,7 +230,7 @@ async def test_name_problems(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers=servers, mcp_fail_fast=False, permission_mode="yolo")
     out = await run_calls(agent, ("mcp__a__get_weather", {"text": "sun"}, "w"), ("mcp__a__b__c", {"text": "q"}, "c"))
     assert out["w"].content == "extra: sun" and out["c"].content == "extra: q"
-    assert len(agent.extensions["mcp"].warnings) == 2
+    assert len(agent.extensions.mcp.warnings) == 2
     await agent.close()
 
 
@@ -293,7 +293,7 @@ async def test_reconnect_a_server_that_failed_at_start(tmp_path: Path) -> None:
     [status] = mcp_status(agent)
     assert status.status == "failed" and "mcp__late__echo" not in agent.tools
     ready.touch()
-    status = await agent.extensions["mcp"].reconnect("late")
+    status = await agent.extensions.mcp.reconnect("late")
     assert status.status == "ready" and status.error is None and "mcp__late__echo" in status.tools
     assert "mcp__late__echo" in agent.tools and "mcp__late__echo" in agent.system_blocks()[2].text
     out = await run_calls(agent, ("mcp__late__echo", {"text": "late"}, "e"))
@@ -308,7 +308,7 @@ async def test_server_killed_while_idle_is_restarted_before_the_call(tmp_path: P
     first = await run_calls(agent, ("mcp__fx__pid", {}, "p"))
     pid = int(str(first["p"].content))
     os.kill(pid, signal.SIGKILL)
-    conn = agent.extensions["mcp"].connections["fx"]
+    conn = agent.extensions.mcp.connections["fx"]
     # wait (without sleeping blindly) until the client has seen the transport close
     from skawld_core.mcp.connection import _transport_closed
 

@@ -206,7 +206,7 @@ async def test_config_dir_multi(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, ScriptedProvider(), config_dir=[one, two])
     await agent.session()
     assert [(s.name, s.description) for s in agent.skill_summaries()] == [("commit", "one's commit"), ("lint", "lint")]
-    registry = agent.extensions["subagents"]
+    registry = agent.extensions.subagents
     assert [(a.name, a.description) for a in registry.list()] == [("researcher", "researches"), ("reviewer", "reviews")]
     await agent.close()
 

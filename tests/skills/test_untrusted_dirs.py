@@ -35,12 +35,12 @@ async def test_grants_apply_only_from_trusted_dirs(tmp_path: Path, trusted: bool
     )
     session = await agent.session()
     _ = [e async for e in session.run("hi")]
-    skills = {s.name: s for s in agent.extensions["skills"].skills}
-    assert isinstance(agent.extensions["skills"], SkillLoadResult)
+    skills = {s.name: s for s in agent.extensions.skills.skills}
+    assert isinstance(agent.extensions.skills, SkillLoadResult)
     assert skills["deploy"].allowed_tools == (("Bash",) if trusted else ())
     assert skills["deploy"].model == ("big-model" if trusted else None)
     assert skills["mine"].allowed_tools == ("Bash",), "the user's own skills keep their grants"
-    registry = agent.extensions["subagents"]
+    registry = agent.extensions.subagents
     assert isinstance(registry, SubagentRegistry)
     reviewer, helper = registry.get("reviewer"), registry.get("helper")
     assert reviewer is not None and helper is not None

@@ -185,7 +185,7 @@ async def test_abort_in_child_gives_error_result_and_parent_continues(tmp_path: 
     provider.enqueue(reply("parent goes on"))
     agent = make_agent(tmp_path, provider, permission_mode="yolo")
     session = await agent.session()
-    registry = agent.extensions["subagents"]
+    registry = agent.extensions.subagents
     events: list[Event] = []
     async for e in session.run("go"):
         events.append(e)
@@ -214,7 +214,7 @@ async def test_parent_abort_cancels_both_children(tmp_path: Path) -> None:
     provider.enqueue(reply("B"), hold=hold, match=is_child("CHILD-B"))
     agent = make_agent(tmp_path, provider, permission_mode="yolo")
     session = await agent.session()
-    registry = agent.extensions["subagents"]
+    registry = agent.extensions.subagents
     events: list[Event] = []
     seen: set[str] = set()
     async for e in session.run("go"):
