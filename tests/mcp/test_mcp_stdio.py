@@ -46,7 +46,7 @@ async def test_tools_register_once_and_appear_in_system_prompt(tmp_path: Path) -
 async def test_no_servers_no_manager(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, ScriptedProvider())
     await agent.session()
-    assert "mcp" not in agent.extensions
+    assert agent.extensions.mcp is None
     await agent.close()
 
 
@@ -62,7 +62,7 @@ async def test_fail_fast_rejects_session_and_retries_later(tmp_path: Path) -> No
     message = str(info.value)
     assert message.startswith("Failed to connect MCP server(s): ")
     assert "bad: command not found: skawld-no-such-command" in message and "dies: " in message
-    assert "mcp" not in agent.extensions and "mcp__fx__echo" not in agent.tools
+    assert agent.extensions.mcp is None and "mcp__fx__echo" not in agent.tools
     # the memo was cleared: a fixed config connects on the next call
     agent.mcp_servers = {"fx": fixture_entry()}
     await agent.session()
