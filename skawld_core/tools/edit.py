@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
-from .file_guard import stale_or_unwritable
+from .file_guard import edit_target_problem
 from .paths import display_path, resolve_path
 from .safe_open import OpenRefused, Verify, open_verified
 
@@ -116,17 +116,13 @@ class EditTool(Tool[EditInput]):
             return fail("Error: You must Read this file before editing it.")
         if value.old_string == value.new_string:
             return fail("Error: No changes to make: old_string and new_string are exactly the same.")
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return fail("Error: File not found.")
-        except OSError as exc:
-            return fail(f"Error: cannot access {rel}: {exc.strerror or exc}.")
-        if not stat.S_ISREG(st.st_mode):
-            return fail(f"Error: {rel} is not a regular file.")
-        if st.st_size > MAX_EDIT_BYTES:
-            return fail("Error: File too large to edit; use Read + Write.")
-        problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
+        problem = edit_target_problem(
+            path,
+            rel,
+            ctx.file_read_tracker,
+            max_bytes=MAX_EDIT_BYTES,
+            too_large=lambda _size: "Error: File too large to edit; use Read + Write.",
+        )
         if problem:
             return fail(problem)
         try:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
-from .file_guard import stale_or_unwritable
+from .file_guard import edit_target_problem
 from .notebook_render import cell_label
 from .paths import display_path, resolve_path
 from .safe_open import OpenRefused, Verify, open_verified
@@ -189,17 +189,13 @@ class NotebookEditTool(Tool[NotebookEditInput]):
             return fail(f"Error: {rel} is not a .ipynb notebook; use Edit for other files.")
         if not ctx.file_read_tracker.has_read(path):
             return fail("Error: You must Read this notebook before editing it.")
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return fail("Error: File not found.")
-        except OSError as exc:
-            return fail(f"Error: cannot access {rel}: {exc.strerror or exc}.")
-        if not stat.S_ISREG(st.st_mode):
-            return fail(f"Error: {rel} is not a regular file.")
-        if st.st_size > MAX_NOTEBOOK_BYTES:
-            return fail(f"Error: {rel} is too large to edit ({st.st_size} bytes).")
-        problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
+        problem = edit_target_problem(
+            path,
+            rel,
+            ctx.file_read_tracker,
+            max_bytes=MAX_NOTEBOOK_BYTES,
+            too_large=lambda size: f"Error: {rel} is too large to edit ({size} bytes).",
+        )
         if problem:
             return fail(problem)
         try:

@@ -88,6 +88,18 @@ def _read_lines(path: Path, verify: Verify, offset: int, limit: int) -> _Lines:
         return _read_open_lines(fh, size, offset, limit)
 
 
+async def _read_whole(path: Path, ctx: ToolContext) -> bytes | ToolResult:
+    """The whole file through the verified open (off the event loop), or the error result."""
+    try:
+        return await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
+    except OpenRefused as exc:
+        return _error(f"{exc}.")
+    except _NotRegular:
+        return _error("Path is not a regular file.")
+    except OSError as exc:
+        return _error(f"Cannot read file: {exc.strerror or exc}.")
+
+
 def _read_bytes(path: Path, verify: Verify) -> bytes:
     fh, _ = _open_checked(path, verify)
     with fh:
@@ -204,14 +216,9 @@ class ReadTool(Tool[ReadInput]):
     async def _read_image(self, path: Path, rel: str, ext: str, size: int, ctx: ToolContext) -> ToolResult:
         if size > MAX_IMAGE_BYTES:
             return _error(f"Image {rel} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES} bytes).")
-        try:
-            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
-        except OpenRefused as exc:
-            return _error(f"{exc}.")
-        except _NotRegular:
-            return _error("Path is not a regular file.")
-        except OSError as exc:
-            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        data = await _read_whole(path, ctx)
+        if isinstance(data, ToolResult):
+            return data
         block = ImageBlock(source=Base64Source(media_type=IMAGE_TYPES[ext], data=base64.b64encode(data).decode()))
         ctx.file_read_tracker.mark_read(path)
         content: list[TextBlock | ImageBlock] = [block]
@@ -222,15 +229,11 @@ class ReadTool(Tool[ReadInput]):
 
         if size > MAX_NOTEBOOK_BYTES:
             return _error(f"Notebook {rel} is too large ({size} bytes; the limit is {MAX_NOTEBOOK_BYTES} bytes).")
+        data = await _read_whole(path, ctx)
+        if isinstance(data, ToolResult):
+            return data
         try:
-            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
             blocks = render_notebook(data)
-        except OpenRefused as exc:
-            return _error(f"{exc}.")
-        except _NotRegular:
-            return _error("Path is not a regular file.")
-        except OSError as exc:
-            return _error(f"Cannot read file: {exc.strerror or exc}.")
         except NotebookError as exc:
             return _error(f"{rel} is {exc}.")
         content: list[TextBlock | ImageBlock] = [
@@ -245,14 +248,9 @@ class ReadTool(Tool[ReadInput]):
 
         if size > MAX_PDF_BYTES:
             return _error(f"PDF {rel} is too large ({size} bytes; the limit is {MAX_PDF_BYTES} bytes).")
-        try:
-            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
-        except OpenRefused as exc:
-            return _error(f"{exc}.")
-        except _NotRegular:
-            return _error("Path is not a regular file.")
-        except OSError as exc:
-            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        data = await _read_whole(path, ctx)
+        if isinstance(data, ToolResult):
+            return data
         result = await asyncio.to_thread(pdf_result, data, rel, pages)
         if not result.is_error:
             ctx.file_read_tracker.mark_read(path)
