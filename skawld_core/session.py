@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .compaction import UsageReport
+from .compaction import UsageReport, takes_focus
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
 from .instructions import NestedInstructions
@@ -199,22 +199,27 @@ class Session:
         self._steers.append((prompt, [image_block(i) for i in images], future))
         return future
 
-    async def compact(self) -> CompactionEvent | None:
-        """Summarize older history now, between runs (the app's `/compact`).
+    async def compact(self, focus: str | None = None) -> CompactionEvent | None:
+        """Summarize older history now, between runs (the app's `/compact [focus]`).
 
-        Returns the compaction event, or `None` when there was nothing to
-        compact. Raises `ConfigError` while a run is active.
+        `focus` tells the summary what to keep above all (passed to strategies
+        that take it). Returns the compaction event, or `None` when there was
+        nothing to compact. Raises `ConfigError` while a run is active.
         """
         if self._run is not None:
             raise ConfigError("Cannot compact while a run is active")
         from .hooks import HookContext
 
         context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
-        event, _ = await self.compact_view("manual", context)
+        event, _ = await self.compact_view("manual", context, focus=focus)
         return event
 
     async def compact_view(
-        self, trigger: Literal["threshold", "forced", "manual"], hook_context: HookContext
+        self,
+        trigger: Literal["threshold", "forced", "manual"],
+        hook_context: HookContext,
+        *,
+        focus: str | None = None,
     ) -> tuple[CompactionEvent | None, list[HookErrorEvent]]:
         """Run PreCompact hooks and the compaction strategy over the provider
         view, replacing it in place (the full history and the store are not
@@ -233,8 +238,9 @@ class Session:
                 hook_context,
             )
         report = UsageReport()
+        extra: dict[str, Any] = {"focus": focus} if focus and takes_focus(agent.compaction) else {}
         compacted = await agent.compaction.compact(
-            list(view), provider=agent.provider, model=self.model, usage_report=report
+            list(view), provider=agent.provider, model=self.model, usage_report=report, **extra
         )
         if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
             return None, errors

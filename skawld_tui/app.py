@@ -37,7 +37,7 @@ from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from . import slash_commands
 from .app_sessions import SessionsMixin
-from .app_slash import SlashMixin
+from .commands import AppHost, completion_options, dispatch, find_command
 from .file_commands import PromptCommands
 from .path_complete import at_token, complete_path
 from .screens.ask_user import AskUserScreen
@@ -60,7 +60,7 @@ RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on dem
 EARLIER_CHUNK = 40
 
 
-class SkawldApp(SessionsMixin, SlashMixin, App[int]):
+class SkawldApp(SessionsMixin, App[int]):
     """The skawld chat app. `agent_factory(can_use_tool, ask_user)` builds the Agent."""
 
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))
@@ -100,6 +100,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self.agent: Agent | None = None
         self.session: Session | None = None
         self.prompt_commands: PromptCommands | None = None
+        self.command_host = AppHost(self)
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
@@ -276,9 +277,8 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
 
     async def submit(self, text: str) -> None:
         """Handle one submitted prompt: a slash command, a steer, or a new run."""
-        parsed = slash_commands.parse(text)
-        if parsed is not None:
-            await self.run_slash(*parsed)
+        if await dispatch(self.command_host, text):
+            self.transcript.scroll_end(animate=False)
             return
         if self.running:
             self._steer(text)
@@ -396,17 +396,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
     def _update_completions(self) -> None:
         prompt = self.prompt
         text = prompt.text
-        options: list[tuple[str, str]] = []
-        commands = slash_commands.complete(text)
-        if commands:
-            options = [(f"/{c.name}", f"/{c.name}{' ' + c.args if c.args else ''}  — {c.help}") for c in commands]
-        if text.startswith("/") and " " not in text and self.prompt_commands is not None:
-            prefix = text[1:].lower()
-            options += [
-                (f"/{name}", f"/{name}{' ' + hint if hint else ''}  — {description}")
-                for name, hint, description in self.prompt_commands.completions()
-                if name.startswith(prefix) and name not in slash_commands.BY_NAME
-            ]
+        options = completion_options(text, self.prompt_commands)
         if not options:
             row, col = prompt.cursor_location
             line = prompt.document.get_line(row)[:col]
@@ -427,7 +417,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         if value is None:
             return
         if value.startswith("/"):
-            command = slash_commands.BY_NAME.get(value[1:])
+            command = find_command(value[1:], self.prompt_commands)
             if message.submit:
                 prompt.clear()
                 await self.submit(value)

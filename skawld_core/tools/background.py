@@ -14,6 +14,7 @@ import asyncio
 import codecs
 import contextlib
 import re
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -79,6 +80,7 @@ class BackgroundShell:
         self.out, self.err = _Ring(), _Ring()
         self.returncode: int | None = None
         self.killed = False
+        self.started = time.monotonic()
         self._pumps = [
             asyncio.create_task(_pump(spawned.out, self.out)),
             asyncio.create_task(_pump(spawned.err, self.err)),
