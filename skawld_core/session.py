@@ -95,6 +95,8 @@ class Session:
         self._overlay_model: str | None = None
         self._overlay_tools: frozenset[str] = frozenset()
         self._pending_overlay_tools: frozenset[str] = frozenset()
+        # (id, command) of the background shells the last run's end had to kill.
+        self.background_ended: list[tuple[str, str]] = []
 
     # -- identity ---------------------------------------------------------
 

@@ -282,6 +282,8 @@ class PromptCommands:
     async def expand_typed(self, text: str, session: Session, warn: Callable[[str], None] | None = None) -> str:
         """`text` itself unless it is `/name args` for a file command or a skill; a command's
         `model:` is set for the prompt's first turn (`warn` gets what could not be applied)."""
+        if not text.lstrip().startswith("/"):
+            return text  # the usual case: no need to load the command registry
         from .commands.registry import parse
 
         parsed = parse(text)

@@ -243,6 +243,8 @@ class HeadlessRunner:
             }
             if stats.errors:
                 obj["errors"] = stats.errors
+            if self.session.background_ended:
+                obj["background_shells_ended"] = [{"id": i, "command": c} for i, c in self.session.background_ended]
             self.writer.line(json.dumps(obj, ensure_ascii=False))
         elif self.opts.output_format == "text":
             text = result.final_text if result.final_text is not None else "\n".join(stats.texts)
@@ -276,7 +278,7 @@ class HeadlessRunner:
             trusted = bool(getattr(self.settings, "project_trusted", False))
             self.prompt_commands = PromptCommands(self.session.agent, home=Path.home(), trusted=trusted)
         try:
-            prompt = await self.prompt_commands.expand_typed(prompt, self.session)
+            prompt = await self.prompt_commands.expand_typed(prompt, self.session, warn)
         except CommandExpansionError as exc:
             warn(str(exc))
             return EXIT_USAGE
@@ -295,6 +297,11 @@ class HeadlessRunner:
                 self.running = False
         if result is not None:
             self._finish_output(result, stats)
+        if self.opts.verbose:
+            for shell_id, command in self.session.background_ended:
+                warn_info(
+                    f"background shell {shell_id} was still running at the end of the run and was ended: {command}"
+                )
         return self._exit_code(result, stats)
 
     async def next_prompt(self) -> str | None:

@@ -171,10 +171,12 @@ class BackgroundShells:
         self._shells[shell.id] = shell
         return shell
 
-    async def close(self) -> None:
-        """Kill every shell (concurrently) and forget them."""
+    async def close(self) -> tuple[BackgroundShell, ...]:
+        """Kill every shell (concurrently) and forget them; returns those that were still running."""
         shells, self._shells = list(self._shells.values()), {}
+        running = tuple(s for s in shells if s.running)
         await asyncio.gather(*(s.kill() for s in shells), return_exceptions=True)
+        return running
 
 
 async def start_background(

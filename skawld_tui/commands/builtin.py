@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from ..transcript_model import cost_usd, export_markdown, format_cost, format_tokens, price_note
 from .base import CommandHost, command
 
 MODES = ("default", "acceptEdits", "plan", "yolo")
@@ -118,6 +117,8 @@ async def mode_command(host: CommandHost, args: str) -> None:
 
 @command("usage", "Tokens and cost of this session", aliases=("cost",))
 async def usage_command(host: CommandHost, args: str) -> None:
+    from ..transcript_model import cost_usd, format_cost, format_tokens, price_note
+
     usage = host.usage
     model = host.agent.model if host.agent else ""
     cost = format_cost(cost_usd(model, usage)) or "unknown (no price for this model)"
@@ -177,6 +178,8 @@ async def tasks_command(host: CommandHost, args: str) -> None:
 
 @command("export", "Write the conversation to a Markdown file", args="[path]")
 async def export_command(host: CommandHost, args: str) -> None:
+    from ..transcript_model import export_markdown
+
     session, agent = host.session, host.agent
     if session is None or agent is None:
         return
