@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from .background_report import report_ended
 from .control import EventWriter, PermissionAnswer, StdinReader, parse_control, permission_answer, warn
 
 if TYPE_CHECKING:
@@ -243,8 +244,7 @@ class HeadlessRunner:
             }
             if stats.errors:
                 obj["errors"] = stats.errors
-            if self.session.background_ended:
-                obj["background_shells_ended"] = [{"id": i, "command": c} for i, c in self.session.background_ended]
+            report_ended(self.session, obj, verbose=False)
             self.writer.line(json.dumps(obj, ensure_ascii=False))
         elif self.opts.output_format == "text":
             text = result.final_text if result.final_text is not None else "\n".join(stats.texts)
@@ -297,11 +297,7 @@ class HeadlessRunner:
                 self.running = False
         if result is not None:
             self._finish_output(result, stats)
-        if self.opts.verbose:
-            for shell_id, command in self.session.background_ended:
-                warn_info(
-                    f"background shell {shell_id} was still running at the end of the run and was ended: {command}"
-                )
+        report_ended(self.session, None, verbose=self.opts.verbose)
         return self._exit_code(result, stats)
 
     async def next_prompt(self) -> str | None:

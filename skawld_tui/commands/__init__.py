@@ -8,8 +8,8 @@ user's) and skills join the registry as commands whose expansion becomes the nex
 prompt; completion and `/help` list them with their descriptions.
 
 Adding a built-in command is one function in one file: decorate it with
-`@command` in any module of this package that `registry.py` imports (or a new
-module added to that import line), and use only the host's surface::
+`@command` in any module of this package listed in `registry.COMMAND_MODULES`
+(a new module is added to that tuple), and use only the host's surface::
 
     @command("hello", "Say hello", args="[name]", idle_only=False)
     async def hello_command(host: CommandHost, args: str) -> None:

@@ -3,13 +3,18 @@ lookup, completion, help and dispatch for every front end."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from . import bashes, builtin, context, diff, session_tools  # noqa: F401  (each registers its commands)
 from .base import BUILTINS, Command, CommandHost
 
 if TYPE_CHECKING:
     from ..file_commands import PromptCommands
+
+# The modules whose `@command` functions are the built-ins, in help and completion order.
+COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes")
+for _module in COMMAND_MODULES:
+    importlib.import_module(f"{__package__}.{_module}")
 
 KEYS = (
     ("`Enter`", "send (while a run is going: steer)"),
