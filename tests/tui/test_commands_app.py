@@ -276,3 +276,19 @@ async def test_bashes_lists_and_kills_background_shells_and_the_status_counts_th
         await run_done(pilot)
         await until(lambda: app.status.info.shells == 0, pilot)  # the run's end ended bash_2
         assert "shell" not in app.status.render_info().plain
+
+
+async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path: Path) -> None:
+    commands = tmp_path / ".skawld" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "quick.md").write_text("---\nmodel: small-model\n---\nBe quick about $ARGUMENTS")
+    (commands / "deep.md").write_text("---\nmodel: opus\n---\nThink about $ARGUMENTS")
+    app = make_app([reply("quick"), reply("plain"), reply("deep")], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for typed, runs in (("/quick tests", 1), ("no command", 2), ("/deep caching", 3)):
+            await send(pilot, typed)
+            await run_done(pilot, runs)
+        models = [r.model for r in app.test_provider.requests]  # type: ignore[attr-defined]
+        assert models == ["small-model", "test-model", "test-model"]
+        assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in notes(app)
