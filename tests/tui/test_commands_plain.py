@@ -130,3 +130,27 @@ async def test_the_prompt_completer_offers_builtins_and_file_commands_with_descr
     assert [c[0] for c in complete("/co")] == ["/usage", "/compact", "/context"]  # /cost is /usage's alias
     assert complete("/review x") == [] and complete("hello") == []
     await agent.close()
+
+
+class DropAllButLast:
+    """A strategy written before `focus` existed: its `compact` takes no focus."""
+
+    id = "drop-all-but-last"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def compact(self, messages: list[Any], *, provider: Any, model: str, usage_report: Any) -> list[Any]:
+        self.calls += 1
+        return messages[-1:]
+
+
+async def test_compact_focus_with_a_strategy_that_takes_none(tmp_path: Path) -> None:
+    from skawld_core.compaction import takes_focus
+
+    strategy = DropAllButLast()
+    assert not takes_focus(strategy) and takes_focus(KeepRecentTurns(1))  # type: ignore[arg-type]
+    out = await chat(
+        ["one", "/compact the parser", "/exit"], ScriptedProvider([reply("a")]), tmp_path, compaction=strategy
+    )
+    assert strategy.calls == 1 and "context compacted: 2 → 1 messages (focus: the parser)" in out
