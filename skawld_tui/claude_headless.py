@@ -363,7 +363,14 @@ class ClaudeRunner:
             stream=self.opts.output_format == "stream-json",
         )
         self._interrupted = False
-        result = await self._run(emitter, prompt.text, prompt.images)
+        from .file_commands import CommandExpansionError, expand_prompt
+
+        try:
+            text = await expand_prompt(self.agent, session, prompt.text, self.settings, warn)
+        except CommandExpansionError as exc:
+            warn(str(exc))
+            return EXIT_USAGE
+        result = await self._run(emitter, text, prompt.images)
         structured: Any = None
         subtype: str | None = None
         extra: list[str] = []

@@ -296,6 +296,17 @@ class PromptCommands:
         return expanded.prompt
 
 
+async def expand_prompt(
+    agent: Agent, session: Session, text: str, settings: Any, warn: Callable[[str], None] | None = None
+) -> str:
+    """A headless prompt: `/name args` for a file command or skill expanded, anything else as is.
+    Raises `CommandExpansionError`."""
+    if not text.lstrip().startswith("/"):
+        return text
+    trusted = bool(getattr(settings, "project_trusted", False))
+    return await PromptCommands(agent, home=Path.home(), trusted=trusted).expand_typed(text, session, warn)
+
+
 def apply_model(expanded: ExpandedCommand, session: Session, warn: Callable[[str], None] | None = None) -> None:
     """Run the next turn of `session` on the command's model (the core's skill overlay)."""
     for warning in expanded.warnings:

@@ -62,3 +62,17 @@ def test_no_background_report_when_none_ran(cli: CliEnv) -> None:
     assert out.returncode == 0, out.stderr
     assert "background_shells_ended" not in json.loads(out.stdout.strip().splitlines()[-1])
     assert "background shell" not in out.stderr
+
+
+def test_claude_dialect_output_expands_command_files_too(cli: CliEnv) -> None:
+    write(cli.home / ".claude" / "commands" / "quick.md", "---\nmodel: claude-haiku-4-5\n---\nSummarise $ARGUMENTS")
+    cli.srv.anthropic.enqueue(turn(text("short")))
+    out = cli.run(*cli.args("-p", "/quick the README", "--output-format", "json"))
+    assert out.returncode == 0, out.stderr
+    first = cli.srv.anthropic.requests[0].body
+    assert first["model"] == "claude-haiku-4-5" and "Summarise the README" in json.dumps(first["messages"])
+    assert json.loads(out.stdout.strip().splitlines()[-1])["result"] == "short"
+    write(cli.repo / ".claude" / "commands" / "status.md", "!`git status`")
+    out = cli.run(*cli.args("-p", "/status", "--output-format", "json"))
+    assert out.returncode == 2 and "!`git status` needs permission" in out.stderr
+    assert len(cli.srv.anthropic.requests) == 1
