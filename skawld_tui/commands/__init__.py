@@ -16,7 +16,7 @@ Adding a built-in command is one function in one file: decorate it with
         await host.note(f"hello {args or 'world'}")
 
 An existing `async def run_x(host, args)` written elsewhere is registered with one
-line, `BUILTINS.append(Command("x", "What it does", run_x, args="[arg]"))`.
+line in `extra.py`: `BUILTINS.append(Command("x", "What it does", run_x, args="[arg]"))`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..file_commands import PromptCommands
 
 # The modules whose `@command` functions are the built-ins, in help and completion order.
-COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes")
+COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "extra")
 for _module in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_module}")
 
@@ -29,8 +29,8 @@ KEYS = (
 
 
 def builtins() -> list[Command]:
-    """The built-in commands, in help order."""
-    return list(BUILTINS)
+    """The built-in commands, in help order (`/exit` last)."""
+    return sorted(BUILTINS, key=lambda c: c.name == "exit")
 
 
 def _by_name() -> dict[str, Command]:
