@@ -78,7 +78,7 @@ async def _git(cwd: Path, *args: str) -> tuple[int, bytes]:
     return proc.returncode or 0, out
 
 
-async def git_diff(cwd: Path) -> SessionDiff | None:
+async def git_diff(cwd: Path, why: str = "checkpoints are off") -> SessionDiff | None:
     """`git diff HEAD` and untracked files; None outside a git work tree."""
     code, top = await _git(cwd, "rev-parse", "--show-toplevel")
     if code != 0:
@@ -87,7 +87,7 @@ async def git_diff(cwd: Path) -> SessionDiff | None:
     has_head = (await _git(root, "rev-parse", "--verify", "--quiet", "HEAD"))[0] == 0
     tracked = (await _git(root, "diff", "--name-only", "-z", "HEAD"))[1] if has_head else b""
     untracked = (await _git(root, "ls-files", "--others", "--exclude-standard", "-z"))[1]
-    out = SessionDiff(basis="in the working tree against git HEAD (checkpoints are off)")
+    out = SessionDiff(basis=f"in the working tree against git HEAD ({why})")
     names = [n for n in (tracked + untracked).decode("utf-8", "surrogateescape").split("\0") if n]
     for rel in names[:MAX_FILES]:
         code, before = await _git(root, "show", f"HEAD:{rel}") if has_head else (1, b"")
@@ -102,7 +102,11 @@ async def diff_command(host: CommandHost, args: str) -> None:
     agent, session = host.agent, host.session
     if agent is None or session is None:
         return
-    found = await checkpoint_diff(agent, session) or await git_diff(agent.cwd)
+    if agent.checkpoints is not None and not session.prompt_records:
+        await host.note("nothing has run in this session yet: no changes to show")
+        return
+    why = "checkpoints are off" if agent.checkpoints is None else "this session has no checkpoint"
+    found = await checkpoint_diff(agent, session) or await git_diff(agent.cwd, why)
     if found is None:
         await host.note("no checkpoints for this session and not a git repository: nothing to compare", warning=True)
         return
