@@ -95,6 +95,7 @@ class Session:
         self._overlay_model: str | None = None
         self._overlay_tools: frozenset[str] = frozenset()
         self._pending_overlay_tools: frozenset[str] = frozenset()
+        self._run_model: str | None = None
         # (id, command) of the background shells the last run's end had to kill.
         self.background_ended: list[tuple[str, str]] = []
 
@@ -374,8 +375,13 @@ class Session:
         self._overlay_model = model
         self._pending_overlay_tools = self._pending_overlay_tools | frozenset(allowed_tools)
 
+    def use_model_for_run(self, model: str | None) -> None:
+        """Run every turn of the next run (or of the one going) on `model` (a command
+        file's `model:`); the session's own model again once that run ends."""
+        self._run_model = model
+
     def take_overlay(self) -> tuple[str | None, frozenset[str]]:
-        model, self._overlay_model = self._overlay_model, None
+        model, self._overlay_model = self._overlay_model or self._run_model, None
         self._overlay_tools, self._pending_overlay_tools = self._pending_overlay_tools, frozenset()
         return model, self._overlay_tools
 
@@ -405,6 +411,7 @@ class Session:
     def _release(self, run: Run) -> None:
         if self._run is run:
             self._run = None
+            self._run_model = None
             self.interrupt_requested = False
             self.reject_steers()
 

@@ -281,7 +281,7 @@ class PromptCommands:
 
     async def expand_typed(self, text: str, session: Session, warn: Callable[[str], None] | None = None) -> str:
         """`text` itself unless it is `/name args` for a file command or a skill; a command's
-        `model:` is set for the prompt's first turn (`warn` gets what could not be applied)."""
+        `model:` is used for the prompt's run (`warn` gets what could not be applied)."""
         if not text.lstrip().startswith("/"):
             return text  # the usual case: no need to load the command registry
         from .commands.registry import parse
@@ -308,9 +308,9 @@ async def expand_prompt(
 
 
 def apply_model(expanded: ExpandedCommand, session: Session, warn: Callable[[str], None] | None = None) -> None:
-    """Run the next turn of `session` on the command's model (the core's skill overlay)."""
+    """Run the prompt's run on the command's model (then the session's again)."""
     for warning in expanded.warnings:
         if warn is not None:
             warn(warning)
     if expanded.model:
-        session.set_overlay(model=expanded.model)
+        session.use_model_for_run(expanded.model)

@@ -283,12 +283,13 @@ async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path
     commands.mkdir(parents=True)
     (commands / "quick.md").write_text("---\nmodel: small-model\n---\nBe quick about $ARGUMENTS")
     (commands / "deep.md").write_text("---\nmodel: opus\n---\nThink about $ARGUMENTS")
-    app = make_app([reply("quick"), reply("plain"), reply("deep")], cwd=tmp_path)
+    turns = [reply(tool_call("MockRead", {"path": "a"}, id="r1")), reply("quick"), reply("plain"), reply("deep")]
+    app = make_app(turns, tools=[MockRead()], cwd=tmp_path, mode="yolo")
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         for typed, runs in (("/quick tests", 1), ("no command", 2), ("/deep caching", 3)):
             await send(pilot, typed)
             await run_done(pilot, runs)
         models = [r.model for r in app.test_provider.requests]  # type: ignore[attr-defined]
-        assert models == ["small-model", "test-model", "test-model"]
+        assert models == ["small-model", "small-model", "test-model", "test-model"]  # every turn of its run
         assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in notes(app)
