@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -79,6 +80,16 @@ class AppHost:
             self.app._steer(text)
         else:
             await self.app.start_run(text)
+
+    async def choose(self, title: str, options: list[tuple[str, str]], then: Callable[[str], Awaitable[None]]) -> None:
+        from .choice_screen import ChoiceScreen
+
+        async def picked(value: str | None) -> None:
+            if value is not None:
+                await then(value)
+
+        # A callback, not an awaited result: the app's message loop must keep running for the dialog.
+        self.app.push_screen(ChoiceScreen(title, options), callback=picked)
 
     async def open_session(self, session_id: str | None) -> None:
         await self.app.load_session(session_id)

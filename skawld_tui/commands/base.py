@@ -69,6 +69,10 @@ class CommandHost(Protocol):
     async def prompt(self, text: str) -> None:
         """Send `text` to the model as the user's next prompt (steers a run that is going)."""
 
+    async def choose(self, title: str, options: list[tuple[str, str]], then: Callable[[str], Awaitable[None]]) -> None:
+        """Offer `options` (value, label); `then(value)` runs once the user picks one
+        (never when they cancel). It may run after `choose` returns (the app's dialog)."""
+
     async def open_session(self, session_id: str | None) -> None:
         """Switch to a stored session (None: a new one) and show its history."""
 

@@ -50,22 +50,33 @@ def shells_markdown(shells: list[BackgroundShell], now: float | None = None) -> 
     return "| id | command | state | age |\n|---|---|---|--:|\n" + "\n".join(rows) + "\n\n`/bashes kill <id>` ends one."
 
 
-@command("bashes", "List background shells; /bashes kill <id> ends one", args="[kill <id>]")
+async def _kill(host: CommandHost, shells: BackgroundShells, shell_id: str) -> None:
+    shell = shells.get(shell_id)
+    if shell is None:
+        known = ", ".join(s.id for s in shells.list()) or "none"
+        await host.note(f"no background shell {shell_id!r} (shells: {known})", warning=True)
+        return
+    was_running = shell.running
+    await shell.kill()
+    host.status_changed()
+    await host.note(f"{shell.id} killed" if was_running else f"{shell.id} had already ended ({shell_state(shell)})")
+
+
+@command("bashes", "List background shells; /bashes kill [id] ends one", args="[kill [id]]")
 async def bashes_command(host: CommandHost, args: str) -> None:
     shells = session_shells(host)
     if shells is None:
         return
     verb, _, shell_id = args.partition(" ")
-    if verb == "kill":
-        shell = shells.get(shell_id.strip())
-        if shell is None:
-            known = ", ".join(s.id for s in shells.list()) or "none"
-            await host.note(f"no background shell {shell_id.strip()!r} (shells: {known})", warning=True)
+    if verb == "kill" and not shell_id.strip():
+        running = [(s.id, f"{s.id}  {s.command}") for s in shells.list() if s.running]
+        if not running:
+            await host.note("no background shell is running")
             return
-        was_running = shell.running
-        await shell.kill()
-        host.status_changed()
-        await host.note(f"{shell.id} killed" if was_running else f"{shell.id} had already ended ({shell_state(shell)})")
+        await host.choose("Kill which background shell?", running, lambda picked: _kill(host, shells, picked))
+        return
+    if verb == "kill":
+        await _kill(host, shells, shell_id.strip())
         return
     if verb:
         await host.note("usage: /bashes, or /bashes kill <id>", warning=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .registry import complete
@@ -74,6 +74,14 @@ class PlainHost:
 
     async def prompt(self, text: str) -> None:
         await self.chat.run_prompt(text)
+
+    async def choose(self, title: str, options: list[tuple[str, str]], then: Callable[[str], Awaitable[None]]) -> None:
+        self.chat.out(title, style="bold")
+        for number, (_, label) in enumerate(options, 1):
+            self.chat.out(f"{number:>2}. {label}")
+        answer = await self.chat.ask("number (Enter to cancel): ")
+        if answer.isdigit() and 1 <= int(answer) <= len(options):
+            await then(options[int(answer) - 1][0])
 
     async def open_session(self, session_id: str | None) -> None:
         assert self.chat.agent is not None

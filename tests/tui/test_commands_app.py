@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from skawld_core import Agent
 from skawld_core.checkpoints import CheckpointEngine
@@ -23,6 +23,7 @@ from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_core.tools.bash import BashTool
 from skawld_core.tools.read import ReadTool
 from skawld_core.tools.write import WriteTool
+from skawld_tui.commands.choice_screen import ChoiceScreen
 from skawld_tui.widgets.blocks import CommandOutput, Divider, ErrorBlock, NoteLine
 from tests.support.mock_tools import MockRead
 
@@ -247,6 +248,7 @@ async def test_bashes_lists_and_kills_background_shells_and_the_status_counts_th
     turns = [
         reply(tool_call("Bash", {"command": "sleep 30", "run_in_background": True}, id="b1")),
         reply(tool_call("Bash", {"command": "sleep 31", "run_in_background": True}, id="b2")),
+        reply(tool_call("Bash", {"command": "sleep 32", "run_in_background": True}, id="b3")),
         waiting,
     ]
     app = make_app(turns, tools=[BashTool()], cwd=tmp_path, mode="yolo")
@@ -256,25 +258,35 @@ async def test_bashes_lists_and_kills_background_shells_and_the_status_counts_th
         await pilot.pause()
         assert "no background shells (they end when the run that started them ends)" in notes(app)
         await send(pilot, "start the servers")
-        await until(lambda: app.status.info.shells == 2, pilot)
-        assert "2 shells" in app.status.render_info().plain
+        await until(lambda: app.status.info.shells == 3, pilot)
+        assert "3 shells" in app.status.render_info().plain
         await send(pilot, "/bashes")
         await until(lambda: bool(outputs(app)), pilot)
         table = outputs(app)[-1]
         assert "| `bash_1` | `sleep 30` | running |" in table and "| `bash_2` | `sleep 31` | running |" in table
         await send(pilot, "/bashes kill bash_1")
         await until(lambda: "bash_1 killed" in notes(app), pilot)
-        assert app.status.info.shells == 1
+        assert app.status.info.shells == 2
         await send(pilot, "/bashes kill bash_9")
         await pilot.pause()
         assert "no background shells 'bash_9'" not in notes(app)
-        assert any(n.startswith("no background shell 'bash_9' (shells: bash_1, bash_2)") for n in notes(app))
+        assert any(n.startswith("no background shell 'bash_9' (shells: bash_1, bash_2, bash_3)") for n in notes(app))
+        await send(pilot, "/bashes kill")  # no id: choose among the running ones
+        await until(lambda: isinstance(app.screen, ChoiceScreen), pilot)
+        choices = app.screen.query_one(OptionList)
+        assert [choices.get_option_at_index(i).id for i in range(choices.option_count)] == ["bash_2", "bash_3"]
+        await pilot.press("enter")
+        await until(lambda: "bash_2 killed" in notes(app), pilot)
+        assert app.status.info.shells == 1
         await send(pilot, "/bashes")
         await until(lambda: len(outputs(app)) == 2, pilot)
-        assert "| `bash_1` | `sleep 30` | killed |" in outputs(app)[-1]
+        assert (
+            "| `bash_1` | `sleep 30` | killed |" in outputs(app)[-1]
+            and "| `bash_3` | `sleep 32` | running |" in outputs(app)[-1]
+        )
         hold.set()
         await run_done(pilot)
-        await until(lambda: app.status.info.shells == 0, pilot)  # the run's end ended bash_2
+        await until(lambda: app.status.info.shells == 0, pilot)  # the run's end ended bash_3
         assert "shell" not in app.status.render_info().plain
 
 

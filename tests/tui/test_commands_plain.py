@@ -154,3 +154,23 @@ async def test_compact_focus_with_a_strategy_that_takes_none(tmp_path: Path) -> 
         ["one", "/compact the parser", "/exit"], ScriptedProvider([reply("a")]), tmp_path, compaction=strategy
     )
     assert strategy.calls == 1 and "context compacted: 2 → 1 messages (focus: the parser)" in out
+
+
+async def test_plain_choose_asks_for_a_number() -> None:
+    from skawld_tui.plain import PlainChat
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, force_terminal=False, color_system=None)
+    picked: list[str] = []
+
+    async def then(value: str) -> None:
+        picked.append(value)
+
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("2\r9\r")
+        chat = PlainChat(console, make_prompt_session(input=pipe, output=DummyOutput()))
+        options = [("bash_1", "bash_1  sleep 30"), ("bash_2", "bash_2  sleep 31")]
+        await chat.host.choose("Kill which background shell?", options, then)
+        await chat.host.choose("Kill which background shell?", options, then)  # 9 is no choice
+    assert picked == ["bash_2"]
+    assert "Kill which background shell?\n 1. bash_1  sleep 30\n 2. bash_2  sleep 31" in buf.getvalue()
