@@ -14,10 +14,17 @@ from typing import TYPE_CHECKING, Any
 from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
+from .extensions import Extensions, close_extensions, connect_extensions
+from .hooks import HookRunner
 from .messages import Message, PermissionMode
+from .permissions import PermissionEngine
+from .permissions.mode import EXIT_PLAN_MODE_TOOL
 from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
+from .sandbox import ShellPolicy
 from .scheduler import default_tool_concurrency
+from .session import Session
+from .sessions.meta import git_branch
 from .system_prompt import build_system_blocks
 from .tools.base import AnyTool
 from .tools.registry import ToolRegistry
@@ -25,11 +32,11 @@ from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
-    from .hooks import HookRunner
-    from .permissions import CanUseTool, PermissionEngine, PermissionRule
+    from .hooks import Hooks
+    from .permissions import CanUseTool, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
-    from .session import Session
     from .sessions.store import SessionStore
+    from .tools.ask_user import AskUserHandler
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -48,6 +55,9 @@ class Agent:
     `max_budget_usd` ends a run with `BudgetLimitError` once its cost (priced by
     `pricing`, default: the list prices of `skawld_core.pricing`) reaches the budget;
     `record_usage` adds each run's tokens and cost to the session's ``usage`` meta.
+
+    `extensions` (an `Extensions`) holds what the first `session()` connects: the MCP
+    manager, the loaded skills and the subagent registry.
 
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
@@ -74,8 +84,8 @@ class Agent:
         cache_ttl: CacheTtl | None = None,
         config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
-        hooks: Any = None,
-        ask_user: Any = None,
+        hooks: Hooks | Mapping[str, Any] | None = None,
+        ask_user: AskUserHandler | None = None,
         mcp_fail_fast: bool = True,
         instruction_files: Sequence[str | os.PathLike[str]] = (),
         nested_instructions: bool = False,
@@ -143,13 +153,11 @@ class Agent:
             self.tools = ToolRegistry(tools)
         if permission_mode == "plan":
             self._ensure_plan_tool()
-        self.ask_user = ask_user
+        self.ask_user: AskUserHandler | None = ask_user
         if ask_user is not None:
             from .tools.ask_user import AskUserTool
 
             self.tools.register(AskUserTool(ask_user))
-
-        from .permissions import PermissionEngine
 
         self.permissions: PermissionEngine = PermissionEngine(
             mode=permission_mode,
@@ -158,8 +166,6 @@ class Agent:
             project_root=self.cwd,
             additional_directories=self.additional_directories,
         )
-        from .sandbox import ShellPolicy
-
         if isinstance(env_passthrough, str) or not all(isinstance(n, str) for n in env_passthrough):
             raise ConfigError("env_passthrough must be a list of variable names")
         self.env_passthrough: tuple[str, ...] = tuple(env_passthrough)
@@ -173,8 +179,6 @@ class Agent:
         self.permissions.bash_sandboxed = lambda: self.shell_policy.sandboxed
         self.hooks: HookRunner | None = None
         if hooks is not None:
-            from .hooks import HookRunner
-
             self.hooks = HookRunner(hooks)
 
         self._store = session_store
@@ -184,7 +188,7 @@ class Agent:
         self._connected = False
         self._skills: list[SkillSummary] = []
         self._skill_listing: str | None = None
-        self.extensions: dict[str, Any] = {}
+        self.extensions: Extensions = Extensions()
         self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._closed = False
         self._checkpoints: bool | CheckpointEngine | None = checkpoints
@@ -258,8 +262,6 @@ class Agent:
 
     def _ensure_plan_tool(self) -> None:
         """Plan mode needs `ExitPlanMode`; it is registered the first time the agent plans."""
-        from .permissions.mode import EXIT_PLAN_MODE_TOOL
-
         if EXIT_PLAN_MODE_TOOL not in self.tools:
             from .tools.exit_plan_mode import ExitPlanModeTool
 
@@ -295,8 +297,6 @@ class Agent:
         self._connected = True
 
     async def _do_connect(self) -> None:
-        from .extensions import connect_extensions
-
         await connect_extensions(self)
         self.invalidate_system_prompt()
 
@@ -308,8 +308,6 @@ class Agent:
         if self._closed:
             raise ConfigError("Agent is closed")
         await self._connect()
-        from .session import Session
-
         record = await self.store.create(id=id, meta=self._new_session_meta(meta))
         history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
         live = self._sessions.get(record.id)
@@ -321,8 +319,6 @@ class Agent:
 
     def _new_session_meta(self, meta: Mapping[str, Any] | None) -> dict[str, Any]:
         """Meta for a new session: cwd, model and git branch, under the caller's."""
-        from .sessions.meta import git_branch
-
         base: dict[str, Any] = {"cwd": str(self.cwd), "model": self.model}
         branch = git_branch(self.cwd)
         if branch:
@@ -355,8 +351,6 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        from .extensions import close_extensions
-
         await close_extensions(self)
         await self.shell_policy.end_background()
         self.shell_policy.close()

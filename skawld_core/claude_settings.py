@@ -7,14 +7,17 @@ What they can say that skawld applies:
 - ``permissions.allow`` / ``deny`` / ``ask``: Claude Code's rule strings
   (`skawld_core.permissions.claude_rules`), enforced like skawld's own rules;
 - ``permissions.defaultMode``: ``default``, ``acceptEdits``, ``plan``, ``bypassPermissions``;
-- ``permissions.additionalDirectories``; ``model``.
+- ``permissions.additionalDirectories``; ``model``;
+- ``hooks`` in Claude Code's nested format, for the events skawld has
+  (`skawld_core.hooks.claude_format`), run with Claude Code's JSON input and
+  decision output (`skawld_tui.command_hooks`).
 
 `skawld_core.config.load_config` reads the files (`_read_claude_settings`).
 
-Everything else (``env``, ``hooks``, ``apiKeyHelper``, …) is reported as a warning
+Everything else (``env``, ``apiKeyHelper``, …) is reported as a warning
 naming the file and key, never silently dropped and never an error. The project's
 files go through the same trust gate as `.skawld/config.json`: allow rules, a wider
-mode and added directories need the user's acceptance; deny and ask rules always apply.
+mode, added directories and hooks need the user's acceptance; deny and ask rules always apply.
 """
 
 from __future__ import annotations
@@ -75,8 +78,16 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
         out["additionalDirectories"] = list(dirs)
     if isinstance(doc.get("model"), str) and doc["model"]:
         out["model"] = doc["model"]
+    if doc.get("hooks"):
+        from .hooks.claude_format import flatten_claude_hooks
+
+        hooks, hook_notes = flatten_claude_hooks(doc["hooks"], where=where)
+        if hooks:
+            out["hooks"] = hooks
+        notes += hook_notes
     notes += [f"permissions.{k} is not supported by skawld; ignored" for k in sorted(set(perms) - _PERMISSION_KEYS)]
     notes += [
-        f"{k!r} is not supported by skawld; ignored" for k in sorted(set(doc) - {"permissions", "model", "$schema"})
+        f"{k!r} is not supported by skawld; ignored"
+        for k in sorted(set(doc) - {"permissions", "model", "hooks", "$schema"})
     ]
     return out, notes

@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE
-from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, validate_document
+from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, pointer, validate_document
 from .errors import ConfigError
 from .instructions import find_repo_root, project_instruction_files
+from .mcp_json import MCP_JSON_FILE
 from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
 
 __all__ = [
@@ -151,6 +152,8 @@ class LoadedConfig:
     project_trusted: bool = False
     trust_extra: tuple[str, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)
+    shadowed: tuple[str, ...] = ()
+    """Name clashes lost to skawld's own config: "MCP server 'x' in /p/.mcp.json lost to /h/.skawld/config.json"."""
 
 
 class UntrustedProjectConfigError(ConfigError):
@@ -320,20 +323,110 @@ def _read_file(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     raw = read_config_file(path)
     if raw is None:
         return None
+    raw, notes = _nested_hooks(raw, str(path))
     _model, doc, warnings = validate_document(raw, file=str(path))
-    return doc, warnings
+    return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
+
+
+def _nested_hooks(raw: object, where: str) -> tuple[object, list[str]]:
+    """Claude Code's nested hook groups (``{"matcher": …, "hooks": [{"type": "command", …}]}``)
+    written in a skawld ``config.json`` are read as Claude Code's settings files read them."""
+    hooks = raw.get("hooks") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or not isinstance(hooks, dict):
+        return raw, []
+
+    def nested(group: object) -> bool:
+        return isinstance(group, dict) and "hooks" in group
+
+    groups = {k: [g for g in v if nested(g)] for k, v in hooks.items() if isinstance(v, list)}
+    groups = {k: v for k, v in groups.items() if v}
+    if not groups:
+        return raw, []
+    from .hooks.claude_format import flatten_claude_hooks
+
+    flat, notes = flatten_claude_hooks(groups, where=where)
+    out: dict[str, Any] = {}
+    for event, entries in hooks.items():
+        if event not in groups:
+            out[event] = entries
+        elif rest := [*(g for g in entries if not nested(g)), *flat.get(event, [])]:
+            out[event] = rest
+    return {**raw, "hooks": out}, notes
 
 
 def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """A Claude Code settings file as a validated config document; None when absent."""
+    raw = read_config_file(path)
+    return None if raw is None else _claude_settings_layer(raw, path)
+
+
+def _claude_settings_layer(raw: object, path: Path) -> tuple[dict[str, Any], list[ConfigWarning]]:
+    """A Claude Code settings object (read from `path`) as a validated config document."""
     from .claude_settings import settings_document
+
+    converted, notes = settings_document(raw, where=str(path))
+    _model, doc, warnings = validate_document(converted, file=str(path))
+    return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
+
+
+def _read_mcp_json(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
+    """Claude Code's `.mcp.json` as a validated config document; None when absent."""
+    from .mcp_json import mcp_json_document
 
     raw = read_config_file(path)
     if raw is None:
         return None
-    converted, notes = settings_document(raw, where=str(path))
+    converted, notes = mcp_json_document(raw, where=str(path))
     _model, doc, warnings = validate_document(converted, file=str(path))
     return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
+
+
+def _mcp_json_layer(
+    path: Path, merged: Mapping[str, Any], origins: Mapping[str, str]
+) -> tuple[dict[str, Any], list[ConfigWarning], list[str]] | None:
+    """The servers of `.mcp.json` that no skawld config names (those win), the file's
+    warnings, and a line per server that lost the clash; None when the file is absent."""
+    loaded = _read_mcp_json(path)
+    if loaded is None:
+        return None
+    doc, warnings = loaded
+    own = merged.get("mcpServers", {})
+    lost = [
+        f"MCP server {name!r} in {path} lost to {origins.get(f'mcpServers.{name}', 'skawld config')}"
+        for name in doc.get("mcpServers", {})
+        if name in own
+    ]
+    servers = {k: v for k, v in doc.get("mcpServers", {}).items() if k not in own}
+    return ({"mcpServers": servers} if servers else {}), warnings, lost
+
+
+def _expand_mcp_servers(
+    merged: dict[str, Any], env: Mapping[str, str], origins: Mapping[str, str]
+) -> list[ConfigWarning]:
+    """Expand ``${VAR}`` in every MCP entry; an entry naming an unset variable (without a
+    default) is left out with a warning naming the file, the server and the variable."""
+    servers = merged.get("mcpServers")
+    if not servers:
+        return []
+    from .mcp.expand import UnsetVariableError, expand_server_entry
+
+    out: dict[str, Any] = {}
+    warnings: list[ConfigWarning] = []
+    for name, entry in servers.items():
+        try:
+            out[name] = expand_server_entry(entry, env)
+        except UnsetVariableError as exc:
+            where = origins.get(f"mcpServers.{name}")
+            warnings.append(
+                ConfigWarning(
+                    f"MCP server {name!r} is not started: the environment variable {exc.variable} is not set "
+                    f"and ${{{exc.variable}}} has no default (write ${{{exc.variable}:-default}} for one)",
+                    file=where,
+                    pointer=pointer("mcpServers", name) + exc.pointer,
+                )
+            )
+    merged["mcpServers"] = out
+    return warnings
 
 
 def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) -> None:
@@ -581,20 +674,40 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
+    from .permissions.remembered import gated_settings
+
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
-        loaded = _read_claude_settings(settings_path)
-        if loaded is None:
+        raw = read_config_file(settings_path)
+        if raw is None:
             continue
-        doc, warns = loaded
-        requests.extend(config_requests(doc, file=settings_path, project_root=base, lower=merged))
-        settings_extra.append(f"claude-settings:{settings_path}:{file_sha256(settings_path)}")
+        doc, warns = _claude_settings_layer(raw, settings_path)
+        # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
+        gated, digest = gated_settings(raw, settings_path, environ)
+        gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
+        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
+        if digest is not None:
+            settings_extra.append(f"claude-settings:{settings_path}:{digest}")
         _resolve_paths(doc, settings_path.parent, base)
         merged = _merge(merged, doc)
         _record_origins(origins, doc, str(settings_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(settings_path)))
+    mcp_json_path = (base / MCP_JSON_FILE).resolve()
+    shadowed: list[str] = []
+    mcp_layer = _mcp_json_layer(mcp_json_path, merged, origins)
+    if mcp_layer is not None:  # Claude Code's project MCP servers: gated like the project's mcpServers
+        doc, warns, shadowed = mcp_layer
+        requests.extend(
+            TrustRequest(r.capability, f"{MCP_JSON_FILE} {r.pointer}", r.what)
+            for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=merged)
+        )
+        settings_extra.append(f"mcp-json:{mcp_json_path}:{file_sha256(mcp_json_path)}")
+        merged = _merge(merged, doc)
+        _record_origins(origins, doc, str(mcp_json_path))
+        warnings.extend(warns)
+        sources.append(ConfigSource("project", str(mcp_json_path)))
     more, extra = _instruction_requests(merged, base)
     requests.extend(more)
     grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
@@ -624,6 +737,7 @@ def load_config(
         warnings.extend(warns)
         sources.append(ConfigSource("override"))
 
+    warnings.extend(_expand_mcp_servers(merged, environ, origins))
     if merged.get("systemPrompt") and merged.get("systemPromptFile"):
         warnings.append(
             ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
@@ -638,4 +752,5 @@ def load_config(
         project_trusted=trusted,
         trust_extra=extra,
         origins=origins,
+        shadowed=tuple(shadowed),
     )

@@ -183,6 +183,11 @@ class HookCommand(_Section):
     command: NonEmpty
     matcher: str | None = None
     timeoutMs: PositiveInt | None = None
+    format: Literal["skawld", "claude-code"] | None = Field(
+        default=None,
+        description="claude-code: the matcher is Claude Code's (a tool list or regex) and a failing "
+        "command does not block (only exit 2 does), as in Claude Code's settings files.",
+    )
 
 
 class HooksSection(_Section):

@@ -234,7 +234,12 @@ class RunLoop:
     def _hook_context(self) -> HookContext:
         from .hooks import HookContext
 
-        return HookContext(session_id=self.session.id, run_id=self.run_id, cwd=str(self.agent.cwd))
+        return HookContext(
+            session_id=self.session.id,
+            run_id=self.run_id,
+            cwd=str(self.agent.cwd),
+            permission_mode=self.agent.permission_mode,
+        )
 
     def _prompt_message(self, reminders: list[str]) -> Message:
         blocks: list[ContentBlock] = []
@@ -242,6 +247,7 @@ class RunLoop:
         if listing and not self.session.provider_view and not self.session.is_child:
             blocks.append(TextBlock(text=system_reminder(listing)))
         blocks.append(TextBlock(text=env_prefix()))
+        blocks.extend(TextBlock(text=text) for text in self.options.context)
         blocks.append(TextBlock(text=self.prompt))
         blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
         blocks.extend(self.options.image_blocks())
@@ -278,7 +284,7 @@ class RunLoop:
             entry = session.pop_steer()
             if entry is None:
                 return
-            prompt, images, future = entry
+            prompt, extra, future = entry
             reminders: list[str] = []
             hooks = self._hooks_for("user_prompt_submit")
             if hooks is not None:
@@ -294,9 +300,11 @@ class RunLoop:
                         future.set_exception(HookError(outcome.block_reason))
                     continue
                 reminders = list(outcome.additional_context)
-            blocks: list[ContentBlock] = [TextBlock(text=prompt)]
+            # Context text goes before the prompt (as in a run's prompt message), images after.
+            blocks: list[ContentBlock] = [b for b in extra if isinstance(b, TextBlock)]
+            blocks.append(TextBlock(text=prompt))
             blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
-            blocks.extend(images)
+            blocks.extend(b for b in extra if not isinstance(b, TextBlock))
             message = Message(role="user", content=blocks)
             await self._persist([message])
             await self.emit(UserEvent(message=message, subtype="steering"))

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from .compaction import UsageReport, takes_focus
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
+from .hooks import HookContext, PreCompactInput
 from .instructions import NestedInstructions
-from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, Usage
+from .loop import RunLoop, image_block
+from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, ToolResultBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .sessions.claims import RunGuardStore
+from .sessions.meta import title_from_prompt, usage_from_meta
 from .sessions.store import SessionRecord, SessionStore
 from .system_prompt import system_reminder
 from .tools.base import ToolContext
@@ -32,10 +35,10 @@ from .tools.file_tracker import FileReadTracker
 from .tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from .agent import Agent
-    from .hooks import HookContext
+    from .tools.base import AnyTool
 
 ImageSpec = ImageBlock | dict[str, Any]
 
@@ -45,18 +48,18 @@ class RunOptions:
     """Per-run knobs (they win over the Agent's)."""
 
     images: Sequence[ImageSpec] = ()
+    context: Sequence[str] = ()
     max_output_tokens: int | None = None
     temperature: float | None = None
     thinking: ThinkingConfig | None = None
     effort: Effort | None = None
 
     def image_blocks(self) -> list[ImageBlock]:
-        from .loop import image_block
-
         return [image_block(i) for i in self.images]
 
 
-_SteerEntry = tuple[str, list[ImageBlock], "asyncio.Future[None]"]
+# The prompt, the blocks after it (context text, images), and the caller's future.
+_SteerEntry = tuple[str, list[TextBlock | ImageBlock], "asyncio.Future[None]"]
 
 
 class Session:
@@ -159,8 +162,14 @@ class Session:
         temperature: float | None = None,
         thinking: ThinkingConfig | None = None,
         effort: Effort | None = None,
+        context: Sequence[str] = (),
     ) -> Run:
-        """Start a run. Raises `ConfigError` at once if one is already active."""
+        """Start a run. Raises `ConfigError` at once if one is already active.
+
+        `context` texts become their own text blocks in the prompt message, before
+        the prompt (attached files, `!cmd` output): the model reads them, hooks and
+        the session title see only `prompt`.
+        """
         if self._run is not None:
             raise ConfigError("Session already has an active run")
         if max_output_tokens is not None and max_output_tokens <= 0:
@@ -171,6 +180,7 @@ class Session:
             temperature=temperature,
             thinking=thinking,
             effort=effort,
+            context=tuple(context),
         )
         self.interrupt_requested = False
         self._run = Run(self, prompt, options)
@@ -186,21 +196,38 @@ class Session:
         if self._run is not None:
             self.interrupt_requested = True
 
-    def steer(self, prompt: str, *, images: Sequence[ImageSpec] = ()) -> asyncio.Future[None]:
+    def steer(
+        self, prompt: str, *, images: Sequence[ImageSpec] = (), context: Sequence[str] = ()
+    ) -> asyncio.Future[None]:
         """Queue a user message for the next turn boundary of the active run.
 
-        Returns a future that resolves once the message is in the conversation,
-        fails with `HookError` if a UserPromptSubmit hook blocks it, or with
-        `AbortError` if the run ends first. Raises `ConfigError` when idle.
+        `images` and `context` are as for `run`. Returns a future that resolves
+        once the message is in the conversation, fails with `HookError` if a
+        UserPromptSubmit hook blocks it, or with `AbortError` if the run ends
+        first. Raises `ConfigError` when idle.
         """
         if self._run is None:
             raise ConfigError("Cannot steer: the session has no active run")
-        from .loop import image_block
-
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_consume_exception)
-        self._steers.append((prompt, [image_block(i) for i in images], future))
+        extra: list[TextBlock | ImageBlock] = [TextBlock(text=t) for t in context]
+        extra.extend(image_block(i) for i in images)
+        self._steers.append((prompt, extra, future))
         return future
+
+    async def run_tool(
+        self,
+        name: str,
+        input: dict[str, Any],
+        *,
+        on_event: Callable[[Event], Awaitable[None]] | None = None,
+        tool: AnyTool | None = None,
+    ) -> ToolResultBlock:
+        """Run one tool call between runs, through hooks, permissions and sandbox
+        (see `skawld_core.direct_tool.run_tool_call`). Nothing enters the history."""
+        from .direct_tool import run_tool_call
+
+        return await run_tool_call(self, name, input, on_event=on_event, tool=tool)
 
     async def compact(self, focus: str | None = None) -> CompactionEvent | None:
         """Summarize older history now, between runs (the app's `/compact [focus]`).
@@ -211,8 +238,6 @@ class Session:
         """
         if self._run is not None:
             raise ConfigError("Cannot compact while a run is active")
-        from .hooks import HookContext
-
         context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
         event, _ = await self.compact_view("manual", context, focus=focus)
         return event
@@ -234,8 +259,6 @@ class Session:
         errors: list[HookErrorEvent] = []
         hooks = agent.hooks
         if hooks is not None and hooks.has("pre_compact"):
-            from .hooks import PreCompactInput
-
             errors = await hooks.pre_compact(
                 PreCompactInput(trigger=trigger, messages_before=len(view), tokens_before=tokens_before),
                 hook_context,
@@ -294,8 +317,6 @@ class Session:
     @property
     def usage(self) -> Usage:
         """Token usage of every finished run of this session (kept in meta)."""
-        from .sessions.meta import usage_from_meta
-
         return usage_from_meta(self._record.meta)
 
     @property
@@ -319,8 +340,6 @@ class Session:
         engine = self.agent.checkpoints
         if engine is None or self.is_child:
             return None
-        from .sessions.meta import title_from_prompt
-
         try:
             snap = await asyncio.shield(engine.snapshot(f"before: {title_from_prompt(prompt, 72)}"))
         except asyncio.CancelledError:
@@ -337,8 +356,6 @@ class Session:
         if self.is_child:
             return
         import datetime as _dt
-
-        from .sessions.meta import title_from_prompt
 
         entry: dict[str, Any] = {
             "index": index,
@@ -452,8 +469,6 @@ class Run:
     # -- producer side ----------------------------------------------------
 
     def _start(self) -> None:
-        from .loop import RunLoop
-
         self._queue = asyncio.Queue()
         state = RunLoop(self.session, self._prompt, self.options, self.run_id, self._emit, self._emit_nowait)
         state.aborting = self._aborted

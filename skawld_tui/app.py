@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from skawld_core.events import (
@@ -37,14 +36,15 @@ from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from . import slash_commands
 from .app_sessions import SessionsMixin
-from .commands import AppHost, completion_options, dispatch, find_command
+from .commands import AppHost
+from .composer import Composer
 from .file_commands import PromptCommands
-from .path_complete import at_token, complete_path
+from .permission_broker import PermissionBroker
 from .screens.ask_user import AskUserScreen
-from .screens.permission import PermissionAnswer, PermissionScreen
+from .screens.permission import AppPermissionAsker, ask_modal
 from .transcript_model import context_percent, cost_usd, history_items, tail_start
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
-from .widgets.prompt import CompletionList, PromptArea
+from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
 from .widgets.renderer import EventRenderer
 from .widgets.status import StatusBar, sandbox_label
 from .widgets.transcript import HistoryMarker, Transcript, history_widgets
@@ -104,10 +104,9 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
-        self.always_allowed: set[tuple[str, ...]] = set()
         self.running = False
         self.runs_completed = 0
-        self._ask_lock = asyncio.Lock()
+        self.broker = PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(settings, "env", None))
         self._interrupt_pressed = False
         self._last_ctrl_c = 0.0
         self._base_usage = Usage()
@@ -117,12 +116,14 @@ class SkawldApp(SessionsMixin, App[int]):
         self._asks_total = 0
         self._asks_done = 0
         self.renderer: EventRenderer
+        self.composer = Composer(self)
 
     # -- layout ----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield CompletionList(id="completions")
+        yield AttachmentBar(id="attachments")
         yield PromptArea(id="prompt")
         yield StatusBar()
 
@@ -151,6 +152,7 @@ class SkawldApp(SessionsMixin, App[int]):
         self.renderer = EventRenderer(
             self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
         )
+        self.composer.bind_prompt(self.prompt)
         self.prompt.focus()
         self.call_after_refresh(self.start_agent)
 
@@ -176,6 +178,7 @@ class SkawldApp(SessionsMixin, App[int]):
             return
         self.renderer.registry = self.agent.tools
         self.renderer.cwd = self.agent.cwd
+        self.composer.agent_ready(self.agent.cwd)
         trusted = bool(getattr(self.settings, "project_trusted", False))
         self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         self.status.set(model=self.agent.model, mode=self.agent.permission_mode)
@@ -276,26 +279,20 @@ class SkawldApp(SessionsMixin, App[int]):
         await self.submit(message.text)
 
     async def submit(self, text: str) -> None:
-        """Handle one submitted prompt: a slash command, a steer, or a new run."""
-        if await dispatch(self.command_host, text):
-            self.transcript.scroll_end(animate=False)
-            return
-        if self.running:
-            self._steer(text)
-            return
-        await self.start_run(text)
+        """Handle one submitted prompt: a slash command, a `!cmd`, a steer, or a new run."""
+        await self.composer.submit(text)
 
-    def _steer(self, text: str) -> None:
+    def _steer(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         session = self.session
         note = NoteLine(f"queued: {text}", classes="note queued")
         if session is not None and session.is_running:
-            future = session.steer(text)
+            future = session.steer(text, images=images, context=context)
             self._pending_steers.append((text, future, note))
         else:
             self._queued_prompts.append(text)
         self.transcript.mount(note)
 
-    async def start_run(self, text: str) -> None:
+    async def start_run(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         if self.agent is None and self.agent_ready.is_set():
             return  # the agent could not be built (the error is shown)
         index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
@@ -304,10 +301,10 @@ class SkawldApp(SessionsMixin, App[int]):
         self.status.set(state="● running (esc: interrupt)")
         await self.transcript.mount(UserMessage(text, history_index=index))
         self.transcript.anchor()
-        self.run_agent(text)
+        self.run_agent(text, images, context)
 
     @work(group="agent", exit_on_error=False)
-    async def run_agent(self, text: str) -> None:
+    async def run_agent(self, text: str, images: Any = (), context: Any = ()) -> None:
         try:
             await self.session_ready.wait()
             session = self.session
@@ -316,7 +313,7 @@ class SkawldApp(SessionsMixin, App[int]):
             last = [c for c in self.transcript.children if isinstance(c, UserMessage)]
             if last and last[-1].history_index is None:
                 last[-1].history_index = len(session.full_history)
-            async with session.run(text) as run:
+            async with session.run(text, images=images, context=context) as run:
                 async for event in run:
                     await self.renderer.apply(event)
                     self._observe(event)
@@ -391,46 +388,25 @@ class SkawldApp(SessionsMixin, App[int]):
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         if event.text_area is not self.prompt:
             return
-        self._update_completions()
-
-    def _update_completions(self) -> None:
-        prompt = self.prompt
-        text = prompt.text
-        options = completion_options(text, self.prompt_commands)
-        if not options:
-            row, col = prompt.cursor_location
-            line = prompt.document.get_line(row)[:col]
-            token = at_token(line)
-            if token is not None and self.agent is not None:
-                options = [(f"@{p}", f"@{p}") for p in complete_path(self.agent.cwd, token)]
-        self.completions.show(options)
-        prompt.completing = bool(options)
+        self.composer.update_completions()
 
     def on_prompt_area_move_completion(self, message: PromptArea.MoveCompletion) -> None:
         self.completions.move(message.step)
 
     async def on_prompt_area_accept_completion(self, message: PromptArea.AcceptCompletion) -> None:
-        value = self.completions.value
-        prompt = self.prompt
-        self.completions.show([])
-        prompt.completing = False
-        if value is None:
-            return
-        if value.startswith("/"):
-            command = find_command(value[1:], self.prompt_commands)
-            if message.submit:
-                prompt.clear()
-                await self.submit(value)
-            else:
-                prompt.set_text(value + (" " if command and command.args else ""))
-            return
-        row, col = prompt.cursor_location
-        line = prompt.document.get_line(row)[:col]
-        token = at_token(line) or ""
-        start = (row, col - len(token) - 1)
-        prompt.replace(value + ("" if value.endswith("/") else " "), start, (row, col))
-        if value.endswith("/"):
-            self._update_completions()
+        await self.composer.accept_completion(message.submit)
+
+    async def on_prompt_area_paste_requested(self, _: PromptArea.PasteRequested) -> None:
+        self.run_worker(self.composer.paste(), group="composer-paste", exit_on_error=False)
+
+    async def on_prompt_area_images_pasted(self, message: PromptArea.ImagesPasted) -> None:
+        await self.composer.add_image_paths(message.paths)
+
+    async def on_prompt_area_remove_last_attachment(self, _: PromptArea.RemoveLastAttachment) -> None:
+        await self.composer.remove_image()
+
+    async def on_attachment_chip_remove(self, message: AttachmentChip.Remove) -> None:
+        await self.composer.remove_image(message.index)
 
     # -- control -----------------------------------------------------------------------
 
@@ -498,91 +474,14 @@ class SkawldApp(SessionsMixin, App[int]):
 
     # -- callbacks from the agent --------------------------------------------------------
 
-    @staticmethod
-    def always_key(tool_name: str, input: dict[str, Any]) -> tuple[str, ...]:
-        """What "allow always" remembers: the tool, and for Bash the exact command."""
-        if tool_name == "Bash":
-            return (tool_name, str(input.get("command", "")))
-        return (tool_name,)
-
-    async def _ask_modal(self, screen: Screen[Any]) -> Any:
-        """Push a modal and wait for its result; if the wait is cancelled (abort,
-        interrupt), close the modal."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        def resolve(result: Any) -> None:
-            if not future.done():
-                future.set_result(result)
-
-        await self.push_screen(screen, callback=resolve)
-        answered = False
-        try:
-            result = await future
-            answered = True
-            return result
-        finally:
-            # Cancelled (abort, interrupt): the modal must not outlive the question.
-            if not answered and self.screen is screen:
-                screen.dismiss(None)
-
     async def can_use_tool(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
-        """The permission callback: remembered "always" answers, else the modal."""
-        if req.tool_name == "ExitPlanMode":
-            return await self._ask_plan(req)
-        key = self.always_key(req.tool_name, req.input)
-        if key in self.always_allowed:
-            return PermissionAllow()
-        async with self._ask_lock:
-            if key in self.always_allowed:
-                return PermissionAllow()
-            position = f"{self._asks_done + 1} of {self._asks_total}" if self._asks_total > 1 else ""
-            try:
-                answer = await self._ask_modal(
-                    PermissionScreen(
-                        req.tool_name,
-                        req.summary,
-                        req.input,
-                        position=position,
-                        reason=req.reason,
-                        cwd=self.agent.cwd if self.agent else None,
-                    )
-                )
-            finally:
-                self._asks_done += 1
-        if not isinstance(answer, PermissionAnswer):
-            return PermissionDeny(message="The user did not answer.")
-        if answer.interrupt and self.session is not None:
-            self._interrupt_pressed = True
-            self.session.interrupt()
-            self.status.set(state="● interrupting (esc: abort)")
-        if answer.choice == "always":
-            self.always_allowed.add(key)
-            return PermissionAllow()
-        if answer.choice == "allow":
-            return PermissionAllow()
-        return PermissionDeny(message=answer.reason or "The user denied this tool call.")
-
-    async def _ask_plan(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
-        """ExitPlanMode: the plan dialog (never remembered: every plan is reviewed)."""
-        from .screens.plan import PlanAnswer, PlanScreen
-
-        async with self._ask_lock:
-            answer = await self._ask_modal(PlanScreen(str(req.input.get("plan", ""))))
-        if not isinstance(answer, PlanAnswer):
-            return PermissionDeny(message="The user did not answer.")
-        if answer.interrupt and self.session is not None:
-            self._interrupt_pressed = True
-            self.session.interrupt()
-        if answer.choice == "approve":
-            return PermissionAllow()
-        if answer.choice == "accept_edits":
-            return PermissionAllow(set_mode="acceptEdits")
-        return PermissionDeny(message=answer.message)
+        """The permission callback: the broker (plans, remembered rules, the modal)."""
+        return await self.broker.can_use_tool(req)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         """The AskUser handler: a modal with the questions."""
-        async with self._ask_lock:
-            answer = await self._ask_modal(AskUserScreen(list(request.questions)))
+        async with self.broker.lock:
+            answer = await ask_modal(self, AskUserScreen(list(request.questions)))
         return answer if isinstance(answer, dict) else {"declined": True}
 
 

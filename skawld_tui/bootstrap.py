@@ -120,6 +120,7 @@ class Settings:
 
     max_budget_usd: float | None = None
     pricing: PriceTable = field(default_factory=PriceTable)
+    shadowed: tuple[str, ...] = ()  # name clashes lost to skawld's own config (`skawld -v`)
 
     @property
     def sandbox(self) -> dict[str, Any]:
@@ -327,6 +328,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         pricing=PriceTable(
             parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(cfg.provider.base_url)
         ),
+        shadowed=loaded.shadowed,
     )
 
 

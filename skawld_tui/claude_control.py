@@ -5,7 +5,8 @@ stdout) and resolves them from its ``control_response`` lines on stdin. On top o
 
 - `host_can_use_tool`: skawld's `can_use_tool` as a ``can_use_tool`` request
   (``--permission-prompt-tool stdio``); ``updatedInput`` replaces the input,
-  ``updatedPermissions`` (``addRules``, ``setMode``) change the session's rules/mode;
+  ``updatedPermissions`` (``addRules``, ``setMode``) change the session's rules/mode
+  (allow rules for ``destination: "localSettings"`` are also saved, as the app's "always");
 - `host_hooks`: the hook callbacks registered in ``initialize`` as skawld hooks
   (``hook_callback`` requests; Claude's matcher is a regex on the tool name);
 - `sdk_mcp_tools`: the tools of in-process SDK MCP servers (``mcp_message`` requests
@@ -79,6 +80,18 @@ class HostChannel:
 # -- permissions -----------------------------------------------------------------
 
 
+def _remember(agent: Agent, spec: str) -> None:
+    """An allow rule the host sent for ``localSettings``: saved like the app's "always"
+    (`skawld_core.permissions.remembered`), so later sessions honour it."""
+    from skawld_core.errors import ConfigError
+    from skawld_core.permissions.remembered import remember_allow_rules
+
+    try:
+        remember_allow_rules(agent.permissions.project_root, [spec])
+    except (ConfigError, OSError) as exc:
+        warn(f"updatedPermissions: could not save {spec} to .claude/settings.local.json: {exc}")
+
+
 def apply_permission_updates(agent: Agent, updates: object) -> None:
     """Apply ``updatedPermissions`` from a ``can_use_tool`` answer to the running agent."""
     from skawld_core.permissions.claude_rules import parse_claude_rule
@@ -107,6 +120,8 @@ def apply_permission_updates(agent: Agent, updates: object) -> None:
                     agent.permissions.add_rule(r)
                 for note in parsed.notes:
                     warn(note)
+                if update.get("destination") == "localSettings" and update["behavior"] == "allow" and parsed.rules:
+                    _remember(agent, spec)
         elif kind == "setMode" and isinstance(update.get("mode"), str):
             try:
                 agent.set_permission_mode(skawld_mode(update["mode"]))  # type: ignore[arg-type]

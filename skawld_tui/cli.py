@@ -464,6 +464,9 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
         from skawld_core.sandbox import ShellPolicy
 
         sys.stderr.write(f"skawld: {ShellPolicy(sandbox=settings.sandbox).status().describe()}\n")
+        from .setup_report import setup_report
+
+        sys.stderr.writelines(f"skawld: {line}\n" for line in setup_report(settings))
     return settings
 
 

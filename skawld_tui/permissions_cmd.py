@@ -1,5 +1,8 @@
 """``skawld permissions explain "<command or tool call>"``: why a call would be allowed, asked or denied.
 
+``skawld permissions list`` shows the rules a run would use with their files; ``skawld permissions
+remove <n>`` removes a remembered one (see `skawld_tui.permissions_view`).
+
 The input is a shell command (explained as a Bash call) or a tool call:
 ``Read(./.env)``, ``Write(src/x.py)``, ``Skill(deploy)``, or JSON
 ``{"tool": "Read", "input": {"file_path": ".env"}}``. The config is loaded as a
@@ -156,6 +159,10 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     rule = engine.deciding_rule(pending)
     rules = list(engine.rules)
     origins = _rule_origins(settings, 0)  # explain takes no --disallowed-tools
+    if rules and all(o is None for o in origins):  # Claude Code settings files count rules differently
+        from .permissions_view import rule_sources
+
+        origins = list(rule_sources(engine, settings))
     out: dict[str, Any] = {
         "tool": call.tool,
         "input": inp,
@@ -259,6 +266,64 @@ def explain(
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         _print_text(result, notes)
+
+
+def _engine(settings: Any) -> Any:
+    from skawld_core.errors import ConfigError
+    from skawld_core.permissions import PermissionEngine
+
+    try:
+        return PermissionEngine(
+            mode=settings.permission_mode, rules=settings.permission_rules, project_root=settings.cwd
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+
+
+@app.command("list")
+def list_rules(
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON array on stdout.")] = False,
+    cwd: Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Project config file.")] = None,
+    no_user_config: Annotated[bool, typer.Option("--no-user-config", help="Ignore ~/.skawld/config.json.")] = False,
+) -> None:
+    """The rules a run here would use (allow, ask, deny), each with the file it comes from."""
+    from .permissions_view import format_entries, rules_in_effect
+
+    settings, notes = _load(cwd, None, config, no_user_config)
+    entries = rules_in_effect(_engine(settings), None, settings)
+    for note in notes:
+        sys.stderr.write(f"skawld: note: {note}\n")
+    if json_out:
+        rows = [{"decision": e.decision, "rule": e.text, "source": e.source, "removable": e.removable} for e in entries]
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\n".join(format_entries(entries)) + "\n")
+
+
+@app.command("remove")
+def remove_rule(
+    number: Annotated[int, typer.Argument(help="The rule's number in `skawld permissions list`.")],
+    cwd: Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")] = None,
+    config: Annotated[str | None, typer.Option("--config", help="Project config file.")] = None,
+    no_user_config: Annotated[bool, typer.Option("--no-user-config", help="Ignore ~/.skawld/config.json.")] = False,
+) -> None:
+    """Remove a remembered rule (an allow rule of .claude/settings.local.json)."""
+    from skawld_core.errors import ConfigError
+
+    from .permissions_view import remove_entry, rules_in_effect
+
+    settings, _notes = _load(cwd, None, config, no_user_config)
+    entries = rules_in_effect(_engine(settings), None, settings)
+    if not 1 <= number <= len(entries):
+        raise _fail(f"no rule {number}: `skawld permissions list` shows {len(entries)}", EXIT_USAGE)
+    try:
+        done = remove_entry(entries[number - 1], _engine(settings))
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    except (ConfigError, OSError) as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+    sys.stdout.write(done + "\n")
 
 
 @app.callback()

@@ -22,6 +22,8 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from .commands import PlainHost, dispatch
+from .permission_broker import PermissionBroker
+from .plain_permissions import PlainPermissionAsker
 from .transcript_model import (
     cost_usd,
     format_cost,
@@ -34,6 +36,8 @@ from .transcript_model import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from prompt_toolkit import PromptSession
 
     from skawld_core.agent import Agent
@@ -53,14 +57,16 @@ class PlainChat:
         self.prompt = prompt
         self.agent: Agent | None = None
         self.session: Session | None = None
-        self.always: set[tuple[str, ...]] = set()
         self.streaming = False
         self.tools: dict[tuple[str, ...], str] = {}
         self.show_timings = True
-        self._ask_lock = asyncio.Lock()
+        self.broker = PermissionBroker(PlainPermissionAsker(self), lambda: self.agent)
         self.prompt_commands: PromptCommands | None = None
         self.settings: Any = None
         self.host = PlainHost(self)
+        from .plain_composer import PlainComposer
+
+        self.composer = PlainComposer(self)
 
     def commands(self) -> PromptCommands | None:
         """File commands and skills (loaded once the agent exists)."""
@@ -105,65 +111,12 @@ class PlainChat:
         return ""
 
     async def can_use_tool(self, req: CanUseToolRequest) -> Any:
-        from skawld_core.permissions import PermissionAllow, PermissionDeny
-
-        if req.tool_name == "ExitPlanMode":
-            return await self._ask_plan(req)
-        key = (req.tool_name, str(req.input.get("command", ""))) if req.tool_name == "Bash" else (req.tool_name,)
-        if key in self.always:
-            return PermissionAllow()
-        async with self._ask_lock:
-            self.out(f"? Allow {req.tool_name}: {req.summary}", style="bold yellow")
-            if req.reason:
-                self.out(f"  asking because {req.reason}", style="dim")
-            self.show_request(req)
-            while True:
-                answer = (await self.ask("  [y]es once / [a]lways this session / [n]o: ")).lower()
-                if answer in ("y", "yes"):
-                    return PermissionAllow()
-                if answer in ("a", "always"):
-                    self.always.add(key)
-                    return PermissionAllow()
-                if answer in ("n", "no", ""):
-                    reason = await self.ask("  reason (optional): ")
-                    return PermissionDeny(message=reason or "The user denied this tool call.")
-
-    def show_request(self, req: CanUseToolRequest) -> None:
-        """What the approval is about, in full: the command, the diff, or the input."""
-        from rich.syntax import Syntax
-
-        from .file_diff import proposed_change, unified_diff
-
-        change = proposed_change(req.tool_name, req.input, self.agent.cwd if self.agent else None)
-        if change is not None:
-            self.console.print(Syntax(unified_diff(change), "diff", theme="ansi_dark", word_wrap=True))
-        elif req.tool_name == "Bash" and isinstance(req.input.get("command"), str):
-            self.console.print(Syntax(req.input["command"], "bash", theme="ansi_dark", word_wrap=True))
-        elif req.input:
-            self.console.print_json(data=req.input)
-
-    async def _ask_plan(self, req: CanUseToolRequest) -> Any:
-        """ExitPlanMode: print the whole plan, then approve / approve with accept-edits / keep planning."""
-        from skawld_core.permissions import PermissionAllow, PermissionDeny
-
-        from .plan_feedback import keep_planning_message
-
-        async with self._ask_lock:
-            self.out("? The plan:", style="bold yellow")
-            self.out(str(req.input.get("plan", "")))
-            while True:
-                answer = (await self.ask("  [y] approve / [a] approve, accept edits / [n] keep planning: ")).lower()
-                if answer in ("y", "yes"):
-                    return PermissionAllow()
-                if answer in ("a", "accept"):
-                    return PermissionAllow(set_mode="acceptEdits")
-                if answer in ("n", "no", ""):
-                    feedback = await self.ask("  what should change (optional): ")
-                    return PermissionDeny(message=keep_planning_message(feedback))
+        """The permission callback: the broker, asking inline (`plain_permissions`)."""
+        return await self.broker.can_use_tool(req)
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []
-        async with self._ask_lock:
+        async with self.broker.lock:
             for q in request.questions:
                 self.out(f"? [{q.header}] {q.question}", style="bold cyan")
                 for n, opt in enumerate(q.options, start=1):
@@ -267,7 +220,7 @@ class PlainChat:
 
     # -- the loop -----------------------------------------------------------------------
 
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         assert self.session is not None
         session = self.session
         presses = 0
@@ -287,7 +240,7 @@ class PlainChat:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
             installed = True
         try:
-            async with session.run(text) as run:
+            async with session.run(text, images=images, context=context) as run:
                 async for event in run:
                     self.render(event)
         except Exception as exc:  # the chat survives a failed run
@@ -314,11 +267,15 @@ class PlainChat:
             text = text.strip()
             if not text:
                 continue
+            remember(self.prompt, text)
             if await dispatch(self.host, text):
                 if self.host.quitting:
                     return 0
                 continue
-            await self.run_prompt(text)
+            prepared = await self.composer.handle(text)
+            reset_completer(self.prompt)
+            if prepared is not None:
+                await self.run_prompt(prepared[0], images=prepared[1], context=prepared[2])
 
 
 class LinePrompt:
@@ -343,15 +300,43 @@ class LinePrompt:
 def make_prompt_session(
     commands: Callable[[], PromptCommands | None] = lambda: None, **kwargs: Any
 ) -> PromptSession[str]:
-    """A prompt_toolkit session with history and slash-command completion (`commands`
-    gives the file commands and skills once they are loaded)."""
+    """A prompt_toolkit session with the project's history (bound in `run_plain`),
+    slash-command completion from the registry (`commands` gives the file commands
+    and skills once they are loaded) and `@` path completion."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import InMemoryHistory
 
     from .commands import slash_completer
+    from .plain_composer import make_completer
+    from .prompt_history import toolkit_history
 
-    completer = slash_completer(commands)
-    return PromptSession(history=InMemoryHistory(), completer=completer, complete_while_typing=True, **kwargs)
+    completer = make_completer(slash_completer(commands))
+    return PromptSession(history=toolkit_history(), completer=completer, complete_while_typing=True, **kwargs)
+
+
+def bind_project(prompt: Any, cwd: Path) -> None:
+    """Point the prompt's history and `@` completion at the project in `cwd`."""
+    from .prompt_history import PromptHistory
+
+    history: Any = getattr(prompt, "history", None)
+    if hasattr(history, "bind"):
+        history.bind(PromptHistory.for_project(cwd))
+    completer: Any = getattr(prompt, "completer", None)
+    if hasattr(completer, "files"):
+        completer.cwd = cwd
+
+
+def remember(prompt: Any, text: str) -> None:
+    """Persist a submitted line in the project's history."""
+    history: Any = getattr(prompt, "history", None)
+    if hasattr(history, "remember"):
+        history.remember(text)
+
+
+def reset_completer(prompt: Any) -> None:
+    """The next `@` lists the project afresh (once per prompt)."""
+    completer: Any = getattr(prompt, "completer", None)
+    if hasattr(completer, "files"):
+        completer.files = None
 
 
 async def run_plain(
@@ -373,12 +358,13 @@ async def run_plain(
         prompt_session = make_prompt_session(source) if interactive else LinePrompt(console)  # type: ignore[assignment]
     assert prompt_session is not None
     chat = PlainChat(console, prompt_session)
-    chat.settings = settings
+    chat.settings = settings  # /permissions names the rules' files
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
     except Exception as exc:
         chat.out(f"could not start the agent: {type(exc).__name__}: {exc}", style="bold red")
         return 1
+    bind_project(prompt_session, chat.agent.cwd)
     try:
         chat.session = await chat.agent.session(resume_id)
         chat.out(

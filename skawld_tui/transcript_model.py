@@ -27,11 +27,20 @@ _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
 
 
 def user_prompt_text(message: Message) -> str:
-    """What the user typed: the text blocks without the `<env>` block and reminders."""
-    parts = [b.text for b in message.content if isinstance(b, TextBlock) and not b.text.startswith(_HIDDEN_PREFIXES)]
+    """What the user typed: the text blocks without the `<env>` block and reminders
+    (a `!cmd` carried by the message shows as `! cmd`, its output is left out)."""
+    parts = []
+    for b in message.content:
+        if not isinstance(b, TextBlock) or b.text.startswith(_HIDDEN_PREFIXES):
+            continue
+        if b.text.startswith("<bash-"):
+            if b.text.startswith("<bash-input>"):
+                parts.append("! " + b.text.removeprefix("<bash-input>").removesuffix("</bash-input>"))
+            continue
+        parts.append(b.text)
     images = sum(1 for b in message.content if isinstance(b, ImageBlock))
     text = "\n".join(parts)
-    if images:
+    if images and "[image: " not in text:  # the composer already labelled them
         text += f"\n[{images} image{'s' if images > 1 else ''}]"
     return text.strip()
 

@@ -1,7 +1,8 @@
 """`HookRunner`: validates hook configuration and runs hooks with matchers and timeouts.
 
 Policy (reference §2.9): PreToolUse fails **closed** (a raise or timeout
-denies the call with "Hook failed: <msg>"); every other hook fails **open**.
+denies the call with "Hook failed: <msg>") unless its entry is `fail_open` (Claude
+Code's command hooks); every other hook fails **open**.
 Every failure is reported as a `HookErrorEvent` in the result's `errors`.
 """
 
@@ -113,13 +114,15 @@ def _entry(where: str, raw: object) -> list[HookEntry]:
         hook: object = raw.hook
         matcher: object = raw.matcher
         timeout: object = raw.timeout_ms
+        fail_open = raw.fail_open
         hooks: list[object] = [hook]
     elif isinstance(raw, Mapping):
-        unknown = set(raw) - {"hook", "hooks", "matcher", "timeout_ms", "timeoutMs"}
+        unknown = set(raw) - {"hook", "hooks", "matcher", "timeout_ms", "timeoutMs", "fail_open"}
         if unknown:
             raise ConfigError(f"hooks.{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
         matcher = raw.get("matcher")
         timeout = raw.get("timeout_ms", raw.get("timeoutMs", 60000))
+        fail_open = raw.get("fail_open") is True
         if "hooks" in raw:
             many = raw["hooks"]
             if not isinstance(many, list | tuple) or not many:
@@ -128,7 +131,7 @@ def _entry(where: str, raw: object) -> list[HookEntry]:
         else:
             hooks = [raw.get("hook")]
     elif callable(raw):
-        hooks, matcher, timeout = [raw], None, 60000
+        hooks, matcher, timeout, fail_open = [raw], None, 60000, False
     else:
         raise ConfigError(f"hooks.{where}: expected a hook entry, got {type(raw).__name__}")
     if timeout is None:
@@ -141,7 +144,7 @@ def _entry(where: str, raw: object) -> list[HookEntry]:
     for fn in hooks:
         if not callable(fn):
             raise ConfigError(f"hooks.{where}: hook must be a function")
-        out.append(HookEntry(hook=fn, matcher=matcher, timeout_ms=float(timeout)))
+        out.append(HookEntry(hook=fn, matcher=matcher, timeout_ms=float(timeout), fail_open=fail_open))
     return out
 
 
@@ -271,6 +274,8 @@ class HookRunner:
                 result.errors.append(
                     HookErrorEvent(hook_event="PreToolUse", message=failure.message, tool_use_id=inp.tool_use_id)
                 )
+                if entry.fail_open:
+                    continue
                 return self._deny(result, current, summary, f"Hook failed: {failure.message}")
             if kind == "deny":
                 return self._deny(result, current, summary, reason or "Denied by PreToolUse hook")

@@ -43,12 +43,13 @@ HOOK_EVENT_NAMES: tuple[HookEventName, ...] = ("PreToolUse", "PostToolUse", "Use
 class HookContext:
     """Per-invocation context. Cancellation is asyncio's (no signal).
 
-    `cwd` is normalized to a `Path`.
+    `cwd` is normalized to a `Path`; `permission_mode` is the agent's mode when the hook runs.
     """
 
     session_id: str
     run_id: str
     cwd: Path | str
+    permission_mode: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.cwd, Path):
@@ -159,7 +160,8 @@ HookFunction = Callable[[Any, HookContext], Awaitable[Any]]
 
 @dataclass(frozen=True)
 class HookEntry:
-    """One registered hook: the function, an optional tool-name glob, a timeout in ms.
+    """One registered hook: the function, an optional tool-name glob, a timeout in ms
+    (and, for PreToolUse, whether a failure lets the call through).
 
     `matcher` applies only to PreToolUse/PostToolUse: a case-sensitive glob
     where `*` matches any run of characters. `None` matches every tool.
@@ -168,6 +170,9 @@ class HookEntry:
     hook: HookFunction
     matcher: str | None = None
     timeout_ms: float = 60000
+    fail_open: bool = False
+    """PreToolUse only: a hook that raises or times out lets the call continue (reported as a
+    `HookErrorEvent`) instead of denying it; Claude Code's command hooks behave so."""
 
 
 HookMatcher = HookEntry

@@ -24,7 +24,7 @@ from .naming import check_server_names, plan_tool_names
 from .tool import McpTool
 
 if TYPE_CHECKING:
-    from ..agent import Agent
+    from ..host import ExtensionHost
 
 __all__ = ["McpManager", "McpServerStatus", "connect_mcp", "mcp_status"]
 
@@ -47,7 +47,7 @@ class McpServerStatus:
 class McpManager:
     """All MCP connections of one Agent."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: ExtensionHost) -> None:
         self.agent = agent
         self.fail_fast = agent.mcp_fail_fast
         self.connections: dict[str, ServerConnection] = {}
@@ -163,15 +163,14 @@ class McpManager:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 
 
-async def connect_mcp(agent: Agent) -> McpManager:
+async def connect_mcp(agent: ExtensionHost) -> McpManager:
     """Connect the agent's MCP servers once and register their tools.
 
-    Stored in `agent.extensions["mcp"]` only on success, so a fail-fast error
+    Stored in `agent.extensions.mcp` only on success, so a fail-fast error
     leaves nothing behind and a later `session()` retries.
     """
-    existing = agent.extensions.get("mcp")
-    if isinstance(existing, McpManager):
-        return existing
+    if agent.extensions.mcp is not None:
+        return agent.extensions.mcp
     manager = McpManager(agent)
     await manager.connect()
     registered: list[str] = []
@@ -184,13 +183,13 @@ async def connect_mcp(agent: Agent) -> McpManager:
             agent.tools.unregister(name)
         await manager.close()
         raise
-    agent.extensions["mcp"] = manager
+    agent.extensions.mcp = manager
     agent.invalidate_system_prompt()
     return manager
 
 
-def mcp_status(agent: Agent) -> list[McpServerStatus]:
+def mcp_status(agent: ExtensionHost) -> list[McpServerStatus]:
     """The state of every configured server of `agent` (empty before the first
     `session()` or without servers): for `/mcp`-style displays."""
-    manager = agent.extensions.get("mcp")
-    return manager.status() if isinstance(manager, McpManager) else []
+    manager = agent.extensions.mcp
+    return manager.status() if manager is not None else []

@@ -168,6 +168,15 @@ class PermissionEngine:
         """Append a rule (it is evaluated after every existing rule)."""
         self._rules.append(parse_rule(rule))
 
+    def remove_rule(self, rule: Rule | Mapping[str, Any]) -> bool:
+        """Remove the last rule equal to `rule` (the most recently added); False when none is."""
+        wanted = parse_rule(rule)
+        for index in range(len(self._rules) - 1, -1, -1):
+            if self._rules[index] == wanted:
+                del self._rules[index]
+                return True
+        return False
+
     # -- evaluation -----------------------------------------------------------------
 
     def _cwd(self, call: PendingToolCall) -> Path:

@@ -31,6 +31,7 @@ __all__ = [
     "end_processes",
     "is_alive",
     "process_table",
+    "signal_all",
 ]
 
 CALL_TOKEN_VAR = "SKAWLD_BASH_CALL"
@@ -170,6 +171,18 @@ def _call_processes_by_table(root: int | None, marker: bytes) -> set[int]:
     return {p for p in found if table[p][1] not in ("Z", "X")}
 
 
+def signal_all(pids: Iterable[int], sig: signal.Signals) -> None:
+    """Send `sig` to every pid as if at once: all are stopped first, so a shell
+    cannot see its child die and run the script's next command before its own
+    signal arrives (we may be preempted between two `kill` calls)."""
+    pids = list(pids)
+    if sig != signal.SIGKILL:
+        _signal(pids, signal.SIGSTOP)
+    _signal(pids, sig)
+    if sig != signal.SIGKILL:
+        _signal(pids, signal.SIGCONT)
+
+
 def _signal(pids: Iterable[int], sig: signal.Signals) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -195,13 +208,13 @@ async def end_processes(token: str, grace_s: float, *, root: int | None = None, 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace_s
     pids = {p for p in known if is_alive(p)}
-    _signal(pids, signal.SIGTERM)
+    signal_all(pids, signal.SIGTERM)
     quiet, delay = 0, 0.005
     try:
         while True:
             fresh = call_processes(root, token) - pids
             if fresh:
-                _signal(fresh, signal.SIGTERM)
+                signal_all(fresh, signal.SIGTERM)
                 pids |= fresh
                 quiet = 0
             else:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._pg_sql import NOW, TASK_ORDER, dumps, iso, task_of
+from ._pg_sql import NOW, TASK_ORDER, iso, task_of
 from .claims import GraphProgress, Outcome, TaskClaim
+from .rows import dumps
 from .task_graph import json_copy
 
 if TYPE_CHECKING:

@@ -40,10 +40,10 @@ from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
 from ._pg_sql import ISO as _ISO
 from ._pg_sql import NOW as _NOW
-from ._pg_sql import SKILLS, record_of, task_of
 from ._pg_sql import TASK_ORDER as _TASK_ORDER
-from ._pg_sql import dumps as _dumps
+from ._pg_sql import record_of, task_of
 from .dsn import redact_dsn, scrub
+from .rows import SKILLS, dumps
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
@@ -113,7 +113,7 @@ class PostgresSessionStore(PostgresTaskClaims):
     async def create(self, *, id: str | None = None, meta: Mapping[str, Any] | None = None) -> SessionRecord:
         """Create a session, or return the existing one (its meta unchanged)."""
         session_id = id if id is not None else str(uuid.uuid4())
-        meta_json = _dumps(json_copy(meta or {}, "Session meta"))
+        meta_json = dumps(json_copy(meta or {}, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             await conn.execute(
@@ -122,7 +122,7 @@ class PostgresSessionStore(PostgresTaskClaims):
                 session_id,
                 meta_json,
             )
-            record = await self._loadrecord_of(conn, session_id)
+            record = await self._load_record(conn, session_id)
             assert record is not None
             return record
 
@@ -132,7 +132,7 @@ class PostgresSessionStore(PostgresTaskClaims):
         """The session record (a fresh copy), or `None`."""
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord | None:
-            return await self._loadrecord_of(conn, id)
+            return await self._load_record(conn, id)
 
         return await self._run("load session", work, write=False)
 
@@ -151,7 +151,7 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def update_meta(self, id: str, meta: Mapping[str, Any]) -> SessionRecord:
         """Shallow-merge `meta` into the session's meta (one atomic statement)."""
-        patch = _dumps(json_copy(meta, "Session meta"))
+        patch = dumps(json_copy(meta, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             row = await conn.fetchrow(
@@ -251,7 +251,7 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def create_task(self, session_id: str, input: CreateTaskInput) -> Task:
         """Create a task with the session's next numeric id (never reused)."""
-        metadata_json = _dumps(json_copy(input.metadata, "Task metadata"))
+        metadata_json = dumps(json_copy(input.metadata, "Task metadata"))
 
         async def work(conn: asyncpg.Connection[Any]) -> Task:
             row = await conn.fetchrow(
@@ -337,7 +337,7 @@ class PostgresSessionStore(PostgresTaskClaims):
                 scalars.active_form,
                 scalars.status,
                 scalars.owner,
-                _dumps(scalars.metadata),
+                dumps(scalars.metadata),
             )
             if plan.remove:
                 await conn.executemany(
@@ -515,7 +515,7 @@ class PostgresSessionStore(PostgresTaskClaims):
         if status.endswith(" 0"):
             raise SessionStoreError(f"Session {id!r} not found")
 
-    async def _loadrecord_of(self, conn: asyncpg.Connection[Any], id: str) -> SessionRecord | None:
+    async def _load_record(self, conn: asyncpg.Connection[Any], id: str) -> SessionRecord | None:
         row = await conn.fetchrow(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = $1", id)
         return record_of(row) if row is not None else None
 

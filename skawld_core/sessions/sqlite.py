@@ -10,7 +10,6 @@ serializes writers in other processes through SQLite's file lock).
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -18,23 +17,23 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import aiosqlite
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ..project_dir import ensure_local_dir
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
+from .rows import SKILLS, dumps, record_of, task_of
 from .sqlite_claims import SqliteTaskClaims
 from .sqlite_import import SqliteSessionImport
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
-from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
+from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, plan_edges, sorted_ids
 
 T = TypeVar("T")
 Work = Callable[[aiosqlite.Connection], Awaitable[T]]
 Mode = Literal["query", "read", "write"]
 
-_SKILLS = TypeAdapter(list[InvokedSkillRecord])
 _SESSION_COLUMNS = "id, created_at, updated_at, meta_json, invoked_skills_json"
 _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata_json, created_at, updated_at"
 _BUSY_TIMEOUT_S = 10.0
@@ -67,7 +66,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
     async def create(self, *, id: str | None = None, meta: Mapping[str, Any] | None = None) -> SessionRecord:
         """Create a session, or return the existing one (its meta unchanged)."""
         session_id = id if id is not None else str(uuid.uuid4())
-        meta_json = _dumps(json_copy(meta or {}, "Session meta"))
+        meta_json = dumps(json_copy(meta or {}, "Session meta"))
 
         async def work(conn: aiosqlite.Connection) -> SessionRecord:
             now = self._clock.now()
@@ -98,7 +97,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
                 f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
                 (sql_limit, max(offset, 0)),
             )
-            return [_record(row) for row in rows]
+            return [record_of(row) for row in rows]
 
         return await self._run("list sessions", work, "query")
 
@@ -111,7 +110,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
             merged = {**record.meta, **patch}
             await conn.execute(
                 "UPDATE sessions SET meta_json = ?, updated_at = ? WHERE id = ?",
-                (_dumps(merged), self._clock.now(), id),
+                (dumps(merged), self._clock.now(), id),
             )
             updated = await self._load_record(conn, id)
             assert updated is not None
@@ -172,7 +171,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
 
     async def set_invoked_skills(self, id: str, skills: Sequence[InvokedSkillRecord]) -> None:
         """Replace the session's invoked-skill list."""
-        payload = _SKILLS.dump_json(list(skills)).decode()
+        payload = SKILLS.dump_json(list(skills)).decode()
 
         async def work(conn: aiosqlite.Connection) -> None:
             cursor = await conn.execute(
@@ -188,7 +187,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
 
     async def create_task(self, session_id: str, input: CreateTaskInput) -> Task:
         """Create a task with the session's next numeric id (never reused)."""
-        metadata_json = _dumps(json_copy(input.metadata, "Task metadata"))
+        metadata_json = dumps(json_copy(input.metadata, "Task metadata"))
 
         async def work(conn: aiosqlite.Connection) -> Task:
             now = self._clock.now()
@@ -240,7 +239,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
                 f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = ? ORDER BY CAST(id AS INTEGER), id",
                 (session_id,),
             )
-            tasks = [_task(row, edges) for row in rows]
+            tasks = [task_of(row, edges) for row in rows]
             order = {tid: i for i, tid in enumerate(sorted_ids(t.id for t in tasks))}
             return sorted(tasks, key=lambda t: order[t.id])
 
@@ -275,7 +274,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
                     scalars.active_form,
                     scalars.status,
                     scalars.owner,
-                    _dumps(scalars.metadata),
+                    dumps(scalars.metadata),
                     now,
                     session_id,
                     task_id,
@@ -428,7 +427,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
     async def _load_record(self, conn: aiosqlite.Connection, id: str) -> SessionRecord | None:
         cursor = await conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (id,))
         row = await cursor.fetchone()
-        return _record(row) if row is not None else None
+        return record_of(row) if row is not None else None
 
     async def _edges(self, conn: aiosqlite.Connection, session_id: str) -> list[Edge]:
         rows = await conn.execute_fetchall(
@@ -443,54 +442,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session_id = ? AND id = ?", (session_id, task_id)
         )
         row = await cursor.fetchone()
-        return _task(row, edges) if row is not None else None
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _loads_dict(raw: str, what: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise SessionStoreError(f"Corrupt {what} in session database: {exc}") from exc
-    if not isinstance(value, dict):
-        raise SessionStoreError(f"Corrupt {what} in session database: expected an object")
-    return value
-
-
-def _record(row: Any) -> SessionRecord:
-    id_, created_at, updated_at, meta_json, skills_json = row
-    try:
-        skills = _SKILLS.validate_json(skills_json)
-    except ValidationError as exc:
-        raise SessionStoreError(f"Corrupt invoked skills of session {id_!r}: {exc}") from exc
-    return SessionRecord(
-        id=id_,
-        created_at=created_at,
-        updated_at=updated_at,
-        meta=_loads_dict(meta_json, "session meta"),
-        invoked_skills=skills,
-    )
-
-
-def _task(row: Any, edges: Sequence[Edge] | set[Edge]) -> Task:
-    task_id, subject, description, active_form, status, owner, metadata_json, created_at, updated_at = row
-    blocks, blocked_by = links_for(str(task_id), edges)
-    return Task(
-        id=str(task_id),
-        subject=subject,
-        description=description,
-        active_form=active_form,
-        status=status,
-        owner=owner,
-        metadata=_loads_dict(metadata_json, "task metadata"),
-        blocks=blocks,
-        blocked_by=blocked_by,
-        created_at=created_at,
-        updated_at=updated_at,
-    )
+        return task_of(row, edges) if row is not None else None
 
 
 async def _quiet_close(conn: aiosqlite.Connection) -> None:

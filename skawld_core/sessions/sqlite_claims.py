@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from .claims import GraphProgress, Outcome, TaskClaim
+from .rows import dumps
 from .task_graph import json_copy
 
 T = TypeVar("T")
@@ -75,7 +76,7 @@ class SqliteTaskClaims:
             await conn.execute(
                 "UPDATE tasks SET status = 'in_progress', owner = ?, metadata_json = ?, updated_at = ?"
                 " WHERE session_id = ? AND id = ?",
-                (worker, _dumps(metadata), self._clock.now(), session_id, task_id),
+                (worker, dumps(metadata), self._clock.now(), session_id, task_id),
             )
             await conn.execute(
                 "INSERT INTO task_leases (session_id, task_id, worker, expires_at, attempts) VALUES (?, ?, ?, ?, ?)"
@@ -126,7 +127,7 @@ class SqliteTaskClaims:
             metadata = {**json.loads(row[0]), **extra, "outcome": outcome, "result": result, "worker": worker}
             await conn.execute(
                 "UPDATE tasks SET status = 'completed', metadata_json = ?, updated_at = ? WHERE session_id = ? AND id = ?",
-                (_dumps(metadata), self._clock.now(), session_id, task_id),
+                (dumps(metadata), self._clock.now(), session_id, task_id),
             )
             await conn.execute(
                 "UPDATE task_leases SET worker = NULL, expires_at = NULL WHERE session_id = ? AND task_id = ?",
@@ -183,10 +184,6 @@ async def _holds(conn: aiosqlite.Connection, session_id: str, task_id: str, work
         (session_id, task_id, worker),
     )
     return await cursor.fetchone() is not None
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _iso(epoch: float) -> str:

@@ -3,22 +3,18 @@ verbatim in one ``BEGIN IMMEDIATE`` transaction."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiosqlite
 
+from .rows import dumps
 from .store import Task
 from .transfer import ImportCounts, SessionDump
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _task_row(sid: str, t: Task) -> tuple[Any, ...]:
-    meta = _dumps(t.metadata)
+    meta = dumps(t.metadata)
     return (sid, t.id, t.subject, t.description, t.active_form, t.status, t.owner, meta, t.created_at, t.updated_at)
 
 
@@ -40,8 +36,8 @@ class SqliteSessionImport:
                     sid,
                     rec.created_at,
                     rec.updated_at,
-                    _dumps(rec.meta),
-                    _dumps([s.model_dump(mode="json") for s in rec.invoked_skills]),
+                    dumps(rec.meta),
+                    dumps([s.model_dump(mode="json") for s in rec.invoked_skills]),
                 ),
             )
             counts.sessions = cursor.rowcount

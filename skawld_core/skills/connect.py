@@ -12,7 +12,7 @@ from .types import SkillLoadResult
 from .untrusted import strip_grants
 
 if TYPE_CHECKING:
-    from ..agent import Agent
+    from ..host import ExtensionHost
 
 __all__ = ["install_skills"]
 
@@ -20,24 +20,23 @@ log = logging.getLogger("skawld.skills")
 log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
-def install_skills(agent: Agent) -> SkillLoadResult:
+def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     """Load skills from the agent's config dirs; register `Skill` when at least
     one loaded, append the auto-allow rules for plain skills, and hand the
     summaries and listing to the agent. The result is kept in
-    `agent.extensions["skills"]` (with its skip reasons)."""
-    existing = agent.extensions.get("skills")
-    if isinstance(existing, SkillLoadResult):
-        return existing
+    `agent.extensions.skills` (with its skip reasons)."""
+    if agent.extensions.skills is not None:
+        return agent.extensions.skills
     reserved = set(BUILTIN_TOOL_NAMES) | {n for n in agent.tools.names() if not n.startswith("mcp__")}
     result = load_skills(agent.config_dirs, reserved)
-    untrusted = getattr(agent, "untrusted_config_dirs", [])
+    untrusted = agent.untrusted_config_dirs
     result.skills = [
         strip_grants(s, s.directory, untrusted, allowed_tools=(), model=None, grants_withheld=bool(s.allowed_tools))
         for s in result.skills
     ]
     for skipped in result.skipped:
         log.warning("skill skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
-    agent.extensions["skills"] = result
+    agent.extensions.skills = result
     if not result.skills:
         agent.set_skills([], None)
         return result

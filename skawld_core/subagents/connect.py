@@ -11,7 +11,7 @@ from .registry import SubagentRegistry
 from .tool import SubagentTool
 
 if TYPE_CHECKING:
-    from ..agent import Agent
+    from ..host import ExtensionHost
 
 __all__ = ["install_subagents"]
 
@@ -19,22 +19,21 @@ log = logging.getLogger("skawld.subagents")
 log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
-def install_subagents(agent: Agent) -> SubagentRegistry:
+def install_subagents(agent: ExtensionHost) -> SubagentRegistry:
     """Load `<configDir>/agents/*.md` and register `Subagent` (always: the
     built-in `_default` agent exists). The registry is kept in
-    `agent.extensions["subagents"]`, the load result in
-    `agent.extensions["subagent_definitions"]`."""
-    existing = agent.extensions.get("subagents")
-    if isinstance(existing, SubagentRegistry):
-        return existing
+    `agent.extensions.subagents`, the load result in
+    `agent.extensions.subagent_definitions`."""
+    if agent.extensions.subagents is not None:
+        return agent.extensions.subagents
     result = load_agent_definitions(agent.config_dirs)
-    untrusted = getattr(agent, "untrusted_config_dirs", [])
+    untrusted = agent.untrusted_config_dirs
     result.agents = [strip_grants(a, a.path, untrusted, model=None) for a in result.agents]
     for skipped in result.skipped:
         log.warning("subagent skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
     registry = SubagentRegistry(result.agents)
-    agent.extensions["subagents"] = registry
-    agent.extensions["subagent_definitions"] = result
+    agent.extensions.subagents = registry
+    agent.extensions.subagent_definitions = result
     if isinstance(agent.tools.get(SubagentTool.name), SubagentTool):
         agent.tools.unregister(SubagentTool.name)
     agent.tools.register(SubagentTool(registry))

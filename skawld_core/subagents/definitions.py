@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..claude_tools import map_tool_name
 from ..skills.frontmatter import FrontmatterError, model_override, name_slug, sorted_entries, split_frontmatter
 
 __all__ = [
@@ -82,6 +83,7 @@ def normalize_tools(value: Any) -> tuple[str, ...] | None:
         paren = name.find("(")
         if paren != -1:
             name = name[:paren].strip()
+        name = map_tool_name(name)  # Claude Code's MultiEdit is skawld's Edit, …
         if name and name not in out:
             out.append(name)
     return tuple(out)

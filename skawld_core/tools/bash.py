@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..sandbox.policy import Launch, ShellPolicy, sandbox_denial_note
-from ..sandbox.procs import call_processes, end_processes
+from ..sandbox.procs import call_processes, end_processes, signal_all
 from .base import Tool, ToolContext, ToolResult
 from .text_format import truncation_marker
 
@@ -133,9 +133,7 @@ async def terminate_call(proc: asyncio.subprocess.Process, launch: Launch) -> No
         await terminate_group(proc)
         return
     escaped = call_processes(proc.pid, launch.token)
-    for pid in escaped:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGTERM)
+    signal_all(escaped, signal.SIGTERM)
     await terminate_group(proc)
     await end_processes(launch.token, 0.0, root=None, known=escaped)
 

@@ -1,40 +1,49 @@
-"""The permission modal: Allow once (y), Allow always for this session (a), Deny (n)."""
+"""The permission modal and the app's side of the permission broker.
+
+Allow once (y); always allow in this project (a), showing the exact rule(s) it
+saves to ``.claude/settings.local.json``; allow for this session (s); deny (n,
+with an optional reason); Esc denies and interrupts. `AppPermissionAsker` is the
+app's `PermissionAsker` (see `skawld_tui.permission_broker`).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
 from ..file_diff import proposed_change, render_diff
+from ..permission_broker import Choice, PermissionAnswer, RuleOffer
 
-Choice = Literal["allow", "always", "deny"]
+if TYPE_CHECKING:
+    from skawld_core.permissions import CanUseToolRequest
 
+    from ..app import SkawldApp
+    from .plan import PlanAnswer
 
-@dataclass(frozen=True)
-class PermissionAnswer:
-    """What the user decided; `reason` goes to the model on deny."""
-
-    choice: Choice
-    reason: str = ""
-    interrupt: bool = False
+__all__ = ["AppPermissionAsker", "PermissionAnswer", "PermissionScreen", "ask_modal"]
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer]):
     """Asks whether one tool call may run."""
 
+    DEFAULT_CSS = """
+    #permission-rule { margin-top: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer('allow')", "Allow once"),
-        Binding("a", "answer('always')", "Allow always"),
+        Binding("a", "answer('always')", "Always allow in this project"),
+        Binding("s", "answer('session')", "Allow for this session"),
         Binding("n", "answer('deny')", "Deny"),
         Binding("escape", "escape", "Deny and interrupt"),
     ]
@@ -48,6 +57,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         position: str = "",
         reason: str | None = None,
         cwd: Path | None = None,
+        offer: RuleOffer | None = None,
     ) -> None:
         super().__init__(classes="permission-screen")
         self.tool_name = tool_name
@@ -56,6 +66,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self.position = position
         self.reason = reason
         self.cwd = cwd
+        self.offer = offer or RuleOffer(why_not="no rule is offered")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-dialog"):
@@ -68,11 +79,22 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
                 yield Static(Text(f"Asking because {self.reason}", style="italic"), id="permission-reason")
             with VerticalScroll(id="permission-input"):
                 yield Static(self._input_renderable(), markup=False)
+            yield Static(self._rule_text(), id="permission-rule", markup=False)
             yield Input(placeholder="Reason for denying (optional), then Enter", id="deny-reason")
             with Horizontal(id="permission-buttons"):
                 yield Button("Allow once (y)", id="allow", variant="success")
-                yield Button("Always allow this session (a)", id="always", variant="primary")
+                if self.offer.rules:
+                    yield Button("Always (a)", id="always", variant="primary")
+                yield Button("This session (s)", id="session")
                 yield Button("Deny (n)", id="deny", variant="error")
+
+    def _rule_text(self) -> Text:
+        if self.offer.rules:
+            text = Text("Always (a) saves ")
+            text.append(self.offer.text, style="bold")
+            text.append(" to this project's .claude/settings.local.json")
+            return text
+        return Text(f"No project rule can cover this call: {self.offer.why_not}.", style="italic")
 
     def _input_renderable(self) -> Any:
         change = proposed_change(self.tool_name, self.tool_input, self.cwd)
@@ -86,6 +108,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self.query_one("#allow", Button).focus()
 
     def action_answer(self, choice: Choice) -> None:
+        if choice == "always" and not self.offer.rules:
+            self.notify(f"no project rule for this call: {self.offer.why_not}", severity="warning")
+            return
         reason = self.query_one("#deny-reason", Input).value.strip() if choice == "deny" else ""
         self.dismiss(PermissionAnswer(choice, reason))
 
@@ -94,9 +119,75 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id in ("allow", "always", "deny"):
+        if event.button.id in ("allow", "always", "session", "deny"):
             self.action_answer(event.button.id)  # type: ignore[arg-type]
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_answer("deny")
+
+
+async def ask_modal(app: SkawldApp, screen: Screen[Any]) -> Any:
+    """Push a modal and wait for its result; if the wait is cancelled (abort,
+    interrupt), close the modal."""
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def resolve(result: Any) -> None:
+        if not future.done():
+            future.set_result(result)
+
+    await app.push_screen(screen, callback=resolve)
+    answered = False
+    try:
+        result = await future
+        answered = True
+        return result
+    finally:
+        # Cancelled (abort, interrupt): the modal must not outlive the question.
+        if not answered and app.screen is screen:
+            screen.dismiss(None)
+
+
+class AppPermissionAsker:
+    """The app's `PermissionAsker`: the permission modal and the plan dialog."""
+
+    def __init__(self, app: SkawldApp) -> None:
+        self.app = app
+
+    async def ask_permission(self, req: CanUseToolRequest, offer: RuleOffer) -> PermissionAnswer | None:
+        app = self.app
+        position = f"{app._asks_done + 1} of {app._asks_total}" if app._asks_total > 1 else ""
+        try:
+            answer = await ask_modal(
+                app,
+                PermissionScreen(
+                    req.tool_name,
+                    req.summary,
+                    req.input,
+                    position=position,
+                    reason=req.reason,
+                    cwd=app.agent.cwd if app.agent else None,
+                    offer=offer,
+                ),
+            )
+        finally:
+            app._asks_done += 1
+        return answer if isinstance(answer, PermissionAnswer) else None
+
+    async def ask_plan(self, req: CanUseToolRequest) -> PlanAnswer | None:
+        from .plan import PlanAnswer, PlanScreen
+
+        answer = await ask_modal(self.app, PlanScreen(str(req.input.get("plan", ""))))
+        return answer if isinstance(answer, PlanAnswer) else None
+
+    def interrupt(self) -> None:
+        app = self.app
+        if app.session is not None:
+            app._interrupt_pressed = True
+            app.session.interrupt()
+            app.status.set(state="● interrupting (esc: abort)")
+
+    def notice(self, text: str, *, warning: bool = False) -> None:
+        from ..widgets.blocks import NoteLine
+
+        self.app.transcript.mount(NoteLine(text, classes="note -warning" if warning else "note"))

@@ -133,7 +133,7 @@ async def test_crash_mid_call_then_restart(tmp_path: Path) -> None:
     assert "server 'fx' went away during the call" in str(crash.content)
     second = await run_calls(agent, ("mcp__fx__pid", {}, "p2"))
     assert not second["p2"].is_error and second["p2"].content != first["p1"].content
-    assert agent.extensions["mcp"].connections["fx"].starts == 2
+    assert agent.extensions.mcp.connections["fx"].starts == 2
     await agent.close()
 
 
@@ -146,7 +146,7 @@ async def test_hang_times_out_and_server_stays_usable(tmp_path: Path) -> None:
         and out["h"].content == "MCP tool failed: server 'fx' gave no answer within 800 ms for 'hang'."
     )
     assert out["e"].content == "echo: still here"
-    assert agent.extensions["mcp"].connections["fx"].starts == 1
+    assert agent.extensions.mcp.connections["fx"].starts == 1
     await agent.close()
 
 
@@ -327,7 +327,7 @@ async def test_parallel_read_only_calls_share_one_connection(tmp_path: Path) -> 
     agent = make_agent(tmp_path, ScriptedProvider(), mcp_servers={"fx": fixture_entry()})
     out = await run_calls(agent, *(("mcp__fx__echo", {"text": str(i)}, f"e{i}") for i in range(5)))
     assert [out[f"e{i}"].content for i in range(5)] == [f"echo: {i}" for i in range(5)]
-    assert agent.extensions["mcp"].connections["fx"].starts == 1
+    assert agent.extensions.mcp.connections["fx"].starts == 1
     await agent.close()
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
+import pytest
 import pytest_textual_snapshot as pts
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
@@ -22,3 +23,10 @@ class TopLevelSVG(pts.SVGImageExtension):
 
 
 pts.SVGImageExtension = TopLevelSVG  # type: ignore[misc]  # snap_compare looks the class up per call
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each app test gets its own HOME: the prompt history (and anything else kept
+    under ``~/.skawld``) never touches the real one."""
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))

@@ -149,10 +149,10 @@ async def test_permission_modal_allow_always_deny_by_key() -> None:
         await pilot.press("y")  # allow once
         await until(lambda: isinstance(app.screen, PermissionScreen) and app.screen.tool_input == {"path": "b"}, pilot)
         assert writer.calls == ["a"]
-        await pilot.press("a")  # always: w3 is not asked
+        await pilot.press("s")  # this session: w3 is not asked
         await run_done(pilot)
         assert writer.calls == ["a", "b", "c"]
-        assert ("MockWrite",) in app.always_allowed
+        assert ("MockWrite",) in app.broker.session_allowed
         await send(pilot, "exec")
         await until(lambda: isinstance(app.screen, PermissionScreen), pilot)
         app.screen.query_one("#deny-reason").value = "not now"  # type: ignore[attr-defined]

@@ -1,0 +1,74 @@
+"""Row conversions shared by the SQL stores (SQLite and PostgreSQL): JSON columns,
+and session/task rows to `SessionRecord` / `Task`.
+
+The stores keep timestamps as ISO-8601 UTC text; SQLite stores that text as is,
+PostgreSQL hands back `datetime`s, so the row readers take a `stamp` that turns a
+column value into that text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from ..errors import SessionStoreError
+from ..messages import InvokedSkillRecord
+from .store import SessionRecord, Task
+from .task_graph import Edge, links_for
+
+SKILLS = TypeAdapter(list[InvokedSkillRecord])
+Stamp = Callable[[Any], str]
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text for a JSON column (UTF-8 kept, no spaces)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def loads_dict(raw: str, what: str) -> dict[str, Any]:
+    """A JSON object column; anything else is a corrupt database, named by `what`."""
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise SessionStoreError(f"Corrupt {what} in session database: {exc}") from exc
+    if not isinstance(value, dict):
+        raise SessionStoreError(f"Corrupt {what} in session database: expected an object")
+    return value
+
+
+def record_of(row: Any, stamp: Stamp = str) -> SessionRecord:
+    """A `(id, created_at, updated_at, meta_json, skills_json)` row."""
+    id_, created_at, updated_at, meta_json, skills_json = row
+    try:
+        skills = SKILLS.validate_json(skills_json)
+    except ValidationError as exc:
+        raise SessionStoreError(f"Corrupt invoked skills of session {id_!r}: {exc}") from exc
+    return SessionRecord(
+        id=id_,
+        created_at=stamp(created_at),
+        updated_at=stamp(updated_at),
+        meta=loads_dict(meta_json, "session meta"),
+        invoked_skills=skills,
+    )
+
+
+def task_of(row: Any, edges: Sequence[Edge] | set[Edge], stamp: Stamp = str) -> Task:
+    """A task row (the stores' nine task columns) with `blocks` / `blocked_by` from `edges`."""
+    task_id, subject, description, active_form, status, owner, metadata_json, created_at, updated_at = row
+    blocks, blocked_by = links_for(str(task_id), edges)
+    return Task(
+        id=str(task_id),
+        subject=subject,
+        description=description,
+        active_form=active_form,
+        status=status,
+        owner=owner,
+        metadata=loads_dict(metadata_json, "task metadata"),
+        blocks=blocks,
+        blocked_by=blocked_by,
+        created_at=stamp(created_at),
+        updated_at=stamp(updated_at),
+    )
