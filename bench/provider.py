@@ -8,7 +8,8 @@ alternating, by:
 - ``raw-json``: the same SDK client's generic ``post(..., cast_to=object, stream=True)``,
   i.e. the request path the providers use, yielding wire JSON without mapping;
 - ``skawld``: the provider (request translation, retry driver, event mapping) on its
-  default HTTP transport (``httpx2``, no SDK);
+  default HTTP transport (asyncio streams, `aio_http`; no SDK, no ``httpx2``);
+- ``skawld-httpx``: the same provider with ``transport="httpx"`` (the HTTP transport on ``httpx2``);
 - ``skawld-sdk``: the same provider with ``transport="sdk"`` (the SDK client's generic post);
 - chat only, ``lenient``: the Chat Completions provider in the lenient dialect for
   compatible servers, against ``skawld`` (strict) — the goal: under 5% more CPU.
@@ -136,10 +137,12 @@ async def bench(deltas: int, rounds: int) -> dict[str, Stats]:
             client = raw_client(kind, srv)
             provider = make_provider(kind, srv)
             via_sdk = make_provider(kind, srv, transport="sdk")
+            via_httpx = make_provider(kind, srv, transport="httpx")
             runs = {
                 "raw": lambda: raw_stream(kind, client),  # noqa: B023 - used within this iteration
                 "raw-json": lambda: raw_json_stream(kind, client),  # noqa: B023
                 "skawld": lambda: provider_stream(provider),  # noqa: B023
+                "skawld-httpx": lambda: provider_stream(via_httpx),  # noqa: B023
                 "skawld-sdk": lambda: provider_stream(via_sdk),  # noqa: B023
             }
             if kind == "chat":
@@ -154,6 +157,7 @@ async def bench(deltas: int, rounds: int) -> dict[str, Stats]:
             await client.close()
             await provider.aclose()
             await via_sdk.aclose()
+            await via_httpx.aclose()
             stats: Stats = {}
             for name, values in samples.items():
                 stats[f"{name}_wall"] = statistics.median(w for w, _ in values)
@@ -183,11 +187,11 @@ def main() -> None:
             f" {r['skawld_cpu'] / r['raw-json_cpu']:>16.3f}"
         )
     print(f"worst skawld/raw CPU ratio {worst:.3f} (goal < 1.10): {'OK' if worst < 1.10 else 'OVER'}")
-    print("transport: CPU of the HTTP transport vs the SDK transport (same provider, same mapping)")
+    print("transport: CPU of the HTTP transport (asyncio / httpx2) vs the SDK transport (same provider, same mapping)")
     for kind, r in results.items():
         print(
-            f"  {kind:<10} http {r['skawld_cpu']:.3f}s  sdk {r['skawld-sdk_cpu']:.3f}s  "
-            f"http/sdk {r['skawld_cpu'] / r['skawld-sdk_cpu']:.3f}"
+            f"  {kind:<10} http {r['skawld_cpu']:.3f}s  httpx {r['skawld-httpx_cpu']:.3f}s  sdk {r['skawld-sdk_cpu']:.3f}s  "
+            f"http/httpx {r['skawld_cpu'] / r['skawld-httpx_cpu']:.3f}  http/sdk {r['skawld_cpu'] / r['skawld-sdk_cpu']:.3f}"
         )
     chat = results["chat"]
     lenient_ratio = chat["lenient_cpu"] / chat["skawld_cpu"]

@@ -70,6 +70,7 @@ from .events import (
 )
 from .messages import (
     ContentBlock,
+    DocumentBlock,
     ImageBlock,
     InvokedSkillRecord,
     Message,
@@ -137,6 +138,7 @@ __all__ = [
     "Event",
     "HookError",
     "HookErrorEvent",
+    "DocumentBlock",
     "ImageBlock",
     "InvokedSkillRecord",
     "Message",

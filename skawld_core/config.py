@@ -85,7 +85,7 @@ class ProviderConfig:
     base_url: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
-    transport: Literal["http", "sdk"] | None = None
+    transport: Literal["http", "httpx", "sdk"] | None = None
     compat: Literal["auto", "strict", "lenient"] | None = None
     context_window: int | None = None
 

@@ -100,7 +100,7 @@ class ProviderSection(_Section):
     baseURL: NonEmpty | None = None
     headers: dict[str, str] | None = Field(default=None, description="Extra HTTP headers on every request.")
     options: dict[str, Any] | None = Field(default=None, description="Provider constructor keywords.")
-    transport: Literal["http", "sdk"] | None = None
+    transport: Literal["http", "httpx", "sdk"] | None = None
     compat: Literal["auto", "strict", "lenient"] | None = None
     contextWindow: PositiveInt | None = None
 

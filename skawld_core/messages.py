@@ -47,6 +47,19 @@ class ImageBlock(_Block):
     source: ImageSource
 
 
+class DocumentBlock(_Block):
+    """A PDF in a tool result: sent as a document to providers that read PDFs (Anthropic).
+
+    `text` is the PDF's extracted text, which providers without document input
+    receive instead; `title` names the file.
+    """
+
+    type: Literal["document"] = "document"
+    source: Base64Source
+    title: str | None = None
+    text: str = ""
+
+
 class ToolUseBlock(_Block):
     """A tool call made by the model."""
 
@@ -56,7 +69,8 @@ class ToolUseBlock(_Block):
     input: dict[str, Any]
 
 
-ToolResultContent = str | list[Annotated[TextBlock | ImageBlock, Field(discriminator="type")]]
+ToolResultPart = TextBlock | ImageBlock | DocumentBlock
+ToolResultContent = str | list[Annotated[ToolResultPart, Field(discriminator="type")]]
 
 
 class ToolResultBlock(_Block):

@@ -168,6 +168,10 @@ def _rule_text(rule: Mapping[str, Any]) -> str:
     if kind == "bash":
         pattern = rule.get("pattern")
         return f"Bash({pattern['regex'] if isinstance(pattern, Mapping) else pattern})"
+    if kind == "domain":
+        return ", ".join(
+            f"{tool}(domain:{d})" for tool in rule.get("tools") or ("WebFetch",) for d in rule.get("domains", [])
+        )
     if kind == "path":
         return f"{'/'.join(rule.get('tools', ['Write', 'Edit']))}({', '.join(rule.get('paths', []))})"
     arg = rule.get("arg")

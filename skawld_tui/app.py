@@ -4,7 +4,8 @@ The agent runs in one Textual worker per prompt (`exit_on_error=False`, so a
 failure is shown, never fatal). Events go through `EventRenderer` into the
 transcript; `can_use_tool` and AskUser open modal screens whose answers
 resolve futures awaited in the run's own task. Typing while a run is going
-steers it; Esc interrupts (twice: abort); Ctrl+C twice quits.
+steers it. The run lifecycle (start, steer, Esc/Ctrl+C stop, Ctrl+S finish
+this step, Shift+Tab) lives in `RunController` (`app.runs`).
 """
 
 from __future__ import annotations
@@ -17,37 +18,30 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from skawld_core.events import (
-    PermissionRequestEvent,
-    ResultEvent,
-    SubagentEvent,
-    SystemEvent,
-    ToolCallEndEvent,
-    UsageEvent,
-    UserEvent,
-)
 from skawld_core.messages import Usage
 from skawld_core.permissions import PermissionAllow, PermissionDeny
 
-from . import slash_commands
 from .app_sessions import SessionsMixin
 from .commands import AppHost
 from .composer import Composer
 from .file_commands import PromptCommands
+from .focus_guard import route_typing
 from .permission_broker import PermissionBroker
+from .run_controller import RunController
 from .screens.ask_user import AskUserScreen
 from .screens.permission import AppPermissionAsker, ask_modal
-from .transcript_model import context_percent, cost_usd, history_items, tail_start
-from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
+from .transcript_model import cost_usd, history_items, tail_start
+from .widgets.blocks import ErrorBlock, NoteLine
 from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
 from .widgets.renderer import EventRenderer
-from .widgets.status import StatusBar, sandbox_label
+from .widgets.status import StatusBar
 from .widgets.transcript import HistoryMarker, Transcript, history_widgets
+from .widgets.welcome import Welcome, WelcomeInfo
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -66,14 +60,17 @@ class SkawldApp(SessionsMixin, App[int]):
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))
     TITLE = "skawld"
     SHOW_TIMINGS = True  # tests turn this off so snapshots hold no durations
+    SHOW_WELCOME = True  # the first screen of a new session; tests turn it off (their own test shows it)
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+s", "finish_step", "Finish this step", show=False),
         Binding("ctrl+c", "ctrl_c", "Quit", priority=True, show=False),
         Binding("ctrl+q", "quit_app", "Quit", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True, show=False),
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
         Binding("ctrl+end", "follow", "Follow", show=False),
+        Binding("ctrl+o", "toggle_panels", "Panels", show=False),
         Binding("pageup", "scroll_transcript(-1)", "Page up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "Page down", show=False, priority=True),
     ]
@@ -91,7 +88,6 @@ class SkawldApp(SessionsMixin, App[int]):
         super().__init__()
         self.pick_session = pick_session
         self.fork_picked = fork_picked
-        self._last_idle_escape = 0.0
         self.agent_factory = agent_factory
         self.resume_id = resume_id
         self.settings = settings
@@ -104,15 +100,10 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
-        self.running = False
-        self.runs_completed = 0
         self.broker = PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(settings, "env", None))
-        self._interrupt_pressed = False
-        self._last_ctrl_c = 0.0
         self._base_usage = Usage()
         self._last_usage: Usage | None = None
-        self._pending_steers: list[tuple[str, asyncio.Future[None], NoteLine]] = []
-        self._queued_prompts: list[str] = []
+        self.runs = RunController(self)
         self._asks_total = 0
         self._asks_done = 0
         self.renderer: EventRenderer
@@ -224,6 +215,8 @@ class SkawldApp(SessionsMixin, App[int]):
             await self.transcript.mount_all(self._history_widgets(history, start, len(history)))
             self.transcript.marker.set_hidden(start)
             await self.transcript.mount(NoteLine(restored_notice(session)))
+        elif self.SHOW_WELCOME and self.agent is not None:
+            await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
         usage = self._base_usage
         self.status.set(
             session_id=session.id,
@@ -267,6 +260,9 @@ class SkawldApp(SessionsMixin, App[int]):
         else:
             self.transcript.scroll_page_down(animate=False)
 
+    def action_toggle_panels(self) -> None:
+        self.renderer.toggle_panels()
+
     def action_follow(self) -> None:
         self.transcript.scroll_end(animate=False)
         self.transcript.anchor()
@@ -282,95 +278,21 @@ class SkawldApp(SessionsMixin, App[int]):
         """Handle one submitted prompt: a slash command, a `!cmd`, a steer, or a new run."""
         await self.composer.submit(text)
 
+    # thin bindings for the run lifecycle (`RunController`)
+
+    @property
+    def running(self) -> bool:
+        return self.runs.running
+
+    @property
+    def runs_completed(self) -> int:
+        return self.runs.runs_completed
+
     def _steer(self, text: str, *, images: Any = (), context: Any = ()) -> None:
-        session = self.session
-        note = NoteLine(f"queued: {text}", classes="note queued")
-        if session is not None and session.is_running:
-            future = session.steer(text, images=images, context=context)
-            self._pending_steers.append((text, future, note))
-        else:
-            self._queued_prompts.append(text)
-        self.transcript.mount(note)
+        self.runs.steer(text, images=images, context=context)
 
     async def start_run(self, text: str, *, images: Any = (), context: Any = ()) -> None:
-        if self.agent is None and self.agent_ready.is_set():
-            return  # the agent could not be built (the error is shown)
-        index = len(self.session.full_history) if self.session is not None and self.session_ready.is_set() else None
-        self.running = True
-        self._interrupt_pressed = False
-        self.status.set(state="● running (esc: interrupt)")
-        await self.transcript.mount(UserMessage(text, history_index=index))
-        self.transcript.anchor()
-        self.run_agent(text, images, context)
-
-    @work(group="agent", exit_on_error=False)
-    async def run_agent(self, text: str, images: Any = (), context: Any = ()) -> None:
-        try:
-            await self.session_ready.wait()
-            session = self.session
-            if session is None:
-                raise RuntimeError(f"no session could be opened: {self.session_error}")
-            last = [c for c in self.transcript.children if isinstance(c, UserMessage)]
-            if last and last[-1].history_index is None:
-                last[-1].history_index = len(session.full_history)
-            async with session.run(text, images=images, context=context) as run:
-                async for event in run:
-                    await self.renderer.apply(event)
-                    self._observe(event)
-            await self.checkpoint_notice(session)
-        finally:
-            await self._run_finished()
-
-    def _observe(self, event: Any) -> None:
-        inner = event
-        while isinstance(inner, SubagentEvent):
-            inner = inner.event
-        if isinstance(inner, PermissionRequestEvent):  # a subagent's batch is numbered too
-            self._asks_total, self._asks_done = len(inner.requests), 0
-            return
-        if isinstance(event, PermissionRequestEvent):
-            self._asks_total, self._asks_done = len(event.requests), 0
-        elif isinstance(event, SystemEvent):
-            self.status.set(session_id=event.session_id, model=event.model, mode=event.permission_mode)
-            self.status.set(sandbox=sandbox_label(event.sandbox))
-        elif isinstance(event, UsageEvent):
-            self._last_usage = event.usage
-            total = self._base_usage + event.cumulative
-            window = self.agent.provider.context_window(self.agent.model) if self.agent else 0
-            self.status.set(
-                context_pct=context_percent(event.usage, window),
-                tokens=total.input_tokens + total.output_tokens,
-                cost=cost_usd(self.agent.model, total) if self.agent else None,
-            )
-        elif isinstance(event, UserEvent) and event.subtype == "steering" and self._pending_steers:
-            _, _, note = self._pending_steers.pop(0)
-            note.remove()
-        elif isinstance(event, ResultEvent):
-            self._base_usage = self._base_usage + event.total_usage
-        elif isinstance(event, ToolCallEndEvent) and event.tool_name == "ExitPlanMode" and self.agent is not None:
-            self.status.set(mode=self.agent.permission_mode)  # an approved plan leaves plan mode
-
-    async def _run_finished(self) -> None:
-        self.running = False
-        self._interrupt_pressed = False
-        self.runs_completed += 1
-        self.status.set(state="")
-        root = self.renderer.sinks.get(())
-        if root is not None:
-            try:
-                await self.renderer.close_text(root)
-            except Exception:
-                pass
-        self.renderer.reset()
-        leftovers = [t for t, f, note in self._pending_steers if f.done() and not f.cancelled() and f.exception()]
-        for _, _, note in self._pending_steers:
-            note.remove()
-        self._pending_steers.clear()
-        queued = leftovers + self._queued_prompts
-        self._queued_prompts = []
-        self.call_after_refresh(self._prune_transcript)
-        if queued:
-            await self.start_run("\n\n".join(queued))
+        await self.runs.start(text, images=images, context=context)
 
     async def _prune_transcript(self) -> None:
         await self.transcript.prune()
@@ -411,39 +333,21 @@ class SkawldApp(SessionsMixin, App[int]):
     # -- control -----------------------------------------------------------------------
 
     def action_interrupt(self) -> None:
-        """Esc: interrupt at the next turn boundary; a second Esc aborts at once."""
+        """Esc: close the completions, else stop the run at once (idle: Esc Esc rewinds)."""
         if self.completions.display:
             self.completions.show([])
             self.prompt.completing = False
             return
-        session = self.session
-        if not self.running and session is not None and not self.prompt.text and len(self.screen_stack) == 1:
-            now = time.monotonic()
-            if now - self._last_idle_escape < 0.8:
-                self._last_idle_escape = 0.0
-                self.run_worker(self.open_rewind(), group="rewind", exit_on_error=False)
-            else:
-                self._last_idle_escape = now
-            return
-        if not self.running or session is None:
-            return
-        if not self._interrupt_pressed:
-            self._interrupt_pressed = True
-            session.interrupt()
-            self.status.set(state="● interrupting (esc: abort)")
-        else:
-            session.abort()
-            self.status.set(state="● aborting")
+        self.runs.escape()
+
+    def on_key(self, event: events.Key) -> None:
+        route_typing(self, event)  # focus never traps typing
+
+    def action_finish_step(self) -> None:
+        self.runs.finish_step()
 
     async def action_ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < 2.0:
-            await self.action_quit_app()
-            return
-        self._last_ctrl_c = now
-        if self.prompt.text:
-            self.prompt.clear()
-        self.notify("Press Ctrl+C again to quit", timeout=2)
+        await self.runs.ctrl_c()
 
     async def action_quit_app(self) -> None:
         await self.close_agent()
@@ -466,11 +370,7 @@ class SkawldApp(SessionsMixin, App[int]):
         await self.close_agent()
 
     def action_cycle_mode(self) -> None:
-        if self.agent is None:
-            return
-        mode = slash_commands.next_mode(self.agent.permission_mode)
-        self.agent.set_permission_mode(mode)  # type: ignore[arg-type]
-        self.status.set(mode=mode)
+        self.runs.cycle_mode()
 
     # -- callbacks from the agent --------------------------------------------------------
 

@@ -468,6 +468,11 @@ def build_agent(
 
     from .transcript_model import use_price_table
 
+    if settings.sandbox_mode != "off":  # the first event reports it; bwrap starts meanwhile
+        from skawld_core.sandbox.probe import probe_in_background
+
+        probe_in_background()
+
     use_price_table(settings.pricing)
     hooks = None
     if settings.hooks:
@@ -478,10 +483,12 @@ def build_agent(
         hooks = dict(hooks or {})
         for event, entries in extra_hooks.items():
             hooks[event] = [*hooks.get(event, []), *entries]
+    model_provider = provider or make_provider(settings)
+    warm_in_background(model_provider)
     return Agent(
-        provider=provider or make_provider(settings),
+        provider=model_provider,
         model=settings.model,
-        tools=[*default_tools(background_shells=True), *(extra_tools or ())],
+        tools=[*default_tools(background_shells=True, web_fetch=True, notebook_edit=True), *(extra_tools or ())],
         permission_mode=settings.permission_mode,  # type: ignore[arg-type]
         permission_rules=settings.permission_rules,
         can_use_tool=can_use_tool,
@@ -509,6 +516,23 @@ def build_agent(
         record_usage=True,
         checkpoints=checkpoint_engine(settings),
     )
+
+
+_warming: set[Any] = set()
+
+
+def warm_in_background(provider: BaseProvider) -> None:
+    """On a running event loop, let the provider build its client and open its connection
+    while the agent and the session are set up (`BaseProvider.warm`; it never raises)."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(provider.warm(), name="skawld-provider-warm")
+    _warming.add(task)
+    task.add_done_callback(_warming.discard)
 
 
 def checkpoint_engine(settings: Settings) -> Any:

@@ -136,6 +136,7 @@ def host_can_use_tool(
 ) -> Any:
     """`can_use_tool` that asks the host with a ``can_use_tool`` control request."""
     from skawld_core.permissions import PermissionAllow, PermissionDeny
+    from skawld_core.permissions.domains import claude_permission_suggestions
 
     async def can_use_tool(req: CanUseToolRequest) -> Any:
         try:
@@ -146,7 +147,7 @@ def host_can_use_tool(
                     "display_name": req.tool_name,
                     "input": dict(req.input),
                     "description": req.summary,
-                    "permission_suggestions": [],
+                    "permission_suggestions": claude_permission_suggestions(req.tool_name, req.input),
                     "tool_use_id": req.tool_use_id,
                 }
             )

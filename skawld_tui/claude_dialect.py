@@ -34,7 +34,7 @@ from skawld_core.messages import TextBlock
 
 if TYPE_CHECKING:
     from skawld_core.events import AssistantEvent, Event, ResultEvent
-    from skawld_core.messages import ContentBlock, Usage
+    from skawld_core.messages import ContentBlock, DocumentBlock, Usage
     from skawld_core.pricing import PriceTable
 
 SCHEMA_VERSION = 1
@@ -71,11 +71,13 @@ def usage_dict(usage: Usage) -> dict[str, int]:
     }
 
 
-def block_dict(block: ContentBlock) -> dict[str, Any]:
+def block_dict(block: ContentBlock | DocumentBlock) -> dict[str, Any]:
     """A content block in the Anthropic JSON shape the SDK parses."""
     data: dict[str, Any] = block.model_dump(exclude_none=True)
     if data.get("type") == "thinking":
         data.setdefault("signature", "")
+    if data.get("type") == "document":
+        data.pop("text", None)  # skawld's extracted text for other providers; not an Anthropic field
     return data
 
 

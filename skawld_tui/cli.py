@@ -24,7 +24,25 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
+
+def _lazy_typer() -> Any:
+    """``typer``, loaded on first attribute access (`importlib.util.LazyLoader`): the
+    headless fast path (`fast_cli`) never touches it, everything else works as usual."""
+    import importlib.util
+
+    if "typer" in sys.modules:
+        return sys.modules["typer"]
+    spec = importlib.util.find_spec("typer")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["typer"] = module
+    loader.exec_module(module)
+    return module
+
+
+typer = _lazy_typer()
 
 EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
@@ -69,18 +87,28 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-def _fail(message: str, code: int) -> typer.Exit:
+def _fail(message: str, code: int) -> SystemExit:
     sys.stderr.write(f"skawld: {message}\n")
     sys.stderr.flush()
-    return typer.Exit(code)
+    return SystemExit(code)
 
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+_app: Any = None
+
+
+def typer_app() -> Any:
+    """The typer application of `run`, built on first use (not on the headless fast path)."""
+    global _app
+    if _app is None:
+        _app = typer.Typer(
+            add_completion=False,
+            pretty_exceptions_enable=False,
+            rich_markup_mode=None,
+            context_settings={"help_option_names": ["-h", "--help"]},
+        )
+        _app.command(epilog=EPILOG, no_args_is_help=False)(run)
+    return _app
+
 
 M = "Model and provider"
 S = "Session"
@@ -90,7 +118,6 @@ O = "Output"  # noqa: E741
 C = "Config"
 
 
-@app.command(epilog=EPILOG, no_args_is_help=False)
 def run(
     prompt: Annotated[
         str | None, typer.Argument(help="The prompt (headless mode reads stdin when omitted).", metavar="PROMPT")
@@ -424,7 +451,7 @@ def run(
             strict=resume is not None,
             fork=fork_session,
         )
-    raise typer.Exit(code)
+    raise SystemExit(code)
 
 
 # -- shared --------------------------------------------------------------------
@@ -530,7 +557,8 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
     if settings.provider_transport != "sdk":
         from skawld_core.providers.http_transport import prewarm
 
-        prewarm(settings.base_url or "https:")  # httpx2 and TLS load while the agent modules import
+        # TLS (and httpx2 if it carries) load meanwhile
+        prewarm(settings.base_url or "https:", "httpx" if settings.provider_transport == "httpx" else "auto")
     settings.model = settings.model or _server_model(settings)
     if not settings.model:
         raise _fail(
@@ -574,7 +602,7 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             raise _fail(str(exc), EXIT_CONFIG) from None
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
 
 
 def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
@@ -629,7 +657,7 @@ def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, str
     except SkawldError as exc:
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
 
 
 def _resolve_headless_resume(settings: Any, kw: dict[str, Any]) -> dict[str, Any]:
@@ -782,9 +810,14 @@ def _main(args: list[str]) -> int:
 
             checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
+            from .fast_cli import headless_kwargs
+
+            fast = headless_kwargs(args)
+            if fast is not None:
+                run(**fast)  # always ends with SystemExit
             from .resume import optional_resume_value
 
-            app(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
+            typer_app()(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

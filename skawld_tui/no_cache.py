@@ -27,5 +27,8 @@ class NoCacheProvider(BaseProvider):
         async for event in self.inner.stream(uncached):
             yield event
 
+    async def warm(self) -> None:
+        await self.inner.warm()
+
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -111,9 +111,15 @@ class PermissionAsker(Protocol):
 
 
 def session_key(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
-    """What "allow for this session" remembers: the tool, and for Bash the exact command."""
+    """What "allow for this session" remembers: the tool, for Bash the exact command,
+    for WebFetch the host."""
+    from skawld_core.permissions.domains import call_host
+
     if tool_name == "Bash":
         return (tool_name, str(tool_input.get("command", "")))
+    host = call_host(tool_name, tool_input)
+    if host is not None:
+        return (tool_name, host)
     return (tool_name,)
 
 
@@ -230,6 +236,8 @@ def suggest_rules(
 
     See the module docstring; `why_not` says why nothing can be offered.
     """
+    from skawld_core.permissions.domains import NETWORK_TOOLS, call_host
+
     cwd = cwd or project_root
     rules: tuple[str, ...]
     why: str | None
@@ -249,6 +257,11 @@ def suggest_rules(
         if not isinstance(target, str):
             return RuleOffer(why_not="the call names no path")
         rules, why = _path_rule("Read", target, cwd, project_root, is_dir=tool_name != "Read")
+    elif tool_name in NETWORK_TOOLS:
+        host = call_host(tool_name, tool_input)
+        if host is None:
+            return RuleOffer(why_not="the call names no host")
+        rules, why = (f"{tool_name}(domain:{host})",), None
     elif tool_name == "Skill" and isinstance(tool_input.get("skill"), str):
         skill = str(tool_input["skill"]).lstrip("/")
         if _WORD.fullmatch(skill) is None:

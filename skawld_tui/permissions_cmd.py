@@ -135,7 +135,7 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     from skawld_core.permissions.shell_analysis import analyze_shell
     from skawld_core.tools import default_tools
 
-    tools = {t.name: t for t in default_tools()}
+    tools = {t.name: t for t in default_tools(background_shells=True, web_fetch=True, notebook_edit=True)}
     tool = tools.get(call.tool)
     inp = dict(call.input)
     scope = tool.scope if tool is not None else "exec"

@@ -8,11 +8,13 @@ small numbers the status bar and run footers show.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from skawld_core.messages import (
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
@@ -51,7 +53,10 @@ def tool_result_text(block: ToolResultBlock) -> str:
         return block.content
     out = []
     for part in block.content:
-        out.append(part.text if isinstance(part, TextBlock) else "[image]")
+        if isinstance(part, DocumentBlock):
+            out.append(f"[document {part.title or ''}]".replace(" ]", "]"))
+        else:
+            out.append(part.text if isinstance(part, TextBlock) else "[image]")
     return "\n".join(out)
 
 
@@ -76,6 +81,44 @@ def summarize_tool(name: str, input: dict[str, Any], registry: Any = None) -> st
             first = value.splitlines()[0]
             return f"{name} {first[:100]}"
     return f"{name} {compact_json(input)}" if input else name
+
+
+def bash_title(input: dict[str, Any], limit: int = 160) -> tuple[str, str]:
+    """A Bash panel's title parts: the command's first line (cut at `limit`) and its description."""
+    command = str(input.get("command") or "").strip()
+    lines = command.splitlines()
+    first = lines[0] if lines else ""
+    if len(first) > limit:
+        first = first[: limit - 1] + "…"
+    elif len(lines) > 1:
+        first += " …"
+    description = input.get("description")
+    return first, description.strip() if isinstance(description, str) else ""
+
+
+def output_preview(text: str, limit: int = 3) -> tuple[list[str], int]:
+    """The first `limit` lines of a tool's output, and how many more there are (blank edges dropped)."""
+    lines = text.strip("\n").splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines[:limit], max(0, len(lines) - limit)
+
+
+_EXIT = re.compile(r"\n?exit: (\S.*)\s*$")
+
+
+def split_bash_exit(text: str) -> tuple[str, str | None]:
+    """A Bash result without its `exit: N` trailer, and the trailer's status when it is not 0."""
+    m = _EXIT.search(text)
+    if m is None:
+        return text, None
+    status = m.group(1).strip()
+    return text[: m.start()].rstrip("\n"), None if status == "0" else status
+
+
+def count_lines(text: str) -> int:
+    """Lines in a tool result (a trailing newline does not start another)."""
+    return len(text.strip("\n").splitlines())
 
 
 LANGUAGES = {

@@ -15,7 +15,9 @@ flags and of ``permissions.allow|deny|ask`` in ``.claude/settings.json``:
 ``mcp__server``                every tool of that MCP server (``mcp__server__*``)
 ``mcp__server__tool``          one MCP tool
 ``Skill(name)``                one skill; ``Task`` / ``Agent`` mean skawld's ``Subagent``
-``WebFetch(domain:…)``         accepted, reported as not applicable (skawld has no such tool)
+``WebFetch(domain:x.org)``     a `DomainRule`: WebFetch calls to that host (``*.x.org``: its
+                               subdomains; ``*``: every host); ``WebFetch``: every call
+``NotebookEdit(path)``         a `PathRule` for NotebookEdit (``Edit(...)`` covers it too)
 =============================  ==================================================
 
 `parse_claude_rules` splits a list of flag values on commas and whitespace outside
@@ -30,25 +32,28 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .rules import BashRule, PathRule, RegexPattern, ToolRule
+from pydantic import ValidationError
+
+from .rules import BashRule, DomainRule, PathRule, RegexPattern, ToolRule
 from .types import Decision
 
 __all__ = ["ClaudeRules", "parse_claude_rule", "parse_claude_rules", "split_rule_list"]
 
-Rule = ToolRule | PathRule | BashRule
+Rule = ToolRule | PathRule | BashRule | DomainRule
 
 _RULE = re.compile(r"^\s*([A-Za-z0-9_*.-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _READ_TOOLS = ["Read", "Glob", "Grep"]
 _PATH_TOOLS: dict[str, list[str]] = {
     "Read": _READ_TOOLS,
-    "Edit": ["Edit", "Write"],
-    "MultiEdit": ["Edit", "Write"],
+    "Edit": ["Edit", "Write", "NotebookEdit"],
+    "MultiEdit": ["Edit", "Write", "NotebookEdit"],
+    "NotebookEdit": ["NotebookEdit"],
     "Write": ["Write"],
     "Glob": ["Glob"],
     "Grep": ["Grep"],
 }
 _ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit"}
-_NOT_APPLICABLE = frozenset({"WebFetch", "WebSearch", "NotebookEdit", "NotebookRead", "TodoWrite", "KillShell"})
+_NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite", "KillShell"})
 
 
 @dataclass
@@ -94,6 +99,16 @@ def _bash_rule(arg: str, decision: Decision) -> Rule:
     return BashRule(pattern=RegexPattern(regex=rf"^\s*{regex}\s*$"), decision=decision)
 
 
+def _domain_rule(spec: str, arg: str, decision: Decision) -> DomainRule:
+    domain = arg[len("domain:") :].strip() if arg.startswith("domain:") else ""
+    if not domain:
+        raise ValueError(f"bad tool spec {spec!r} (WebFetch takes domain:<host>)")
+    try:
+        return DomainRule(domains=[domain], decision=decision)
+    except ValidationError:
+        raise ValueError(f"bad tool spec {spec!r} ({domain!r} is not a host name, *.host or *)") from None
+
+
 def _path_pattern(arg: str) -> str:
     text = arg.strip()
     if text.startswith("//"):
@@ -130,6 +145,8 @@ def parse_claude_rule(spec: str, decision: Decision) -> ClaudeRules:
         out.rules.append(ToolRule(tool=tool, decision=decision))
     elif name == "Bash":
         out.rules.append(_bash_rule(arg, decision))
+    elif name == "WebFetch":
+        out.rules.append(_domain_rule(spec, arg, decision))
     elif name in _PATH_TOOLS:
         out.rules.append(PathRule(tools=list(_PATH_TOOLS[name]), paths=[_path_pattern(arg)], decision=decision))
     elif tool == "Skill":

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from ..errors import ConfigError
 from ..messages import PermissionMode
 from .bash_rules import analyze_bash
-from .mode import EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
+from .domains import call_host, domain_rule_matches
+from .mode import ASKING_READ_TOOLS, EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
 from .paths import (
     PathCandidates,
     path_candidates,
@@ -25,7 +26,7 @@ from .paths import (
     rule_applies_to,
     rule_names_path,
 )
-from .rules import BashRule, PathRule, ToolRule, parse_rule
+from .rules import BashRule, DomainRule, PathRule, ToolRule, parse_rule
 from .types import (
     CanUseTool,
     CanUseToolRequest,
@@ -39,7 +40,7 @@ from .write_scope import inside_scope, protected_reason
 
 __all__ = ["PermissionEngine"]
 
-Rule = ToolRule | PathRule | BashRule
+Rule = ToolRule | PathRule | BashRule | DomainRule
 Validate = Callable[[dict[str, Any]], dict[str, Any]]
 
 NOT_CONFIGURED = "canUseTool callback is not configured"
@@ -211,6 +212,9 @@ class PermissionEngine:
                         continue
                 if path_rule_matches(rule, candidates, self._root):
                     return rule, rule.decision, None
+            elif isinstance(rule, DomainRule):
+                if domain_rule_matches(rule, call.tool_name, call.input):
+                    return rule, rule.decision, None
             elif not bash_done:
                 bash_done = True
                 command = call.input.get("command")
@@ -301,6 +305,9 @@ class PermissionEngine:
             and not inside_scope(target.real, self.write_roots)
         ):
             return PermissionDecision("ask", f"{target.real[-1]} is outside the project and its added directories.")
+        if default == "ask" and call.tool_name in ASKING_READ_TOOLS:
+            host = call_host(call.tool_name, call.input) or "this URL"
+            return PermissionDecision("ask", f"{call.tool_name} asks for each domain; no rule allows {host}.")
         return PermissionDecision(default, plan_mode_refusal(call.scope, call.tool_name) if default == "deny" else None)
 
     # -- the ask path -----------------------------------------------------------------
@@ -404,7 +411,7 @@ class PermissionEngine:
         real = str(opened)
         if real in approved:
             return None
-        key = "path" if call.tool_name in ("Glob", "Grep") else "file_path"
+        key = {"Glob": "path", "Grep": "path", "NotebookEdit": "notebook_path"}.get(call.tool_name, "file_path")
         decision = self.evaluate(replace(call, input={**call.input, key: real}))
         if decision.behavior == "allow":
             return None

@@ -27,12 +27,16 @@ __all__ = ["PathCandidates", "path_candidates", "path_rule_matches", "path_targe
 _GLOB_CHARS = frozenset("*?[{\\")
 _FILE_PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
 _DIR_PATH_TOOLS = frozenset({"Glob", "Grep"})
+_NOTEBOOK_TOOLS = frozenset({"NotebookEdit"})
 
 
 def path_target(tool_name: str, tool_input: Mapping[str, Any], cwd: Path) -> str | None:
     """The path a call touches, or None when the tool has no path target."""
     if tool_name in _FILE_PATH_TOOLS:
         value = tool_input.get("file_path")
+        return value if isinstance(value, str) and value else None
+    if tool_name in _NOTEBOOK_TOOLS:
+        value = tool_input.get("notebook_path")
         return value if isinstance(value, str) and value else None
     if tool_name in _DIR_PATH_TOOLS:
         value = tool_input.get("path")

@@ -1,4 +1,4 @@
-"""Permission rule models (`ToolRule`, `PathRule`, `BashRule`) and `parse_rule`.
+"""Permission rule models (`ToolRule`, `PathRule`, `BashRule`, `DomainRule`) and `parse_rule`.
 
 The JSON shapes are the reference's (the same dicts as in `config.json`)::
 
@@ -6,10 +6,12 @@ The JSON shapes are the reference's (the same dicts as in `config.json`)::
     {"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}
     {"kind": "bash", "pattern": "git status", "decision": "allow"}
     {"kind": "bash", "pattern": {"regex": "^npm (test|run lint)$"}, "decision": "allow"}
+    {"kind": "domain", "domains": ["docs.python.org", "*.example.com"], "decision": "allow"}
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -18,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from ..errors import ConfigError
 from .types import Decision
 
-__all__ = ["BashRule", "PathRule", "PermissionRule", "RegexPattern", "ToolRule", "parse_rule"]
+__all__ = ["BashRule", "DomainRule", "PathRule", "PermissionRule", "RegexPattern", "ToolRule", "parse_rule"]
 
 
 class _Rule(BaseModel):
@@ -89,22 +91,55 @@ class BashRule(_Rule):
         return v
 
 
-PermissionRule = Annotated[ToolRule | PathRule | BashRule, Field(discriminator="kind")]
-_RULE_ADAPTER: TypeAdapter[ToolRule | PathRule | BashRule] = TypeAdapter(PermissionRule)
+class DomainRule(_Rule):
+    """Match the host of a network tool's `url` (WebFetch): Claude Code's `WebFetch(domain:…)`.
+
+    A domain is a host name matched exactly (case-insensitive, no port),
+    `*.example.com` for every subdomain of example.com (not example.com
+    itself), or `*` for every host.
+    """
+
+    kind: Literal["domain"] = "domain"
+    tools: list[str] = Field(default_factory=lambda: ["WebFetch"])
+    domains: list[str] = Field(min_length=1)
+    decision: Decision
+
+    @field_validator("domains")
+    @classmethod
+    def _plain_domains(cls, v: list[str]) -> list[str]:
+        out = []
+        for d in v:
+            host = d.strip().lower().rstrip(".")
+            if host.startswith("[") and host.endswith("]"):
+                host = host[1:-1]  # an IPv6 literal, compared as urlsplit reports it
+            if not (host == "*" or _HOST.match(host) or _IPV6.match(host)):
+                raise ValueError(f"{d!r} is not a domain (expected a host name, *.host or *)")
+            out.append(host)
+        return out
 
 
-def parse_rule(obj: ToolRule | PathRule | BashRule | Mapping[str, Any]) -> ToolRule | PathRule | BashRule:
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?"
+_HOST = re.compile(rf"^(?:\*\.)?{_LABEL}(?:\.{_LABEL})*$")
+_IPV6 = re.compile(r"^[0-9a-f:.]*:[0-9a-f:.]*$")
+
+AnyRule = ToolRule | PathRule | BashRule | DomainRule
+PermissionRule = Annotated[AnyRule, Field(discriminator="kind")]
+_RULE_ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(PermissionRule)
+_KINDS = ("tool", "path", "bash", "domain")
+
+
+def parse_rule(obj: AnyRule | Mapping[str, Any]) -> AnyRule:
     """Return a typed rule from a rule model or a reference JSON rule dict.
 
     Raises `ConfigError` ("Invalid permission rule: …") for anything else.
     """
-    if isinstance(obj, ToolRule | PathRule | BashRule):
+    if isinstance(obj, ToolRule | PathRule | BashRule | DomainRule):
         return obj
     if not isinstance(obj, Mapping):
         raise ConfigError(f"Invalid permission rule: expected a rule object, got {type(obj).__name__}")
     kind = obj.get("kind")
-    if kind not in ("tool", "path", "bash"):
-        raise ConfigError(f"Invalid permission rule: kind must be one of 'tool', 'path', 'bash' (got {kind!r})")
+    if kind not in _KINDS:
+        raise ConfigError(f"Invalid permission rule: kind must be one of {', '.join(map(repr, _KINDS))} (got {kind!r})")
     try:
         return _RULE_ADAPTER.validate_python(dict(obj))
     except ValidationError as exc:

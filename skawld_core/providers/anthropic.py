@@ -1,14 +1,16 @@
 """Anthropic Messages API provider (streaming).
 
-- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` with
-  ``httpx2`` directly, sending the headers the SDK sends (``Authorization: Bearer``,
-  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client
-  (see `wire` for why the default avoids the SDK import).
+- Transport: ``transport="http"`` (default) posts to ``{base_url}/v1/messages`` itself,
+  on asyncio streams (`aio_http`; ``httpx2`` for proxies and redirects, or always with
+  ``transport="httpx"``), sending the headers the SDK sends (``Authorization: Bearer``,
+  ``anthropic-version``); ``transport="sdk"`` uses the official ``anthropic`` client.
+  The default keeps the SDK and ``httpx2`` imports off the first request (the start-up
+  decision: see `wire` and `http_transport`).
 
 - The API key comes from ``api_key=`` or ``$ANTHROPIC_API_KEY``; a missing key raises
   `AuthError` from `stream()` (not from the constructor, so an app can be built first).
 - The SDK client is created on the first stream (one per event loop) with
-  ``max_retries=0``; skawld's `mapped_stream` driver owns retries.
+  ``max_retries=0``; skawld's `retrying_stream` driver owns retries.
 - With the SDK, requests go through its generic ``post("/v1/messages", stream=True)``: the
   SDK still does auth, headers, timeouts, error classes, SSE decoding and in-stream
   ``error`` events, but the events stay wire JSON (the SDK's per-event model construction
@@ -28,6 +30,7 @@ from typing import Any
 from ..errors import ProviderError
 from ..messages import (
     Base64Source,
+    DocumentBlock,
     ImageBlock,
     Message,
     StopReason,
@@ -98,13 +101,28 @@ def _image(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "url", "url": src.url}}
 
 
+def _document(block: DocumentBlock) -> dict[str, Any]:
+    src = block.source
+    out: dict[str, Any] = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": src.media_type, "data": src.data},
+    }
+    if block.title:
+        out["title"] = block.title
+    return out
+
+
 def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
     content: Any
     if isinstance(block.content, str):
         content = block.content
     else:
         content = [
-            {"type": "text", "text": part.text} if isinstance(part, TextBlock) else _image(part)
+            {"type": "text", "text": part.text}
+            if isinstance(part, TextBlock)
+            else _document(part)
+            if isinstance(part, DocumentBlock)
+            else _image(part)
             for part in block.content
         ]
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": content}

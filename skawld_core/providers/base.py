@@ -129,5 +129,9 @@ class BaseProvider(ABC):
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one model turn. Implement as `async def stream(...)` with `yield`."""
 
+    async def warm(self) -> None:  # noqa: B027 - optional hook
+        """Prepare for the first request on the running loop (client, connection). Optional;
+        must never raise."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network clients. Optional."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import AuthError
-from ..messages import Base64Source, ImageBlock, Message
+from ..messages import Base64Source, DocumentBlock, ImageBlock, Message, TextBlock, ToolResultPart
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds; applies per read, so a silent server cannot hang a turn forever."""
@@ -30,6 +30,13 @@ def image_url(block: ImageBlock) -> str:
     if isinstance(src, Base64Source):
         return f"data:{src.media_type};base64,{src.data}"
     return src.url
+
+
+def documents_as_text(parts: Sequence[ToolResultPart]) -> list[TextBlock | ImageBlock]:
+    """A tool result's parts for a provider without document input: each document becomes its text."""
+    return [
+        TextBlock(text=p.text or f"[document {p.title or ''}]") if isinstance(p, DocumentBlock) else p for p in parts
+    ]
 
 
 def dump_json(value: Any) -> str:

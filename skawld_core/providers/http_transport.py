@@ -1,11 +1,18 @@
-"""The thin streaming transport: the three wire formats on ``httpx2``, without the SDKs.
+"""The thin streaming transport: the three wire formats over HTTP, without the SDKs.
 
 Why it exists: ``import anthropic`` costs 1–2 s on the target machines (mostly
 ``anthropic.types``, pydantic models skawld never uses: the providers post raw wire
-JSON and read raw SSE) and ``import openai`` about 1 s, while ``httpx2`` — the HTTP
-client both SDKs are built on — costs about 0.05–0.2 s. So the default transport
+JSON and read raw SSE) and ``import openai`` about 1 s. So the default transport
 (``transport="http"``) speaks HTTP itself; the official SDK clients stay available as
 ``transport="sdk"`` and are what Bedrock/Vertex/Azure-style authentication would use.
+
+Who carries the bytes (the start-up decision, DESIGN 14): `aio_http`, a small HTTP/1.1
+client on asyncio streams (standard library only), because ``httpx2`` — the HTTP client
+both SDKs are built on — pulls in ``httpcore2``, ``h11``, ``h2``, ``anyio`` and ``idna``,
+about 0.1 s of CPU that the first request of ``skawld -p`` would wait for. ``httpx2``
+still carries when the environment configures a proxy, after an API root answers with a
+redirect, and always with ``transport="httpx"``; both carriers send the same bytes and
+are tested against the same wire server.
 
 What it reproduces from the installed SDKs (anthropic 2.14 / openai 3.57, read from
 their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
@@ -20,9 +27,10 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
   ``$ANTHROPIC_CUSTOM_HEADERS`` / ``$OPENAI_CUSTOM_HEADERS`` lists (``Name: value`` per
   line), then ``default_headers=`` on top. The ``User-Agent`` is skawld's own and the
   SDKs' ``X-Stainless-*`` telemetry headers are not sent.
-- **Network**: ``httpx2.Timeout(timeout, connect=connect_timeout)``, 1000/100 connection
-  limits, redirects followed, TCP keep-alive socket options, proxies from the
-  environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way,
+- **Network**: the SDKs' timeouts (``timeout`` per read and write, ``connect_timeout`` to
+  connect), kept-alive pooled connections, redirects followed (by ``httpx2``), TCP
+  keep-alive socket options; on ``httpx2``: 1000/100 connection limits and proxies from
+  the environment (``HTTP(S)_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) mounted the same way;
   certificates verified against the same store (``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
   honoured). Unlike the SDKs, one TLS context is shared by all transports and it is
   built off the critical path (`prewarm`, started when a provider is constructed).
@@ -33,9 +41,9 @@ their ``_client.py`` / ``_base_client.py`` / ``_streaming.py``):
 - **Errors** are plain exceptions carrying ``status_code``, ``headers`` and the parsed
   ``body``; `errors_map.map_error` classifies them from status and body alone, exactly
   as it classifies the SDK's exception classes. No retries here: skawld's retry driver
-  (`retry.mapped_stream`) owns them.
+  (`retry.retrying_stream`) owns them.
 
-``httpx2`` is imported when the first client is built, never at module import.
+``httpx2`` is imported only when it carries, never at module import.
 """
 
 from __future__ import annotations
@@ -49,6 +57,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
 SseDialect = Literal["anthropic", "openai"]
+Carrier = Literal["auto", "httpx"]
+"""Who moves the bytes: ``auto`` = `aio_http` (asyncio streams), or ``httpx2`` when proxies
+are configured; ``httpx`` = always ``httpx2`` (``transport="httpx"``)."""
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ANTHROPIC_API_VERSION = "2026-10-21"
 """The ``anthropic-version`` header the installed anthropic SDK (2.14) sends."""
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
@@ -136,7 +148,8 @@ def join_url(base: str, path: str) -> str:
     return base + path.lstrip("/")
 
 
-def _socket_options() -> list[tuple[int, int, int | bool]]:
+def socket_options() -> list[tuple[int, int, int | bool]]:
+    """TCP keep-alive options, as the SDKs set them."""
     opts: list[tuple[int, int, int | bool]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
     keepintvl = getattr(socket, "TCP_KEEPINTVL", None)
     if keepintvl is not None:
@@ -176,26 +189,79 @@ def ssl_context(verified: bool) -> Any:
         if ctx is None:
             import ssl
 
-            if verified:
-                import httpx2
-
-                ctx = httpx2.create_ssl_context()
-            else:
-                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx = _verified_context() if verified else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             _ssl_contexts[verified] = ctx
         return ctx
 
 
-def prewarm(base_url: str) -> threading.Thread:
-    """Import ``httpx2`` and build the TLS context in a daemon thread, so that work overlaps
-    the agent's own start-up instead of delaying the first request (loading the CA bundle
-    runs in OpenSSL without the GIL)."""
+def proxies_configured() -> bool:
+    """True when an ``HTTP(S)_PROXY`` / ``ALL_PROXY`` variable is set (then ``httpx2`` carries)."""
+    return any(os.environ.get(v) or os.environ.get(v.upper()) for v in _PROXY_VARS)
+
+
+def uses_httpx(carrier: Carrier) -> bool:
+    """Whether requests of a client with this ``carrier`` go through ``httpx2``."""
+    return carrier == "httpx" or proxies_configured()
+
+
+_CA_FILE_CANDIDATES = (
+    "/etc/ssl/cert.pem",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+    "/etc/pki/tls/cert.pem",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/ssl/ca-bundle.pem",
+)
+
+
+def _verified_context() -> Any:
+    """The context ``httpx2.create_ssl_context()`` builds, without importing ``httpx2``
+    (its stack is what the default carrier avoids): ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``,
+    else OpenSSL's compiled-in store, else the first CA bundle found where Linux
+    distributions keep one (httpcore2's ``default_ssl_context``, read from its
+    ``_ssl.py``). On Windows and macOS ``httpx2`` is asked: it uses the system store."""
+    import ssl
+
+    if cafile := os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=cafile)
+    if capath := os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=capath)
+    if sys.platform in ("win32", "darwin"):  # pragma: no cover - truststore, via httpx2
+        import httpx2
+
+        return httpx2.create_ssl_context()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    paths = ssl.get_default_verify_paths()
+    cafile = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
+    capath = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
+    if capath and not cafile and not any(_is_hashed_cert(f) for f in os.listdir(capath)):
+        capath = None
+    if not cafile and not capath:
+        cafile = next(filter(os.path.isfile, _CA_FILE_CANDIDATES), None)
+    if cafile or capath:
+        ctx.load_verify_locations(cafile, capath)
+    return ctx
+
+
+def _is_hashed_cert(name: str) -> bool:
+    stem, dot, digit = name.partition(".")
+    return len(stem) == 8 and all(c in "0123456789abcdefABCDEF" for c in stem) and dot == "." and digit.isdigit()
+
+
+def prewarm(base_url: str, carrier: Carrier = "auto") -> threading.Thread | None:
+    """Start, in a daemon thread, what the first request would otherwise wait for: the TLS
+    context (loading the CA bundle runs in OpenSSL without the GIL) and, when ``httpx2``
+    will carry the requests, its import. Nothing to do (None) for a plain-``http`` root
+    carried by `aio_http`."""
+    httpx = uses_httpx(carrier)
+    verified = _needs_verified_tls(base_url)
+    if not (httpx or verified):
+        return None
 
     def run() -> None:
         try:
-            import httpx2  # noqa: F401
-
-            ssl_context(_needs_verified_tls(base_url))
+            if httpx:
+                import httpx2  # noqa: F401
+            ssl_context(verified)
         except Exception:  # the real client build reports any problem
             pass
 
@@ -212,7 +278,7 @@ def make_async_client(timeout: float, connect_timeout: float, base_url: str = "h
     limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
     transport_kwargs: dict[str, Any] = {
         "limits": limits,
-        "socket_options": _socket_options(),
+        "socket_options": socket_options(),
         "verify": ssl_context(_needs_verified_tls(base_url)),
     }
     mounts: dict[str, Any] = {
@@ -229,23 +295,66 @@ def make_async_client(timeout: float, connect_timeout: float, base_url: str = "h
 
 
 class HttpClient:
-    """One API root, its headers and a pooled ``httpx2.AsyncClient`` (one per event loop)."""
+    """One API root, its headers and a connection pool (one client per event loop).
+
+    The pool is `aio_http.AioHttp` unless `uses_httpx` says ``httpx2`` (proxies, or
+    ``carrier="httpx"``); a redirect answer on the asyncio carrier is replayed through
+    ``httpx2``, which follows it as the SDKs do, and ``httpx2`` carries from then on.
+    """
 
     def __init__(
-        self, base_url: str, headers: Mapping[str, str], timeout: float, connect_timeout: float, dialect: SseDialect
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        timeout: float,
+        connect_timeout: float,
+        dialect: SseDialect,
+        carrier: Carrier = "auto",
     ) -> None:
         self.base_url = base_url
         self.headers = dict(headers)
         self.dialect: SseDialect = dialect
-        self._client = make_async_client(timeout, connect_timeout, base_url)
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._httpx: Any = None
+        self._aio: Any = None
+        if uses_httpx(carrier):
+            self._httpx = make_async_client(timeout, connect_timeout, base_url)
+        else:
+            from .aio_http import AioHttp
+
+            self._aio = AioHttp(timeout, connect_timeout, lambda: ssl_context(True))
+
+    @property
+    def carrier(self) -> str:
+        """``"asyncio"`` or ``"httpx2"``: what carries the next request."""
+        return "asyncio" if self._aio is not None else "httpx2"
+
+    async def warm(self) -> None:
+        """Open a connection to the API root ahead of the first request (asyncio carrier only)."""
+        if self._aio is not None:
+            await self._aio.preconnect(self.base_url)
+
+    async def _send(self, method: str, url: str, data: bytes | None) -> Any:
+        """Send one request; the answer's body is still to be read (``aiter_bytes``/``aread``)."""
+        if self._aio is not None:
+            response = await self._aio.request(method, url, self.headers, data)
+            if response.status_code not in REDIRECT_STATUSES:
+                return response
+            await response.aclose()
+            await self._aio.aclose()
+            self._aio = None
+        if self._httpx is None:
+            self._httpx = make_async_client(self.timeout, self.connect_timeout, self.base_url)
+        client = self._httpx
+        request = client.build_request(method, url, content=data, headers=self.headers)
+        return await client.send(request, stream=True)
 
     async def stream(self, path: str, body: Mapping[str, Any]) -> SseStream:
         """POST ``body`` to ``path`` and return the open event stream; non-2xx raises
         `HttpStatusFailure` after reading the error body."""
-        client = self._client
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        request = client.build_request("POST", join_url(self.base_url, path), content=data, headers=self.headers)
-        response = await client.send(request, stream=True)
+        response = await self._send("POST", join_url(self.base_url, path), data)
         if response.status_code >= 300:
             try:
                 raw = await response.aread()
@@ -256,14 +365,21 @@ class HttpClient:
 
     async def get_json(self, path: str) -> Any:
         """GET ``path`` and return the parsed JSON (for ``/models`` discovery)."""
-        response = await self._client.get(join_url(self.base_url, path), headers=self.headers)
+        response = await self._send("GET", join_url(self.base_url, path), None)
+        try:
+            raw = await response.aread()
+        finally:
+            await response.aclose()
         if response.status_code >= 300:
-            raise status_failure(response.status_code, response.headers, response.content)
-        return response.json()
+            raise status_failure(response.status_code, response.headers, raw)
+        return json.loads(raw)
 
     async def close(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        if self._aio is not None:
+            await self._aio.aclose()
+        if self._httpx is not None:
+            await self._httpx.aclose()
 
 
 def status_failure(status: int, headers: Mapping[str, str], raw: bytes) -> HttpStatusFailure:

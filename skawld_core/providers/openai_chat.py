@@ -7,8 +7,9 @@ comes from ``api_key=`` or ``$OPENAI_API_KEY``; local servers that ignore it sti
 need a non-empty value (e.g. ``api_key="local"``). A missing key raises `AuthError`
 from `stream()`.
 
-The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire` and
-`http_transport`: no ``import openai`` on the way to the first request); with
+The default ``transport="http"`` posts the JSON itself on asyncio streams (see `wire`
+and `http_transport`: neither ``import openai`` nor ``httpx2`` on the way to the first
+request; ``transport="httpx"`` carries it on ``httpx2``); with
 ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
 `open_wire_stream`), the client created lazily, one per event loop, ``max_retries=0``.
 
@@ -36,7 +37,7 @@ from .base import (
     ToolUseInputDelta,
     ToolUseStart,
 )
-from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, dump_json, image_url
+from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, documents_as_text, dump_json, image_url
 from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .openai_compat import (
@@ -83,8 +84,9 @@ def _user_messages(message: Message) -> list[dict[str, Any]]:
             if isinstance(block.content, str):
                 content = block.content
             else:
-                texts = [p.text for p in block.content if isinstance(p, TextBlock)]
-                images = [p for p in block.content if isinstance(p, ImageBlock)]
+                result_parts = documents_as_text(block.content)
+                texts = [p.text for p in result_parts if isinstance(p, TextBlock)]
+                images = [p for p in result_parts if isinstance(p, ImageBlock)]
                 content = "\n".join(texts) if texts else (IMAGE_STUB if images else "")
                 if images:
                     tool_images.append({"type": "text", "text": f"Image returned by tool call {block.tool_use_id}:"})

@@ -7,7 +7,8 @@ Compaction strips the id, so a compacted view is always sent in full. With
 ``store=False`` (or ``chaining="disabled"``) requests are stateless and ask for
 ``reasoning.encrypted_content`` so reasoning items can be replayed from ``output_items``.
 
-The default ``transport="http"`` posts the JSON with ``httpx2`` (see `wire`); with
+The default ``transport="http"`` posts the JSON itself on asyncio streams (see `wire`;
+``transport="httpx"`` carries it on ``httpx2``); with
 ``transport="sdk"`` requests go through the SDK client's generic ``post`` (see
 `open_wire_stream`).
 Replayed assistant messages use their raw ``output_items`` when present. Thinking
@@ -36,6 +37,7 @@ from .base import (
 from .common import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
+    documents_as_text,
     dump_json,
     image_url,
     metadata,
@@ -63,12 +65,13 @@ def _user_items(message: Message) -> list[dict[str, Any]]:
     for block in message.content:
         if isinstance(block, ToolResultBlock):
             output: Any
+            result_parts = [] if isinstance(block.content, str) else documents_as_text(block.content)
             if isinstance(block.content, str):
                 output = block.content
-            elif any(isinstance(p, ImageBlock) for p in block.content):
-                output = [_content_part(p) for p in block.content]
+            elif any(isinstance(p, ImageBlock) for p in result_parts):
+                output = [_content_part(p) for p in result_parts]
             else:
-                output = "\n".join(p.text for p in block.content if isinstance(p, TextBlock))
+                output = "\n".join(p.text for p in result_parts if isinstance(p, TextBlock))
             items.append({"type": "function_call_output", "call_id": block.tool_use_id, "output": output})
         elif isinstance(block, (TextBlock, ImageBlock)):
             parts.append(_content_part(block))

@@ -1,15 +1,22 @@
 """skawld-managed retry for provider streams (vendor SDK retries are off).
 
+`retrying_stream` is the one streaming driver: every provider (`wire.WireProvider`, so
+Anthropic, OpenAI Chat and OpenAI Responses, on both transports) streams through it.
+
 Rules (reference-behaviour §2.13):
 
 - ``max_retries`` retries after the first attempt (default 5); negative is a `ConfigError`.
 - Only `SkawldError`s with ``retryable=True`` are retried (rate limits, 5xx, network
   errors, a stream that closed before its final event).
-- Retries happen only before the attempt *commits*: the leading `MessageStart` is held
-  back and not counted; once any other event has been yielded, errors propagate.
+- Retries happen only before the attempt *commits*: `MessageStart` is yielded once, before
+  the first attempt, and does not count; once an attempt has yielded any other event,
+  errors propagate.
 - Delay for retry *n* (0-based): ``base * 2**n`` capped at ``max_delay``, with ±``jitter``
   uniform jitter. A `RateLimitError.retry_after_seconds` is honoured exactly; if it is
   over ``max_retry_after`` (120 s) the error is raised at once.
+- Cancelling the consumer's task during a backoff sleep ends the stream at once with
+  `asyncio.CancelledError` (no further attempt); during an attempt, the vendor stream is
+  closed first.
 """
 
 from __future__ import annotations
@@ -25,9 +32,6 @@ from .base import MessageStart, ProviderStreamEvent
 
 SleepFn = Callable[[float], Awaitable[None]]
 """An awaitable sleep, injectable so tests need not wait real seconds."""
-
-AttemptFactory = Callable[[], AsyncIterator[ProviderStreamEvent]]
-"""Opens one attempt: returns a fresh async iterator of normalized events."""
 
 
 @dataclass(frozen=True)
@@ -62,55 +66,6 @@ class RetryPolicy:
 DEFAULT_POLICY = RetryPolicy()
 
 
-async def _aclose(it: AsyncIterator[ProviderStreamEvent]) -> None:
-    aclose = getattr(it, "aclose", None)
-    if aclose is not None:
-        await aclose()
-
-
-async def retrying_stream(
-    open_attempt: AttemptFactory,
-    max_retries: int = 5,
-    policy: RetryPolicy = DEFAULT_POLICY,
-) -> AsyncGenerator[ProviderStreamEvent, None]:
-    """Run ``open_attempt`` until one attempt commits, then stream it to the end.
-
-    Each attempt is closed (``aclose``) before the next starts and when the consumer
-    stops early, so the underlying HTTP response is always released.
-    """
-    if max_retries < 0:
-        raise ConfigError(f"max_retries must be >= 0, got {max_retries}")
-    retry_index = 0
-    while True:
-        attempt = open_attempt()
-        committed = False
-        held: ProviderStreamEvent | None = None
-        try:
-            async for event in attempt:
-                if committed:
-                    yield event
-                elif isinstance(event, MessageStart) and held is None:
-                    held = event
-                else:
-                    committed = True
-                    if held is not None:
-                        yield held
-                    yield event
-            if not committed and held is not None:
-                yield held
-            return
-        except SkawldError as err:
-            if committed or retry_index >= max_retries:
-                raise
-            delay = policy.delay_for(err, retry_index)
-            if delay is None:
-                raise
-        finally:
-            await _aclose(attempt)
-        retry_index += 1
-        await policy.sleep(delay)
-
-
 class StreamMapper(Protocol):
     """Turns one vendor stream into normalized events, one vendor event at a time."""
 
@@ -131,7 +86,7 @@ class VendorStream(Protocol):
     async def close(self) -> None: ...
 
 
-async def mapped_stream(
+async def retrying_stream(
     open_stream: Callable[[], Awaitable[VendorStream]],
     make_mapper: Callable[[], StreamMapper],
     map_exception: Callable[[BaseException], BaseException],
@@ -139,14 +94,16 @@ async def mapped_stream(
     policy: RetryPolicy = DEFAULT_POLICY,
     setup: Callable[[], None] | None = None,
 ) -> AsyncGenerator[ProviderStreamEvent, None]:
-    """The providers' streaming driver: `retrying_stream` semantics fused with the
-    vendor-event mapping in one generator (one layer per event instead of four).
+    """Stream one model turn with retries, mapping vendor events as they arrive (retry and
+    mapping fused in one generator: one layer per event instead of four).
 
-    Yields `MessageStart` once, then opens attempts with ``open_stream``; every failure is
-    passed through ``map_exception``; a retryable error is retried (per ``policy``) only
-    while the current attempt has yielded nothing. The vendor stream is always closed.
-    ``setup`` runs first, inside the generator (e.g. API-key checks), so its errors surface
-    on iteration rather than on the call.
+    Yields `MessageStart` once, then opens attempts with ``open_stream``; each attempt gets a
+    fresh mapper from ``make_mapper``. Every failure (opening, reading, mapping, or the
+    mapper's `finish`) is passed through ``map_exception``; a `SkawldError` with
+    ``retryable=True`` is retried (per ``policy``, at most ``max_retries`` times) only while
+    the current attempt has yielded nothing. Each vendor stream is closed before the next
+    attempt starts and when the consumer stops early. ``setup`` runs first, inside the
+    generator (e.g. API-key checks), so its errors surface on iteration, not on the call.
     """
     if setup is not None:
         setup()

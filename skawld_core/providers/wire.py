@@ -4,14 +4,22 @@ A lazy API-key check (a missing key surfaces on the first iteration, naming the
 variable), one client per (key, event loop), and skawld-managed retries around a
 vendor stream that a per-attempt mapper normalizes.
 
-Two transports carry the same wire JSON (the mappers cannot tell them apart):
+Three transports carry the same wire JSON (the mappers cannot tell them apart):
 
-- ``transport="http"`` (the default): `http_transport.HttpClient`, a thin ``httpx2``
-  streaming client that sends what the SDKs send. It keeps ``import anthropic`` /
-  ``import openai`` (1–2 s of pydantic type modules) off the path of the first request,
-  which then leaves within about 0.3 s of process start.
+- ``transport="http"`` (the default): `http_transport.HttpClient`, a thin streaming
+  client that sends what the SDKs send, on asyncio streams (`aio_http`); ``httpx2``
+  carries instead when proxies are configured or the API answers with a redirect.
+- ``transport="httpx"``: the same client, always on ``httpx2`` (the escape hatch, and
+  what the tests run the HTTP transport on besides the default).
 - ``transport="sdk"``: the official SDK client's generic ``post(..., stream=True)``, for
   what only the SDKs do (their credential discovery, profiles, and cloud variants).
+
+Start-up decision (DESIGN 14, README "Performance"): neither ``import anthropic`` /
+``import openai`` (1–2 s of pydantic type modules) nor ``import httpx2`` (its stack is
+about 0.1 s of CPU) is on the path of the first request of ``skawld -p``; the default
+transport needs only the standard library, so the request can leave within about 0.3 s
+of process start. The TLS context (and ``httpx2`` when it will carry) is prepared in a
+background thread when the provider is built (`http_transport.prewarm`).
 """
 
 from __future__ import annotations
@@ -24,12 +32,12 @@ from ..errors import ConfigError
 from .base import BaseProvider, ProviderRequest, ProviderStreamEvent
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, ClientCache, resolve_api_key
 from .errors_map import map_error
-from .http_transport import HttpClient, SseDialect, prewarm, resolve_base_url
+from .http_transport import Carrier, HttpClient, SseDialect, prewarm, resolve_base_url
 from .openai_compat import is_local_url
-from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, mapped_stream
+from .retry import DEFAULT_POLICY, RetryPolicy, StreamMapper, retrying_stream
 
-Transport = Literal["http", "sdk"]
-TRANSPORTS: tuple[str, ...] = ("http", "sdk")
+Transport = Literal["http", "httpx", "sdk"]
+TRANSPORTS: tuple[str, ...] = ("http", "httpx", "sdk")
 
 
 class WireProvider(BaseProvider):
@@ -69,8 +77,12 @@ class WireProvider(BaseProvider):
         """Config ``provider.contextWindow``: wins over what the server or the table says."""
         self.discovered_windows: dict[str, int] = {}
         """Context windows the server reported (see `discovery.discover_in_background`)."""
-        if self.transport == "http":
-            prewarm(self.resolved_base_url)
+        if self.transport != "sdk":
+            prewarm(self.resolved_base_url, self._carrier)
+
+    @property
+    def _carrier(self) -> Carrier:
+        return "httpx" if self.transport == "httpx" else "auto"
 
     def window_hint(self, model: str) -> int | None:
         """The configured context window, else the one the server reported for ``model``."""
@@ -99,6 +111,7 @@ class WireProvider(BaseProvider):
             self.timeout,
             self.connect_timeout,
             self.sse_dialect,
+            self._carrier,
         )
 
     @abstractmethod
@@ -134,6 +147,17 @@ class WireProvider(BaseProvider):
     def _get_client(self, key: str) -> Any:
         return self._clients.get(key)
 
+    async def warm(self) -> None:
+        """Get ready for the first request on the running loop: build the client and, on the
+        HTTP transport, open its connection (TCP and TLS handshakes) in advance. Never
+        raises: without a key or a reachable server, the first request reports the problem."""
+        try:
+            client = self._get_client(resolve_api_key(self._api_key, self.env_var))
+            if isinstance(client, HttpClient):
+                await client.warm()
+        except Exception:
+            pass
+
     def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
         """Stream one turn with skawld-managed retries.
 
@@ -150,7 +174,7 @@ class WireProvider(BaseProvider):
         async def open_stream() -> Any:
             return await self._open(self._get_client(key), params)
 
-        return mapped_stream(
+        return retrying_stream(
             open_stream,
             lambda: self._new_mapper(key, params),
             lambda exc: map_error(exc, vendor=self.vendor, secrets=(key,)),

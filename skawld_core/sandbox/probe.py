@@ -8,7 +8,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
-__all__ = ["INSTALL_HINT", "BwrapProbe", "probe_bwrap", "reset_probe"]
+__all__ = ["INSTALL_HINT", "BwrapProbe", "probe_bwrap", "probe_in_background", "reset_probe"]
 
 INSTALL_HINT = "install the package 'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap)"
 _PROBE_TIMEOUT_S = 10.0
@@ -58,6 +58,14 @@ def probe_bwrap() -> BwrapProbe:
         if _cached is None:
             _cached = _run_probe()
         return _cached
+
+
+def probe_in_background() -> threading.Thread:
+    """Start `probe_bwrap` in a daemon thread (it waits on a subprocess, so it overlaps the
+    caller's start-up); a later `probe_bwrap` call waits for it and reuses the answer."""
+    thread = threading.Thread(target=probe_bwrap, name="skawld-bwrap-probe", daemon=True)
+    thread.start()
+    return thread
 
 
 def reset_probe() -> None:

@@ -23,17 +23,26 @@ from .exit_plan_mode import ExitPlanModeTool
 from .file_tracker import FileReadTracker, canonical_path
 from .glob import GlobTool
 from .grep import GrepTool
+from .notebook_edit import NotebookEditTool
 from .read import ReadTool
 from .registry import ToolRegistry
 from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
+from .web_fetch import WebFetchTool
 from .write import WriteTool
 
 
-def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: bool = False) -> list[AnyTool]:
+def default_tools(
+    *,
+    ask_user: AskUserHandler | None = None,
+    background_shells: bool = False,
+    web_fetch: bool = False,
+    notebook_edit: bool = False,
+) -> list[AnyTool]:
     """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
     (the reference's ten, fresh instances, in that order), then BashOutput and
-    KillShell with `background_shells` (the `skawld` command turns it on), plus
-    AskUser when a handler is given."""
+    KillShell with `background_shells`, WebFetch with `web_fetch`, NotebookEdit
+    with `notebook_edit` (the `skawld` command turns these on), plus AskUser when
+    a handler is given."""
     tools: list[AnyTool] = [
         ReadTool(),
         WriteTool(),
@@ -48,6 +57,10 @@ def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: 
     ]
     if background_shells:
         tools += [BashOutputTool(), KillShellTool()]
+    if web_fetch:
+        tools.append(WebFetchTool())
+    if notebook_edit:
+        tools.append(NotebookEditTool())
     if ask_user is not None:
         tools.append(AskUserTool(ask_user))
     return tools
@@ -56,6 +69,7 @@ def default_tools(*, ask_user: AskUserHandler | None = None, background_shells: 
 __all__ = [
     "BashOutputTool",
     "KillShellTool",
+    "NotebookEditTool",
     "AnyTool",
     "AskUserAnswer",
     "AskUserAnswers",
@@ -84,6 +98,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolScope",
+    "WebFetchTool",
     "WriteTool",
     "canonical_path",
     "default_tools",

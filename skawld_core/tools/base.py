@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ToolInputError
-from ..messages import ImageBlock, TextBlock
+from ..messages import DocumentBlock, ImageBlock, TextBlock
 from .file_tracker import FileReadTracker
 from .validation_text import validation_message
 
@@ -28,7 +28,7 @@ InputT = TypeVar("InputT", bound=BaseModel)
 class ToolResult:
     """What a tool returns. `content` becomes the `tool_result` block's content."""
 
-    content: str | list[TextBlock | ImageBlock]
+    content: str | Sequence[TextBlock | ImageBlock | DocumentBlock]
     summary: str = ""
     is_error: bool = False
 

@@ -1,4 +1,8 @@
-"""The Read tool: line-numbered text, images as image blocks, clear refusals."""
+"""The Read tool: line-numbered text, images as image blocks, notebooks and PDFs, clear refusals.
+
+Notebooks are rendered by `notebook_render`, PDFs by `pdf_read`; this module
+opens the file (checked against the permission decision) and dispatches.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +29,9 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024
 STREAM_THRESHOLD = 1024 * 1024
 SNIFF_BYTES = 8192
 IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
-BINARY_EXTENSIONS = frozenset({"exe", "so", "dylib", "o", "a", "zip", "tar", "gz", "pdf"})
+BINARY_EXTENSIONS = frozenset({"exe", "so", "dylib", "o", "a", "zip", "tar", "gz"})
+MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
+MAX_PDF_BYTES = 256 * 1024 * 1024
 
 
 class ReadInput(BaseModel):
@@ -36,6 +42,10 @@ class ReadInput(BaseModel):
     file_path: str = Field(min_length=1, description="Absolute path, or a path relative to the working directory.")
     offset: int = Field(default=1, ge=1, description="1-based line number to start reading from.")
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, description="Maximum number of lines to read.")
+    pages: str | None = Field(
+        default=None,
+        description='PDF files only: the pages to read, e.g. "3", "1-5" or "1-3,8" (1-based; at most 20 pages).',
+    )
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,9 @@ class ReadTool(Tool[ReadInput]):
         "Read a file from the local filesystem. Returns lines numbered cat -n style (number, TAB, text), "
         f"starting at `offset` (1-based) for at most `limit` lines (default {DEFAULT_LIMIT}). Lines longer than "
         f"{MAX_LINE_CHARS} characters are cut. PNG, JPEG, GIF and WebP images are returned as images. "
+        "Jupyter notebooks (.ipynb) are returned as their cells with outputs (cell ids for NotebookEdit). "
+        'PDFs are returned page by page; `pages` (e.g. "1-5") picks pages, and is required for PDFs of more '
+        "than 10 pages (at most 20 pages per call). "
         "Binary files and directories cannot be read. Read a file before editing or overwriting it."
     )
     scope = "read"
@@ -128,7 +141,9 @@ class ReadTool(Tool[ReadInput]):
     input_model = ReadInput
 
     def summarize(self, value: ReadInput) -> str:
-        """`Read <path>`, with `(lines a-b)` when offset or limit is not the default."""
+        """`Read <path>`, with `(lines a-b)` when offset or limit is not the default, `(pages …)` for pages."""
+        if value.pages is not None:
+            return f"Read {value.file_path} (pages {value.pages})"
         if value.offset == 1 and value.limit == DEFAULT_LIMIT:
             return f"Read {value.file_path}"
         return f"Read {value.file_path} (lines {value.offset}-{value.offset + value.limit - 1})"
@@ -156,6 +171,12 @@ class ReadTool(Tool[ReadInput]):
         ext = path.suffix.lower().lstrip(".")
         if ext in IMAGE_TYPES:
             return await self._read_image(path, rel, ext, st.st_size, ctx)
+        if ext == "ipynb":
+            return await self._read_notebook(path, rel, st.st_size, ctx)
+        if ext == "pdf":
+            return await self._read_pdf(path, rel, value.pages, st.st_size, ctx)
+        if value.pages is not None:
+            return _error("pages applies to PDF files only; use offset and limit for text files.")
         if ext in BINARY_EXTENSIONS:
             return _error(f"{rel} is a binary file (.{ext}) and cannot be read.")
         summary = self.summarize(value)
@@ -195,3 +216,44 @@ class ReadTool(Tool[ReadInput]):
         ctx.file_read_tracker.mark_read(path)
         content: list[TextBlock | ImageBlock] = [block]
         return ToolResult(content=content, summary=f"Read image {rel} ({len(data)}B)")
+
+    async def _read_notebook(self, path: Path, rel: str, size: int, ctx: ToolContext) -> ToolResult:
+        from .notebook_render import NotebookError, render_notebook
+
+        if size > MAX_NOTEBOOK_BYTES:
+            return _error(f"Notebook {rel} is too large ({size} bytes; the limit is {MAX_NOTEBOOK_BYTES} bytes).")
+        try:
+            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
+            blocks = render_notebook(data)
+        except OpenRefused as exc:
+            return _error(f"{exc}.")
+        except _NotRegular:
+            return _error("Path is not a regular file.")
+        except OSError as exc:
+            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        except NotebookError as exc:
+            return _error(f"{rel} is {exc}.")
+        content: list[TextBlock | ImageBlock] = [
+            TextBlock(text=truncate_text(b.text, MAX_OUTPUT_CHARS)) if isinstance(b, TextBlock) else b for b in blocks
+        ]
+        ctx.file_read_tracker.mark_read(path)
+        cells = sum(b.text.count("\n</cell>") for b in blocks if isinstance(b, TextBlock))
+        return ToolResult(content=content, summary=f"Read notebook {rel} ({cells} cells)")
+
+    async def _read_pdf(self, path: Path, rel: str, pages: str | None, size: int, ctx: ToolContext) -> ToolResult:
+        from .pdf_read import pdf_result
+
+        if size > MAX_PDF_BYTES:
+            return _error(f"PDF {rel} is too large ({size} bytes; the limit is {MAX_PDF_BYTES} bytes).")
+        try:
+            data = await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
+        except OpenRefused as exc:
+            return _error(f"{exc}.")
+        except _NotRegular:
+            return _error("Path is not a regular file.")
+        except OSError as exc:
+            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        result = await asyncio.to_thread(pdf_result, data, rel, pages)
+        if not result.is_error:
+            ctx.file_read_tracker.mark_read(path)
+        return result

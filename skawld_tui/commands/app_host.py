@@ -100,6 +100,10 @@ class AppHost:
     async def rewind(self) -> None:
         await self.app.open_rewind()
 
+    def confirm_yolo(self) -> bool:
+        self.app.runs.request_yolo()
+        return True
+
     def status_changed(self) -> None:
         from .bashes import running_shells
 

@@ -110,6 +110,8 @@ async def mode_command(host: CommandHost, args: str) -> None:
         if args not in MODES:
             await host.note(f"unknown mode {args!r}: {', '.join(MODES)}", warning=True)
             return
+        if args == "yolo" and agent.permission_mode != "yolo" and host.confirm_yolo():
+            return  # the confirmation dialog switches the mode itself
         agent.set_permission_mode(args)  # type: ignore[arg-type]
         host.status_changed()
     await host.note(f"permission mode: {agent.permission_mode}")

@@ -101,6 +101,9 @@ class PlainHost:
 
         await rewind_plain(self.chat)
 
+    def confirm_yolo(self) -> bool:
+        return False  # the line mode switches at once, as `--permission-mode yolo` does
+
     def status_changed(self) -> None:
         pass  # no status line: each command prints what changed
 

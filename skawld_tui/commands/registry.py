@@ -21,9 +21,10 @@ KEYS = (
     ("`Shift+Enter` / `Ctrl+J`", "new line"),
     ("`Up` / `Down`", "prompt history"),
     ("`Shift+Tab`", "cycle permission mode: default → acceptEdits → plan"),
-    ("`Esc`", "interrupt the turn (twice: abort now)"),
+    ("`Esc`", "stop the run now (the stream and running tools end)"),
+    ("`Ctrl+S`", "finish this step, then stop"),
     ("`Esc` `Esc` on an empty prompt", "rewind (/rewind)"),
-    ("`Ctrl+C` twice", "quit"),
+    ("`Ctrl+C`", "copy the selection; else stop the run; else clear the prompt (twice: quit)"),
     ("`@path` + `Tab`", "complete a file path"),
 )
 

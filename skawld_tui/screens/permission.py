@@ -181,11 +181,8 @@ class AppPermissionAsker:
         return answer if isinstance(answer, PlanAnswer) else None
 
     def interrupt(self) -> None:
-        app = self.app
-        if app.session is not None:
-            app._interrupt_pressed = True
-            app.session.interrupt()
-            app.status.set(state="● interrupting (esc: abort)")
+        # The denial is recorded as the call's result, then the run stops at that boundary.
+        self.app.runs.finish_step()
 
     def notice(self, text: str, *, warning: bool = False) -> None:
         from ..widgets.blocks import NoteLine

@@ -7,12 +7,16 @@ import contextlib
 import time
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement
+from rich.segment import Segment
+from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalGroup
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -128,6 +132,9 @@ class MarkdownChunk(Widget):
 
     A line-API widget: layout and repaint reuse the rendered strips, so a
     finished chunk costs nothing when the screen refreshes for the live tail.
+    Text selection works on it: each strip carries the offsets the screen maps
+    the mouse to, the selected span is highlighted, and `get_selection` gives
+    the text (the Markdown source when the whole chunk is selected).
     """
 
     DEFAULT_CSS = "MarkdownChunk { height: auto; }"
@@ -137,16 +144,22 @@ class MarkdownChunk(Widget):
         self.text = text
         self.plain_code = plain_code
         self._strips: list[Strip] = []
+        self._lines_text: list[str] = []
+        self._shown: dict[int, Strip] = {}  # y -> strip with the widget style
+        self._shown_style: Style | None = None
         self._width = -1
 
-    def set_text(self, text: str) -> None:
+    def set_text(self, text: str, *, plain_code: bool | None = None) -> None:
         self.text = text
+        if plain_code is not None:
+            self.plain_code = plain_code
         self._width = -1
         self.refresh(layout=True)
 
     def _lines(self, width: int) -> list[Strip]:
         if width != self._width:
             self._width = width
+            self._shown.clear()
             if not self.text.strip() or width <= 0:
                 self._strips = []
             else:
@@ -154,6 +167,7 @@ class MarkdownChunk(Widget):
                 options = console.options.update(width=width, height=None, highlight=False)
                 lines = console.render_lines(render_markdown(self.text, plain_code=self.plain_code), options, pad=False)
                 self._strips = [Strip(line).adjust_cell_length(width) for line in lines]
+            self._lines_text = [strip.text.rstrip() for strip in self._strips]
         return self._strips
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
@@ -168,17 +182,63 @@ class MarkdownChunk(Widget):
         style = self.rich_style
         if y >= len(lines):
             return Strip.blank(width, style)
-        return lines[y].apply_style(style) if style else lines[y]
+        if style != self._shown_style:
+            self._shown.clear()
+            self._shown_style = style
+        strip = self._shown.get(y)
+        if strip is None:
+            strip = lines[y].apply_style(style) if style else lines[y]
+            self._shown[y] = strip
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            strip = self._highlight(strip, y, *span)
+        # Offsets last: a segment cut by the highlight needs its own start offset.
+        return strip.apply_offsets(0, y)
+
+    def _highlight(self, strip: Strip, y: int, start: int, end: int) -> Strip:
+        """`strip` with characters `start`..`end` (-1: to the end of the text) in the selection style."""
+        text = self._lines_text[y]
+        end = len(text) if end == -1 else min(end, len(text))
+        if end <= start:
+            return strip
+        left, right = cell_len(text[:start]), cell_len(text[:end])
+        selected = self.screen.get_component_rich_style("screen--selection")
+        parts = strip.divide([left, right, strip.cell_length])
+        middle = Strip([Segment(t, s + selected if s else selected, c) for t, s, c in parts[1]])
+        return Strip.join([parts[0], middle, parts[2]])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text: the source when the whole chunk is selected, else the shown lines."""
+        if not self.text.strip():
+            return None
+        self._lines(self.size.width if self.size.width > 0 else self._width)
+        if self._covers_all(selection):
+            return self.text.strip("\n"), "\n\n"
+        return selection.extract("\n".join(self._lines_text)), "\n"
+
+    def _covers_all(self, selection: Selection) -> bool:
+        start, end = selection
+        starts_at_top = start is None or (start.y, start.x) <= (0, 0)
+        if end is None:
+            return starts_at_top
+        last = len(self._lines_text) - 1
+        while last > 0 and not self._lines_text[last]:
+            last -= 1  # trailing blank lines (block margins) need not be reached
+        return starts_at_top and (end.y > last or (end.y == last and end.x >= len(self._lines_text[last])))
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
 
 class AssistantMarkdown(VerticalGroup):
     """One assistant text segment.
 
     Streamed text is split (`ChunkSplitter`) into finished chunks, each a
-    `Static` rendered once, and a live tail re-rendered at most once per
-    frame, so the cost of an update does not grow with the message and the
-    widget count stays small (one widget per ~1.5 KB). Replaced by the final
-    text if that differs from what streamed.
+    `MarkdownChunk` rendered once (code highlighted), and a live tail
+    re-rendered at most once per frame with plain code blocks, so the cost of
+    an update does not grow with the message and the widget count stays small
+    (one widget per ~1.5 KB). Replaced by the final text if that differs from
+    what streamed; the tail is highlighted once the text is complete.
     """
 
     def __init__(self, text: str = "") -> None:
@@ -196,6 +256,12 @@ class AssistantMarkdown(VerticalGroup):
         if self._initial:
             text, self._initial = self._initial, ""
             await self.append(text)
+            self._seal()
+
+    def _seal(self) -> None:
+        """The text is complete: render the tail like a finished chunk (code highlighted)."""
+        if self._tail.plain_code:
+            self._tail.set_text(self._tail.text, plain_code=False)
 
     def start_stream(self) -> MarkdownFeed:
         self.feed = MarkdownFeed(self)
@@ -225,6 +291,7 @@ class AssistantMarkdown(VerticalGroup):
             self.feed = None
         if final is not None and final.strip() != self.source.strip():
             await self.update(final)
+        self._seal()
 
 
 class ThinkingBlock(Collapsible):

@@ -46,7 +46,7 @@ from ..transcript_model import (
     user_prompt_text,
 )
 from .blocks import AssistantMarkdown, Divider, ErrorBlock, NoteLine, ThinkingBlock, UserMessage
-from .tool_panel import SUBAGENT_TOOLS, SubagentPane, ToolPanel
+from .tool_panel import SUBAGENT_TOOLS, SubagentPane, ToolPanel, toggle_panels
 
 Path = tuple[str, ...]
 
@@ -80,6 +80,25 @@ class EventRenderer:
         self.cwd: pathlib.Path | None = None  # set by the app: live Edit/Write panels diff against this project
         self.sinks: dict[Path, Sink] = {(): Sink(root)}
         self.on_usage: Callable[[Any], None] | None = None
+        self.expand_panels = False  # Ctrl+O: panels mounted from now on open expanded
+
+    def toggle_panels(self) -> None:
+        """Ctrl+O: expand (or collapse) every tool panel and subagent pane, and the ones to come."""
+        self.expand_panels = toggle_panels(self.root, self.expand_panels)
+
+    def _new_panel(
+        self, tool_use_id: str, tool_name: str, input: dict[str, Any], summary: str, status: Any = "running"
+    ) -> ToolPanel:
+        return ToolPanel(
+            tool_use_id,
+            tool_name,
+            input,
+            summary,
+            status=status,
+            show_timings=self.show_timings,
+            cwd=self.cwd,
+            expanded=self.expand_panels,
+        )
 
     def reset(self) -> None:
         self.sinks = {(): Sink(self.root)}
@@ -135,15 +154,7 @@ class EventRenderer:
             for req in event.requests:
                 panel = sink.panels.get(req.tool_use_id)
                 if panel is None:
-                    panel = ToolPanel(
-                        req.tool_use_id,
-                        req.tool_name,
-                        req.input,
-                        req.summary,
-                        status="pending",
-                        show_timings=self.show_timings,
-                        cwd=self.cwd,
-                    )
+                    panel = self._new_panel(req.tool_use_id, req.tool_name, req.input, req.summary, "pending")
                     sink.panels[req.tool_use_id] = panel
                     await self.mount(sink, panel)
                 else:
@@ -153,14 +164,7 @@ class EventRenderer:
             panel = sink.panels.get(event.tool_use_id)
             summary = summarize_tool(event.tool_name, event.input, self.registry)
             if panel is None:
-                panel = ToolPanel(
-                    event.tool_use_id,
-                    event.tool_name,
-                    event.input,
-                    summary,
-                    show_timings=self.show_timings,
-                    cwd=self.cwd,
-                )
+                panel = self._new_panel(event.tool_use_id, event.tool_name, event.input, summary)
                 sink.panels[event.tool_use_id] = panel
                 await self.mount(sink, panel)
             else:
@@ -211,15 +215,7 @@ class EventRenderer:
         for block in event.message.tool_uses():
             if block.id not in sink.panels:
                 summary = summarize_tool(block.name, block.input, self.registry)
-                panel = ToolPanel(
-                    block.id,
-                    block.name,
-                    block.input,
-                    summary,
-                    status="queued",
-                    show_timings=self.show_timings,
-                    cwd=self.cwd,
-                )
+                panel = self._new_panel(block.id, block.name, block.input, summary, "queued")
                 sink.panels[block.id] = panel
                 await self.mount(sink, panel)
 
@@ -246,8 +242,10 @@ class EventRenderer:
         child = (*path, event.subagent_run_id)
         if child not in self.sinks:
             await self.close_text(sink)
-            pane = SubagentPane(event.subagent_run_id, event.display_name, event.subagent_type)
-            host = self._host_panel(sink)
+            pane = SubagentPane(
+                event.subagent_run_id, event.display_name, event.subagent_type, show_timings=self.show_timings
+            )
+            host = self._host_panel(sink, event.parent_tool_use_id)
             if host is not None:
                 host.subagent_panes.append(pane)
                 host.collapsed = False
@@ -255,9 +253,14 @@ class EventRenderer:
             else:
                 await self.mount(sink, pane)
             self.sinks[child] = Sink(pane.body, pane=pane)
+        child_pane = self.sinks[child].pane
+        if child_pane is not None:
+            child_pane.note(event.event)
         await self.apply(event.event, child)
 
-    def _host_panel(self, sink: Sink) -> ToolPanel | None:
+    def _host_panel(self, sink: Sink, tool_use_id: str | None = None) -> ToolPanel | None:
+        if tool_use_id is not None and (panel := sink.panels.get(tool_use_id)) is not None:
+            return panel
         running = [p for p in sink.panels.values() if p.status == "running" and not p.subagent_panes]
         named = [p for p in running if p.tool_name in SUBAGENT_TOOLS]
         if named:
@@ -271,7 +274,7 @@ class EventRenderer:
         if path:
             if sink.pane is not None:
                 sink.pane.finish(event.subtype)
-                sink.pane.collapsed = True
+                sink.pane.collapsed = not self.expand_panels
             return
         usage = event.total_usage
         parts: list[str] = [event.subtype]

@@ -107,7 +107,7 @@ def history_widgets(items: Sequence[Item], *, show_timings: bool, registry: Any 
                 show_timings=show_timings,
             )
             if item.result is not None:
-                panel.result = item.result
+                panel.set_result(item.result, item.is_error)
             out.append(panel)
         elif isinstance(item, NoteItem):
             out.append(NoteLine(item.text))

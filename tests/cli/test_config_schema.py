@@ -17,7 +17,19 @@ from tests.support.wire_server import text, turn
 pytestmark = pytest.mark.timeout(60)
 
 # keys inside a permission rule (`skawld_core.permissions.rules`) and of the trust file
-RULE_AND_TRUST_KEYS = {"kind", "tool", "arg", "decision", "pattern", "regex", "tools", "paths", "projects", "sha256"}
+RULE_AND_TRUST_KEYS = {
+    "kind",
+    "tool",
+    "arg",
+    "decision",
+    "pattern",
+    "regex",
+    "tools",
+    "paths",
+    "domains",
+    "projects",
+    "sha256",
+}
 
 
 def _docs_table_keys() -> list[str]:

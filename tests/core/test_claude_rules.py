@@ -70,7 +70,7 @@ def test_aliases_skills_and_not_applicable() -> None:
     assert parse_claude_rule("Skill(deploy:*)", "allow").dicts() == [
         {"kind": "tool", "tool": "Skill", "arg": "deploy", "decision": "allow"}
     ]
-    web = parse_claude_rule("WebFetch(domain:example.com)", "allow")
+    web = parse_claude_rule("WebSearch", "allow")
     assert web.rules == [] and "not applicable" in web.notes[0]
     narrowed = parse_claude_rule("Task(reviewer)", "allow")  # cannot narrow: an allow is not widened
     assert narrowed.rules == [] and "not applied" in narrowed.notes[0]

@@ -63,7 +63,7 @@ MODE_TABLE = [
     ("mcp__gh__create_issue", "write", "ask", "allow", "allow"),
     ("Bash", "exec", "ask", "ask", "allow"),
     ("Skill", "exec", "ask", "ask", "allow"),
-    ("Subagent", "exec", "ask", "ask", "allow"),
+    ("Subagent", "exec", "allow", "allow", "allow"),  # its own calls are checked one by one
 ]
 
 

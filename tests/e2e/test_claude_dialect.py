@@ -194,9 +194,9 @@ def test_unhonoured_flag_is_reported_once(cli: CliEnv) -> None:
 
 def test_not_applicable_rule_is_reported(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(turn(text("ok")))
-    out = cli.run(*cli.args("-p", "hi", "--output-format", "json", "--allowedTools", "WebFetch(domain:example.com)"))
+    out = cli.run(*cli.args("-p", "hi", "--output-format", "json", "--allowedTools", "WebSearch"))
     assert out.returncode == 0, out.stderr
-    assert "WebFetch(domain:example.com): skawld has no WebFetch tool" in out.stderr
+    assert "WebSearch: skawld has no WebSearch tool" in out.stderr
 
 
 def test_settings_and_mcp_config_flags(cli: CliEnv) -> None:

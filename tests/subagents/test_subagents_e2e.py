@@ -271,11 +271,37 @@ async def test_thinking_and_effort_inherited(tmp_path: Path) -> None:
     await agent.close()
 
 
-async def test_subagent_asks_in_default_mode(tmp_path: Path) -> None:
-    provider = ScriptedProvider([reply(tool_call("Subagent", {"description": "d", "prompt": "p"}, id="s")), reply("k")])
-    agent = make_agent(tmp_path, provider)
+async def test_subagent_starts_unasked_but_its_bash_call_asks(tmp_path: Path) -> None:
+    """Like Claude Code's Task tool: spawning does not ask, the child's own calls do."""
+    from skawld_core.permissions import CanUseToolRequest, PermissionDeny
+    from skawld_core.tools.bash import BashTool
+
+    provider = ScriptedProvider()
+    provider.enqueue(reply(tool_call("Subagent", {"description": "d", "prompt": "CHILD run it"}, id="s")))
+    provider.enqueue(reply(tool_call("Bash", {"command": "touch made"}, id="b")), match=is_child("CHILD"))
+    provider.enqueue(reply("child done"), match=is_child("CHILD"))
+    provider.enqueue(reply("parent done"))
+    asked: list[CanUseToolRequest] = []
+
+    async def can_use_tool(request: CanUseToolRequest) -> PermissionDeny:
+        asked.append(request)
+        return PermissionDeny(message="not now")
+
+    agent = make_agent(tmp_path, provider, tools=[BashTool()], can_use_tool=can_use_tool)
     session = await agent.session()
     events = [e async for e in session.run("go")]
-    assert "permission_request" in types(events)
-    assert tool_result(events, "s").is_error  # no can_use_tool: ask becomes deny
+    assert [(r.tool_name, r.input.get("command")) for r in asked] == [("Bash", "touch made")]
+    assert not (tmp_path / "made").exists()
+    assert tool_result(events, "s").content == "child done"
+    assert events[-1].final_text == "parent done"
+    await agent.close()
+
+
+async def test_a_deny_rule_still_stops_the_subagent_tool(tmp_path: Path) -> None:
+    provider = ScriptedProvider([reply(tool_call("Subagent", {"description": "d", "prompt": "p"}, id="s")), reply("k")])
+    agent = make_agent(tmp_path, provider, permission_rules=[{"kind": "tool", "tool": "Subagent", "decision": "deny"}])
+    session = await agent.session()
+    events = [e async for e in session.run("go")]
+    assert "permission_request" not in types(events)
+    assert tool_result(events, "s").is_error
     await agent.close()

@@ -12,7 +12,7 @@ from .wire_server import Endpoint, WireServer
 
 KINDS = ("anthropic", "chat", "responses")
 API_KEY = "sk-test-SECRET-0123456789"
-TRANSPORTS = ("http", "sdk")
+TRANSPORTS = ("http", "httpx", "sdk")
 TRANSPORT = "http"
 """The transport `make_provider` uses unless told; the provider tests' ``wire`` fixture
 runs each test once per transport by setting it."""

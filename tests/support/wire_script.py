@@ -106,6 +106,10 @@ class Turn:
     headers: dict[str, str] = field(default_factory=dict)
     gate_after: int | None = None  # send this many frames, then wait for `gate`
     gate: threading.Event = field(default_factory=threading.Event)
+    # Filled in by the server: frames written so far, and `time.monotonic()` when the stream
+    # ended (all sent, or the client went away), for "stopped within" assertions.
+    frames_sent: int = 0
+    ended_at: float | None = None
 
     @property
     def stop_reason(self) -> str:

@@ -249,6 +249,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(ep, reply, model, body)
         except (_Reset, OSError):
             self.close_connection = True
+        finally:
+            if isinstance(reply, Turn):
+                reply.ended_at = time.monotonic()
 
     def _json(self, status: int, payload: Any, headers: dict[str, str]) -> None:
         data = json.dumps(payload).encode()
@@ -324,6 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
             if t.frame_delay:
                 buf.append(frame)
                 self._flush(buf)
+                t.frames_sent = n + 1
                 buf, size = [], 0
                 if stopping.wait(t.frame_delay):
                     raise _Reset()

@@ -19,9 +19,10 @@ SIZE = (100, 32)
 
 
 class AppForTests(SkawldApp):
-    """No durations on screen (snapshots stay stable)."""
+    """No durations and no welcome block on screen (snapshots stay stable)."""
 
     SHOW_TIMINGS = False
+    SHOW_WELCOME = False  # tests/tui/test_run_welcome.py shows it
 
 
 def make_app(

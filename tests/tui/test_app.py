@@ -12,6 +12,7 @@ import pytest
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
+from skawld_tui.screens.confirm import ConfirmScreen
 from skawld_tui.screens.permission import PermissionScreen
 from skawld_tui.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
 from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
@@ -229,7 +230,7 @@ async def test_abort_closes_the_open_modal() -> None:
         assert footers(app)[-1].strip().startswith("aborted")
 
 
-async def test_escape_interrupts_at_turn_boundary_and_second_escape_aborts() -> None:
+async def test_ctrl_s_finishes_the_step_and_one_escape_aborts() -> None:
     exec_tool = MockExec()
     exec_tool.gate = asyncio.Event()
     app = make_app(
@@ -239,8 +240,8 @@ async def test_escape_interrupts_at_turn_boundary_and_second_escape_aborts() -> 
         await ready(pilot)
         await send(pilot, "run")
         await until(lambda: exec_tool.started.is_set(), pilot)
-        await pilot.press("escape")
-        assert "interrupting" in app.status.info.state
+        await pilot.press("ctrl+s")
+        assert "finishing this step" in app.status.info.state
         exec_tool.gate.set()
         await run_done(pilot)
         assert footers(app)[-1].strip().startswith("interrupted")
@@ -254,7 +255,6 @@ async def test_escape_interrupts_at_turn_boundary_and_second_escape_aborts() -> 
         await ready(pilot)
         await send(pilot, "talk")
         await until(lambda: bool(app.query(AssistantMarkdown)), pilot)
-        await pilot.press("escape")
         await pilot.press("escape")
         await run_done(pilot)
         assert footers(app)[-1].strip().startswith("aborted")
@@ -350,7 +350,9 @@ async def test_slash_completion_and_commands() -> None:
         await pilot.press("down", "tab")
         assert app.prompt.text == "/mode "
         await pilot.press(*"yolo", "enter")
-        assert app.agent is not None and app.agent.permission_mode == "yolo"
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)  # yolo asks first
+        await pilot.press("y")
+        await until(lambda: app.agent is not None and app.agent.permission_mode == "yolo", pilot)
         await pilot.press("shift+tab")
         assert app.agent.permission_mode == "default" and app.status.info.mode == "default"
         await send(pilot, "/help")

@@ -23,7 +23,7 @@ from skawld_core.permissions.remembered import (
     remember_allow_rules,
     remembered_rules,
 )
-from skawld_tui.permission_broker import suggest_rules
+from skawld_tui.permission_broker import session_key, suggest_rules
 
 ROOT = Path("/work/project")
 
@@ -82,6 +82,26 @@ def test_the_offered_bash_rule_allows_the_command_and_nothing_wider(tmp_path: Pa
     assert decide("npm run test") == "allow"
     assert decide("npm run build") == "ask"
     assert decide("npm run test && rm -rf /") == "ask"  # the other command is not covered
+
+
+def test_webfetch_answers_cover_the_one_host(tmp_path: Path) -> None:
+    offer = suggest_rules("WebFetch", {"url": "https://docs.python.org/3/library/"}, project_root=tmp_path)
+    assert offer.rules == ("WebFetch(domain:docs.python.org)",)
+    engine = PermissionEngine(rules=parse_claude_rules(list(offer.rules), "allow").rules, project_root=tmp_path)
+
+    def decide(url: str) -> str:
+        call = PendingToolCall(
+            tool_name="WebFetch", tool_use_id="t", input={"url": url}, summary="", scope="read", cwd=tmp_path
+        )
+        return engine.evaluate(call).behavior
+
+    assert decide("https://docs.python.org/3/tutorial/") == "allow"
+    assert decide("https://evil.example/") == "ask"
+    # "this session" is per host too, never every domain
+    assert session_key("WebFetch", {"url": "https://docs.python.org/x"}) == ("WebFetch", "docs.python.org")
+    assert session_key("WebFetch", {"url": "https://a.example/"}) != session_key(
+        "WebFetch", {"url": "https://b.example/"}
+    )
 
 
 def test_edit_rules_are_the_files_directory_inside_the_project(tmp_path: Path) -> None:
