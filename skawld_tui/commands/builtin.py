@@ -198,9 +198,8 @@ async def exit_command(host: CommandHost, args: str) -> None:
 
 
 def subagent_types(agent: Any) -> list[tuple[str, str]]:
-    """Subagent definitions if the subagents extension published them."""
-    if agent is None:
+    """(name, description) of the subagent types, once the subagents extension loaded them."""
+    registry = getattr(getattr(agent, "extensions", None), "subagents", None)
+    if registry is None:
         return []
-    defs = agent.extensions.get("subagents") if isinstance(getattr(agent, "extensions", None), dict) else None
-    items = defs.items() if isinstance(defs, dict) else []
-    return [(str(name), str(getattr(d, "description", "") or "")) for name, d in items]
+    return [(d.name, " ".join((d.description or "").split())) for d in registry.list()]

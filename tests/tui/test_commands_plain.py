@@ -174,3 +174,11 @@ async def test_plain_choose_asks_for_a_number() -> None:
         await chat.host.choose("Kill which background shell?", options, then)  # 9 is no choice
     assert picked == ["bash_2"]
     assert "Kill which background shell?\n 1. bash_1  sleep 30\n 2. bash_2  sleep 31" in buf.getvalue()
+
+
+async def test_agents_lists_the_subagent_types_from_the_config_dir(tmp_path: Path) -> None:
+    agents = tmp_path / "cfg" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\ndescription: Reviews diffs\n---\nYou review.")
+    out = await chat(["/agents", "/exit"], ScriptedProvider([]), tmp_path, config_dir=tmp_path / "cfg")
+    assert "reviewer — Reviews diffs" in out
