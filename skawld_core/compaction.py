@@ -33,7 +33,11 @@ class UsageReport:
 
 @runtime_checkable
 class CompactionStrategy(Protocol):
-    """Turns a copy of the provider view into a shorter one."""
+    """Turns a copy of the provider view into a shorter one.
+
+    A strategy whose `compact` also takes a `focus` keyword gets the text of a
+    manual `/compact <focus>`; one without it is called as before.
+    """
 
     id: str
 
@@ -81,11 +85,20 @@ def strip_response_chaining(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-async def summarize(provider: BaseProvider, model: str, messages: list[Message], report: UsageReport) -> str:
-    """One provider call that summarizes `messages`."""
+def summary_instructions(focus: str | None = None) -> str:
+    """The summariser's system prompt; a `focus` (`/compact <focus>`) says what to keep above all."""
+    if not focus or not focus.strip():
+        return SUMMARY_INSTRUCTIONS
+    return f"{SUMMARY_INSTRUCTIONS}\n\nThe user asked the summary to focus on: {focus.strip()}"
+
+
+async def summarize(
+    provider: BaseProvider, model: str, messages: list[Message], report: UsageReport, *, focus: str | None = None
+) -> str:
+    """One provider call that summarizes `messages` (`focus`: what the user wants kept)."""
     request = ProviderRequest(
         model=model,
-        system=[SystemBlock(text=SUMMARY_INSTRUCTIONS, cacheable=False)],
+        system=[SystemBlock(text=summary_instructions(focus), cacheable=False)],
         tools=[],
         messages=[*messages, Message(role="user", content=[TextBlock(text="Summarize the conversation so far.")])]
         if messages and messages[-1].role == "assistant"
@@ -116,16 +129,33 @@ class KeepRecentTurns:
         self.id = "default-keep-recent-10" if turns == 10 else f"keep-recent-{turns}"
 
     async def compact(
-        self, messages: list[Message], *, provider: BaseProvider, model: str, usage_report: UsageReport
+        self,
+        messages: list[Message],
+        *,
+        provider: BaseProvider,
+        model: str,
+        usage_report: UsageReport,
+        focus: str | None = None,
     ) -> list[Message]:
         recent = last_n_turn_boundaries(messages, self.turns)
         older = messages[: len(messages) - len(recent)]
         if recent is messages or not older:
             return messages
-        summary = await summarize(provider, model, older, usage_report)
+        summary = await summarize(provider, model, older, usage_report, focus=focus)
         head = Message(role="user", content=[TextBlock(text=f"{SUMMARY_PREFIX}\n\n{summary}")])
         return strip_response_chaining([head, *recent])
 
 
 def default_compaction() -> CompactionStrategy:
     return KeepRecentTurns(10)
+
+
+def takes_focus(strategy: CompactionStrategy) -> bool:
+    """True when `strategy.compact` accepts a `focus` keyword."""
+    import inspect
+
+    try:
+        params = inspect.signature(strategy.compact).parameters
+    except (TypeError, ValueError):
+        return False
+    return "focus" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

@@ -443,7 +443,8 @@ class RunLoop:
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
         await self._settle_prompt()
-        await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
+        ended = await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
+        self.session.background_ended = [(s.id, s.command) for s in ended]
         await self._record_usage()
         await self.emit(
             ResultEvent(

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .compaction import UsageReport
+from .compaction import UsageReport, takes_focus
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
 from .hooks import HookContext, PreCompactInput
@@ -98,6 +98,9 @@ class Session:
         self._overlay_model: str | None = None
         self._overlay_tools: frozenset[str] = frozenset()
         self._pending_overlay_tools: frozenset[str] = frozenset()
+        self._run_model: str | None = None
+        # (id, command) of the background shells the last run's end had to kill.
+        self.background_ended: list[tuple[str, str]] = []
 
     # -- identity ---------------------------------------------------------
 
@@ -226,20 +229,25 @@ class Session:
 
         return await run_tool_call(self, name, input, on_event=on_event, tool=tool)
 
-    async def compact(self) -> CompactionEvent | None:
-        """Summarize older history now, between runs (the app's `/compact`).
+    async def compact(self, focus: str | None = None) -> CompactionEvent | None:
+        """Summarize older history now, between runs (the app's `/compact [focus]`).
 
-        Returns the compaction event, or `None` when there was nothing to
-        compact. Raises `ConfigError` while a run is active.
+        `focus` tells the summary what to keep above all (passed to strategies
+        that take it). Returns the compaction event, or `None` when there was
+        nothing to compact. Raises `ConfigError` while a run is active.
         """
         if self._run is not None:
             raise ConfigError("Cannot compact while a run is active")
         context = HookContext(session_id=self.id, run_id="", cwd=str(self.agent.cwd))
-        event, _ = await self.compact_view("manual", context)
+        event, _ = await self.compact_view("manual", context, focus=focus)
         return event
 
     async def compact_view(
-        self, trigger: Literal["threshold", "forced", "manual"], hook_context: HookContext
+        self,
+        trigger: Literal["threshold", "forced", "manual"],
+        hook_context: HookContext,
+        *,
+        focus: str | None = None,
     ) -> tuple[CompactionEvent | None, list[HookErrorEvent]]:
         """Run PreCompact hooks and the compaction strategy over the provider
         view, replacing it in place (the full history and the store are not
@@ -256,8 +264,9 @@ class Session:
                 hook_context,
             )
         report = UsageReport()
+        extra: dict[str, Any] = {"focus": focus} if focus and takes_focus(agent.compaction) else {}
         compacted = await agent.compaction.compact(
-            list(view), provider=agent.provider, model=self.model, usage_report=report
+            list(view), provider=agent.provider, model=self.model, usage_report=report, **extra
         )
         if len(compacted) == len(view) and (not view or compacted[0] is view[0]):
             return None, errors
@@ -383,8 +392,13 @@ class Session:
         self._overlay_model = model
         self._pending_overlay_tools = self._pending_overlay_tools | frozenset(allowed_tools)
 
+    def use_model_for_run(self, model: str | None) -> None:
+        """Run every turn of the next run (or of the one going) on `model` (a command
+        file's `model:`); the session's own model again once that run ends."""
+        self._run_model = model
+
     def take_overlay(self) -> tuple[str | None, frozenset[str]]:
-        model, self._overlay_model = self._overlay_model, None
+        model, self._overlay_model = self._overlay_model or self._run_model, None
         self._overlay_tools, self._pending_overlay_tools = self._pending_overlay_tools, frozenset()
         return model, self._overlay_tools
 
@@ -414,6 +428,7 @@ class Session:
     def _release(self, run: Run) -> None:
         if self._run is run:
             self._run = None
+            self._run_model = None
             self.interrupt_requested = False
             self.reject_steers()
 

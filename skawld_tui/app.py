@@ -27,7 +27,7 @@ from skawld_core.messages import Usage
 from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from .app_sessions import SessionsMixin
-from .app_slash import SlashMixin
+from .commands import AppHost
 from .composer import Composer
 from .file_commands import PromptCommands
 from .focus_guard import route_typing
@@ -54,7 +54,7 @@ RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on dem
 EARLIER_CHUNK = 40
 
 
-class SkawldApp(SessionsMixin, SlashMixin, App[int]):
+class SkawldApp(SessionsMixin, App[int]):
     """The skawld chat app. `agent_factory(can_use_tool, ask_user)` builds the Agent."""
 
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))
@@ -96,6 +96,7 @@ class SkawldApp(SessionsMixin, SlashMixin, App[int]):
         self.agent: Agent | None = None
         self.session: Session | None = None
         self.prompt_commands: PromptCommands | None = None
+        self.command_host = AppHost(self)
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False

@@ -1,5 +1,5 @@
-"""Session commands of `SkawldApp` (a mixin): /resume with the picker,
-/rename, /fork and /rewind (also Esc Esc on an empty prompt)."""
+"""Session dialogs of `SkawldApp` (a mixin): the /resume picker and the /rewind
+dialog (also Esc Esc on an empty prompt); the commands are in `commands/`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class SessionsMixin:
-    """`_cmd_resume`, `_cmd_rename`, `_cmd_fork`, `_cmd_rewind` and their dialogs."""
+    """The session picker, the rewind dialog and the checkpoint notice."""
 
     _checkpoint_noted: tuple[str, int] | None = None
 
@@ -51,25 +51,6 @@ class SessionsMixin:
             shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
             await self._note(f"checkpoint left out files over the size cap: {shown}", warning=True)
 
-    async def _cmd_resume(self, args: str) -> None:
-        app: SkawldApp = self  # type: ignore[assignment]
-        if app.running:
-            await self._note("/resume is not available while a run is going", warning=True)
-            return
-        if app.agent is None:
-            return
-        if args:
-            from skawld_core.sessions.listing import SessionLookupError, resolve_session_id
-
-            try:
-                session_id = await resolve_session_id(app.agent.store, args)
-            except SessionLookupError as exc:
-                await self._note(str(exc), warning=True)
-                return
-            await app.load_session(session_id)
-            return
-        await self.open_picker()
-
     async def open_picker(self, fork: bool = False) -> None:
         """Push the session picker over the conversations of this project."""
         app: SkawldApp = self  # type: ignore[assignment]
@@ -94,36 +75,6 @@ class SessionsMixin:
                 await app.load_session(session_id)
 
         app.push_screen(SessionPicker(choices, current), callback=picked)
-
-    async def _cmd_rename(self, args: str) -> None:
-        app: SkawldApp = self  # type: ignore[assignment]
-        if app.session is None:
-            return
-        if not args.strip():
-            await self._note(f"title: {app.session.title or '(none yet)'} — use /rename <title>")
-            return
-        await app.session.rename(args)
-        await self._note(f"renamed: {app.session.title}")
-
-    async def _cmd_fork(self, args: str) -> None:
-        app: SkawldApp = self  # type: ignore[assignment]
-        if not await self._idle("fork"):
-            return
-        assert app.session is not None
-        upto: int | None = None
-        if args.strip():
-            points = prompt_points(app.session.meta, app.session.full_history)
-            if not args.strip().isdigit() or not 1 <= int(args) <= len(points):
-                await self._note(f"/fork [N]: N is a prompt number from 1 to {len(points)}", warning=True)
-                return
-            upto = points[int(args) - 1].index
-        old = app.session.id
-        copy = await app.session.fork(upto=upto)
-        await app.load_session(copy.id)
-        await self._note(f"forked session {old[:8]} → {copy.id[:8]}; the original is unchanged")
-
-    async def _cmd_rewind(self, args: str) -> None:
-        await self.open_rewind()
 
     async def open_rewind(self) -> None:
         """Push the rewind dialog over this session's prompts."""

@@ -35,6 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
 from .claude_dialect import ClaudeEmitter, claude_permission_mode, init_message
 from .control import EventWriter, StdinReader, warn
@@ -362,7 +363,14 @@ class ClaudeRunner:
             stream=self.opts.output_format == "stream-json",
         )
         self._interrupted = False
-        result = await self._run(emitter, prompt.text, prompt.images)
+        from .file_commands import CommandExpansionError, expand_prompt
+
+        try:
+            text = await expand_prompt(self.agent, session, prompt.text, self.settings, warn)
+        except CommandExpansionError as exc:
+            warn(str(exc))
+            return EXIT_USAGE
+        result = await self._run(emitter, text, prompt.images)
         structured: Any = None
         subtype: str | None = None
         extra: list[str] = []
@@ -381,6 +389,7 @@ class ClaudeRunner:
         usage_meta = session.meta.get("usage")
         if isinstance(usage_meta, dict) and isinstance(usage_meta.get("cost_usd"), int | float):
             envelope["session_cost_usd"] = usage_meta["cost_usd"]
+        report_ended(session, envelope, verbose=self.opts.verbose)
         if self.fatal is None:
             self.write(envelope)
         if self.terminated:

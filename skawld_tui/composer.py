@@ -14,8 +14,8 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import slash_commands
 from .attachments import expand_mentions, mentions
+from .commands import completion_options, dispatch, find_command
 from .images import (
     ImageAttachment,
     ImageError,
@@ -68,17 +68,7 @@ class Composer:
         app = self.app
         prompt = app.prompt
         text = prompt.text
-        options: list[tuple[str, str]] = []
-        commands = slash_commands.complete(text)
-        if commands:
-            options = [(f"/{c.name}", f"/{c.name}{' ' + c.args if c.args else ''}  — {c.help}") for c in commands]
-        if text.startswith("/") and " " not in text and app.prompt_commands is not None:
-            prefix = text[1:].lower()
-            options += [
-                (f"/{name}", f"/{name}{' ' + hint if hint else ''}  — {description}")
-                for name, hint, description in app.prompt_commands.completions()
-                if name.startswith(prefix) and name not in slash_commands.BY_NAME
-            ]
+        options = completion_options(text, app.prompt_commands)
         if not options:
             row, col = prompt.cursor_location
             token = at_token(prompt.document.get_line(row)[:col])
@@ -113,7 +103,7 @@ class Composer:
         if value is None:
             return
         if value.startswith("/"):
-            command = slash_commands.BY_NAME.get(value[1:])
+            command = find_command(value[1:], app.prompt_commands)
             if submit:
                 prompt.clear()
                 await app.submit(value)
@@ -182,9 +172,8 @@ class Composer:
     async def submit(self, text: str) -> None:
         """Route one submitted line: slash command, `!cmd`, or a prompt."""
         app = self.app
-        parsed = slash_commands.parse(text)
-        if parsed is not None:
-            await app.run_slash(*parsed)
+        if await dispatch(app.command_host, text):
+            app.transcript.scroll_end(animate=False)
             return
         self.files = None  # the next prompt lists the project afresh
         plain = shell_command(text) is None and not mentions(text) and not names_image(text)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +53,7 @@ class FileCommand:
     path: Path
     argument_hint: str | None = None
     allowed_tools: tuple[str, ...] = ()
-    model: str | None = None
+    model: str | None = None  # as written; `command_model` resolves it
 
 
 @dataclass
@@ -64,6 +64,18 @@ class ExpandedCommand:
     allowed_tools: tuple[str, ...] = ()
     model: str | None = None
     attached: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def command_model(command: FileCommand) -> tuple[str | None, str | None]:
+    """The model a command's prompt runs on (None: the session's) and a warning when
+    its `model:` is a Claude Code alias skawld cannot map to a model id."""
+    if command.model is None:
+        return None, None
+    model = model_override(command.model)
+    if model is None and command.model.lower() != "inherit":
+        return None, f"/{command.name}: model {command.model!r} is a Claude Code alias; using the session's model"
+    return model, None
 
 
 def command_dirs(cwd: Path, home: Path) -> list[Path]:
@@ -106,6 +118,7 @@ def _parse(path: Path, name: str) -> FileCommand:
         first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
         description = first[:80] or f"/{name}"
     hint = data.get("argument-hint", data.get("argument_hint"))
+    raw_model = data.get("model")
     return FileCommand(
         name=name,
         description=" ".join(description.split()),
@@ -113,7 +126,7 @@ def _parse(path: Path, name: str) -> FileCommand:
         path=path,
         argument_hint=str(hint) if hint is not None else None,
         allowed_tools=_tools(data.get("allowed-tools", data.get("allowed_tools"))),
-        model=model_override(data.get("model")),
+        model=str(raw_model).strip() or None if raw_model is not None else None,
     )
 
 
@@ -216,7 +229,10 @@ async def expand_command(
         last = match.end()
     pieces.append(body[last:])
     prompt = "".join(pieces)
-    expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=command.model)
+    model, warning = command_model(command)
+    expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=model)
+    if warning:
+        expanded.warnings.append(warning)
     attachments: list[str] = []
     for match in _FILE_REF.finditer(prompt):
         ref = match.group(1).rstrip(".,;:)")
@@ -247,23 +263,54 @@ class PromptCommands:
         rows += [(s.name, s.argument_hint or "", s.description) for s in self.agent.skill_summaries()]
         return rows
 
-    async def prompt_for(self, name: str, args: str, session: Session) -> str | None:
-        """The prompt for `/name args`, or None; raises `CommandExpansionError`."""
+    async def expand(self, name: str, args: str, session: Session) -> ExpandedCommand | None:
+        """What `/name args` turns into, or None; raises `CommandExpansionError`."""
         command = self.by_name.get(name)
         if command is not None:
-            expanded = await expand_command(command, args, agent=self.agent, session=session, trusted=self.trusted)
-            return expanded.prompt
+            return await expand_command(command, args, agent=self.agent, session=session, trusted=self.trusted)
         if any(s.name == name for s in self.agent.skill_summaries()):
             # Through the Skill tool, so its permission prompt and the trust gate apply as usual.
-            return f'Run the "{name}" skill with the Skill tool' + (f" (args: {args})" if args else "") + "."
+            text = f'Run the "{name}" skill with the Skill tool' + (f" (args: {args})" if args else "") + "."
+            return ExpandedCommand(prompt=text)
         return None
 
-    async def expand_typed(self, text: str, session: Session) -> str:
-        """`text` itself unless it is `/name args` for a file command or a skill."""
-        from .slash_commands import parse
+    async def prompt_for(self, name: str, args: str, session: Session) -> str | None:
+        """The prompt for `/name args`, or None; raises `CommandExpansionError`."""
+        expanded = await self.expand(name, args, session)
+        return expanded.prompt if expanded is not None else None
+
+    async def expand_typed(self, text: str, session: Session, warn: Callable[[str], None] | None = None) -> str:
+        """`text` itself unless it is `/name args` for a file command or a skill; a command's
+        `model:` is used for the prompt's run (`warn` gets what could not be applied)."""
+        if not text.lstrip().startswith("/"):
+            return text  # the usual case: no need to load the command registry
+        from .commands.registry import parse
 
         parsed = parse(text)
         if parsed is None:
             return text
-        prompt = await self.prompt_for(parsed[0], parsed[1], session)
-        return text if prompt is None else prompt
+        expanded = await self.expand(parsed[0], parsed[1], session)
+        if expanded is None:
+            return text
+        apply_model(expanded, session, warn)
+        return expanded.prompt
+
+
+async def expand_prompt(
+    agent: Agent, session: Session, text: str, settings: Any, warn: Callable[[str], None] | None = None
+) -> str:
+    """A headless prompt: `/name args` for a file command or skill expanded, anything else as is.
+    Raises `CommandExpansionError`."""
+    if not text.lstrip().startswith("/"):
+        return text
+    trusted = bool(getattr(settings, "project_trusted", False))
+    return await PromptCommands(agent, home=Path.home(), trusted=trusted).expand_typed(text, session, warn)
+
+
+def apply_model(expanded: ExpandedCommand, session: Session, warn: Callable[[str], None] | None = None) -> None:
+    """Run the prompt's run on the command's model (then the session's again)."""
+    for warning in expanded.warnings:
+        if warn is not None:
+            warn(warning)
+    if expanded.model:
+        session.use_model_for_run(expanded.model)

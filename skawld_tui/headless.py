@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from .background_report import report_ended
 from .control import EventWriter, PermissionAnswer, StdinReader, parse_control, permission_answer, warn
 
 if TYPE_CHECKING:
@@ -243,6 +244,7 @@ class HeadlessRunner:
             }
             if stats.errors:
                 obj["errors"] = stats.errors
+            report_ended(self.session, obj, verbose=False)
             self.writer.line(json.dumps(obj, ensure_ascii=False))
         elif self.opts.output_format == "text":
             text = result.final_text if result.final_text is not None else "\n".join(stats.texts)
@@ -276,7 +278,7 @@ class HeadlessRunner:
             trusted = bool(getattr(self.settings, "project_trusted", False))
             self.prompt_commands = PromptCommands(self.session.agent, home=Path.home(), trusted=trusted)
         try:
-            prompt = await self.prompt_commands.expand_typed(prompt, self.session)
+            prompt = await self.prompt_commands.expand_typed(prompt, self.session, warn)
         except CommandExpansionError as exc:
             warn(str(exc))
             return EXIT_USAGE
@@ -295,6 +297,7 @@ class HeadlessRunner:
                 self.running = False
         if result is not None:
             self._finish_output(result, stats)
+        report_ended(self.session, None, verbose=self.opts.verbose)
         return self._exit_code(result, stats)
 
     async def next_prompt(self) -> str | None:

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
-from . import slash_commands
+from .commands import PlainHost, dispatch
 from .permission_broker import PermissionBroker
 from .plain_permissions import PlainPermissionAsker
 from .transcript_model import (
@@ -62,9 +62,22 @@ class PlainChat:
         self.show_timings = True
         self.broker = PermissionBroker(PlainPermissionAsker(self), lambda: self.agent)
         self.prompt_commands: PromptCommands | None = None
+        self.settings: Any = None
+        self.host = PlainHost(self)
         from .plain_composer import PlainComposer
 
         self.composer = PlainComposer(self)
+
+    def commands(self) -> PromptCommands | None:
+        """File commands and skills (loaded once the agent exists)."""
+        if self.prompt_commands is None and self.agent is not None:
+            from pathlib import Path
+
+            from .file_commands import PromptCommands
+
+            trusted = bool(getattr(self.settings, "project_trusted", False))
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
+        return self.prompt_commands
 
     # -- output ---------------------------------------------------------------------
 
@@ -237,94 +250,6 @@ class PlainChat:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
 
-    async def slash(self, name: str, args: str) -> bool:
-        """Run a command; False means quit."""
-        agent, session = self.agent, self.session
-        assert agent is not None and session is not None
-        if name == "exit":
-            return False
-        if name == "help":
-            self.console.print(Markdown(slash_commands.help_text()))
-        elif name == "new":
-            self.session = await agent.session()
-            self.out(f"new session {self.session.id}", style="dim")
-        elif name == "resume":
-            from skawld_core.sessions.listing import SessionLookupError, resolve_session_id
-
-            from .plain_sessions import pick_plain
-
-            try:
-                chosen = await resolve_session_id(agent.store, args) if args else await pick_plain(self, session.id)
-            except SessionLookupError as exc:
-                self.out(str(exc), style="yellow")
-                return True
-            if chosen:
-                self.session = await agent.session(chosen)
-                self.render_history()
-        elif name == "rename":
-            from .plain_sessions import rename_plain
-
-            await rename_plain(self, args)
-        elif name == "fork":
-            from .plain_sessions import fork_plain
-
-            await fork_plain(self, args)
-        elif name == "rewind":
-            from .plain_sessions import rewind_plain
-
-            await rewind_plain(self)
-        elif name == "mode":
-            if args:
-                if args not in slash_commands.MODES:
-                    self.out(f"unknown mode {args!r}", style="yellow")
-                    return True
-                agent.set_permission_mode(args)  # type: ignore[arg-type]
-            self.out(f"permission mode: {agent.permission_mode}", style="dim")
-        elif name == "model":
-            if args:
-                agent.model = args
-                agent.invalidate_system_prompt()
-            self.out(f"model: {agent.model}", style="dim")
-        elif name == "usage":
-            self.out(f"session {session.id}: {len(session.full_history)} messages", style="dim")
-        elif name == "skills":
-            for skill in agent.skill_summaries():
-                self.out(f"  /{skill.name} — {skill.description}")
-        elif name == "export":
-            from .transcript_model import export_markdown
-
-            path = agent.cwd / (args or f"skawld-{session.id[:8]}.md")
-            path.write_text(export_markdown(session.full_history), encoding="utf-8")
-            self.out(f"exported to {path}", style="dim")
-        elif name == "permissions":
-            from .permissions_view import run_permissions_command
-
-            await run_permissions_command(self, args, getattr(self, "settings", None))
-        elif name in slash_commands.BY_NAME:
-            self.out(f"/{name} is available in the full-screen app", style="yellow")
-        else:
-            await self._prompt_command(name, args)
-        return True
-
-    async def _prompt_command(self, name: str, args: str) -> None:
-        """A command file or a skill typed as `/name args` runs as a prompt."""
-        from pathlib import Path
-
-        from .file_commands import CommandExpansionError, PromptCommands
-
-        assert self.agent is not None and self.session is not None
-        if self.prompt_commands is None:
-            self.prompt_commands = PromptCommands(self.agent, home=Path.home())
-        try:
-            prompt = await self.prompt_commands.prompt_for(name, args, self.session)
-        except CommandExpansionError as exc:
-            self.out(str(exc), style="yellow")
-            return
-        if prompt is None:
-            self.out(f"unknown command /{name} (/help)", style="yellow")
-        else:
-            await self.run_prompt(prompt)
-
     async def loop(self) -> int:
         last_ctrl_c = 0.0
         while True:
@@ -343,9 +268,8 @@ class PlainChat:
             if not text:
                 continue
             remember(self.prompt, text)
-            parsed = slash_commands.parse(text)
-            if parsed is not None:
-                if not await self.slash(*parsed):
+            if await dispatch(self.host, text):
+                if self.host.quitting:
                     return 0
                 continue
             prepared = await self.composer.handle(text)
@@ -373,18 +297,20 @@ class LinePrompt:
         return line
 
 
-def make_prompt_session(**kwargs: Any) -> PromptSession[str]:
+def make_prompt_session(
+    commands: Callable[[], PromptCommands | None] = lambda: None, **kwargs: Any
+) -> PromptSession[str]:
     """A prompt_toolkit session with the project's history (bound in `run_plain`),
-    slash-command and `@` path completion."""
+    slash-command completion from the registry (`commands` gives the file commands
+    and skills once they are loaded) and `@` path completion."""
     from prompt_toolkit import PromptSession
 
+    from .commands import slash_completer
     from .plain_composer import make_completer
     from .prompt_history import toolkit_history
 
-    words = [f"/{c.name}" for c in slash_commands.COMMANDS]
-    return PromptSession(
-        history=toolkit_history(), completer=make_completer(words), complete_while_typing=True, **kwargs
-    )
+    completer = make_completer(slash_completer(commands))
+    return PromptSession(history=toolkit_history(), completer=completer, complete_while_typing=True, **kwargs)
 
 
 def bind_project(prompt: Any, cwd: Path) -> None:
@@ -425,12 +351,14 @@ async def run_plain(
 ) -> int:
     """Run the plain chat until /exit, Ctrl+D or Ctrl+C twice; returns the exit code."""
     console = console or Console(highlight=False)
+    chat: PlainChat | None = None
     if prompt_session is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        prompt_session = make_prompt_session() if interactive else LinePrompt(console)  # type: ignore[assignment]
+        source = lambda: chat.commands() if chat is not None else None  # noqa: E731
+        prompt_session = make_prompt_session(source) if interactive else LinePrompt(console)  # type: ignore[assignment]
     assert prompt_session is not None
     chat = PlainChat(console, prompt_session)
-    chat.settings = settings  # type: ignore[attr-defined]  # /permissions names the rules' files
+    chat.settings = settings  # /permissions names the rules' files
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
     except Exception as exc:

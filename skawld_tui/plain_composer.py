@@ -67,12 +67,12 @@ class PlainComposer:
         self.pending_context += outcome.context()
 
 
-def make_completer(words: Iterable[str], cwd: Path | None = None) -> Completer:
-    """Slash commands at the start of the line, `@` paths (fuzzy) anywhere."""
+def make_completer(words: Iterable[str] | Completer, cwd: Path | None = None) -> Completer:
+    """Slash commands at the start of the line (`words`, or a completer for them), `@` paths (fuzzy) anywhere."""
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion, WordCompleter
     from prompt_toolkit.document import Document
 
-    slash = WordCompleter(list(words), sentence=True, pattern=None)
+    slash = words if isinstance(words, Completer) else WordCompleter(list(words), sentence=True, pattern=None)
 
     class _Completer(Completer):
         def __init__(self) -> None:

@@ -1,6 +1,5 @@
-"""Session commands of the plain line mode: a numbered picker with search
-(``/resume``, ``skawld --resume`` without an id), ``/rename``, ``/fork`` and
-``/rewind``."""
+"""Session dialogs of the plain line mode: a numbered picker with search
+(``/resume``, ``skawld --resume`` without an id) and the ``/rewind`` questions."""
 
 from __future__ import annotations
 
@@ -53,31 +52,6 @@ async def pick_plain(chat: PlainChat, current: str | None = None) -> str | None:
             chat.out(f"no session matches {answer!r}", style="yellow")
         else:
             shown = found
-
-
-async def rename_plain(chat: PlainChat, args: str) -> None:
-    """``/rename <title>``."""
-    assert chat.session is not None
-    if not args.strip():
-        chat.out(f"title: {chat.session.title or '(none yet)'} — use /rename <title>", style="dim")
-        return
-    await chat.session.rename(args)
-    chat.out(f"renamed: {chat.session.title}", style="dim")
-
-
-async def fork_plain(chat: PlainChat, args: str) -> None:
-    """``/fork [N]``: continue in a copy (up to prompt N)."""
-    assert chat.session is not None
-    points = prompt_points(chat.session.meta, chat.session.full_history)
-    upto = None
-    if args.strip():
-        if not args.strip().isdigit() or not 1 <= int(args) <= len(points):
-            chat.out(f"/fork [N]: N is a prompt number from 1 to {len(points)}", style="yellow")
-            return
-        upto = points[int(args) - 1].index
-    old = chat.session.id
-    chat.session = await chat.session.fork(upto=upto)
-    chat.out(f"forked session {old[:8]} → {chat.session.id[:8]}; the original is unchanged", style="dim")
 
 
 async def rewind_plain(chat: PlainChat) -> None:

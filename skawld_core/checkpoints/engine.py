@@ -149,6 +149,15 @@ class CheckpointEngine:
             now = await self._snapshot("compare")
             return [path for _, path in await self._diff(now.commit, target)]
 
+    async def file_at(self, commit: str, path: str) -> bytes | None:
+        """The content of `path` (relative to the project) in snapshot `commit`;
+        None when the snapshot has no such file."""
+        self._check_project()
+        async with self._lock:
+            target = await self._verify(commit)
+            code, out, _ = await self._git("cat-file", "blob", f"{target}:{path}", check=False)
+        return out if code == 0 else None
+
     # -- internals -------------------------------------------------------------
 
     @contextlib.asynccontextmanager

@@ -21,7 +21,7 @@ from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 
 if TYPE_CHECKING:
     from ..permissions import PermissionEngine
-    from ..tools.background import BackgroundShells
+    from ..tools.background import BackgroundShell, BackgroundShells
 
 __all__ = ["Launch", "ShellPolicy", "sandbox_denial_note"]
 
@@ -150,15 +150,18 @@ class ShellPolicy:
             shells = self._background[session_id] = BackgroundShells()
         return shells
 
-    async def end_background(self, session_id: str | None = None) -> None:
-        """Kill the background shells of one session, or of every session."""
+    async def end_background(self, session_id: str | None = None) -> list[BackgroundShell]:
+        """Kill the background shells of one session, or of every session; returns
+        the shells that were still running (now ended)."""
         if session_id is None:
             groups, self._background = list(self._background.values()), {}
         else:
             group = self._background.pop(session_id, None)
             groups = [group] if group is not None else []
+        ended: list[BackgroundShell] = []
         for shells in groups:
-            await shells.close()
+            ended += await shells.close()
+        return ended
 
     def close(self) -> None:
         """Remove the private `/tmp` directories."""

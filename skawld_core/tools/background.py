@@ -14,6 +14,7 @@ import asyncio
 import codecs
 import contextlib
 import re
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -79,6 +80,7 @@ class BackgroundShell:
         self.out, self.err = _Ring(), _Ring()
         self.returncode: int | None = None
         self.killed = False
+        self.started = time.monotonic()
         self._pumps = [
             asyncio.create_task(_pump(spawned.out, self.out)),
             asyncio.create_task(_pump(spawned.err, self.err)),
@@ -169,10 +171,12 @@ class BackgroundShells:
         self._shells[shell.id] = shell
         return shell
 
-    async def close(self) -> None:
-        """Kill every shell (concurrently) and forget them."""
+    async def close(self) -> tuple[BackgroundShell, ...]:
+        """Kill every shell (concurrently) and forget them; returns those that were still running."""
         shells, self._shells = list(self._shells.values()), {}
+        running = tuple(s for s in shells if s.running)
         await asyncio.gather(*(s.kill() for s in shells), return_exceptions=True)
+        return running
 
 
 async def start_background(

@@ -28,6 +28,7 @@ class StatusInfo:
     cost: float | None = None
     state: str = ""
     sandbox: str = ""
+    shells: int = 0  # running background shells
 
 
 def sandbox_label(status: SandboxStatus | None) -> str:
@@ -48,6 +49,18 @@ class StatusBar(Static):
         super().__init__("", id="status", markup=False)
         self.info = StatusInfo()
 
+    def on_mount(self) -> None:
+        # Background shells start and end inside tool calls: look once a second.
+        host = getattr(self.app, "command_host", None)
+        if host is not None:
+            from ..commands.bashes import running_shells
+
+            self.set_interval(1.0, lambda: self._shells(running_shells(host)))
+
+    def _shells(self, count: int) -> None:
+        if count != self.info.shells:
+            self.set(shells=count)
+
     def set(self, **changes: object) -> None:
         for key, value in changes.items():
             setattr(self.info, key, value)
@@ -66,6 +79,8 @@ class StatusBar(Static):
         cost = format_cost(i.cost)
         if cost:
             text.append(f"  {cost}")
+        if i.shells:
+            text.append(f"  {i.shells} shell{'s' if i.shells != 1 else ''}", style="bold yellow")
         if i.sandbox:
             text.append(f"  {i.sandbox}", style="green" if i.sandbox.startswith("sandboxed") else "yellow")
         if i.state:

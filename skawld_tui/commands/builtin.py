@@ -1,0 +1,205 @@
+"""The everyday built-in commands: help, sessions, model and mode, usage, listings, export, exit."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from .base import CommandHost, command
+
+MODES = ("default", "acceptEdits", "plan", "yolo")
+
+
+@command("help", "Show commands and keys", aliases=("?",))
+async def help_command(host: CommandHost, args: str) -> None:
+    from .registry import help_markdown
+
+    await host.markdown(help_markdown(host.prompt_commands))
+
+
+@command("new", "Start a new session", aliases=("clear",), idle_only=True)
+async def new_command(host: CommandHost, args: str) -> None:
+    await host.open_session(None)
+    await host.note("new session" + (f" {host.session.id}" if host.session else ""))
+
+
+@command("resume", "Resume a stored session (picker with search)", args="[id]", idle_only=True)
+async def resume_command(host: CommandHost, args: str) -> None:
+    from skawld_core.sessions.listing import SessionLookupError, resolve_session_id
+
+    if host.agent is None:
+        return
+    if not args:
+        await host.pick_session()
+        return
+    try:
+        session_id = await resolve_session_id(host.agent.store, args)
+    except SessionLookupError as exc:
+        await host.note(str(exc), warning=True)
+        return
+    await host.open_session(session_id)
+
+
+@command("rename", "Rename this session", args="<title>")
+async def rename_command(host: CommandHost, args: str) -> None:
+    session = host.session
+    if session is None:
+        return
+    if not args:
+        await host.note(f"title: {session.title or '(none yet)'} — use /rename <title>")
+        return
+    await session.rename(args)
+    await host.note(f"renamed: {session.title}")
+
+
+@command("fork", "Continue in a copy of this session (up to prompt N)", args="[N]", idle_only=True)
+async def fork_command(host: CommandHost, args: str) -> None:
+    from skawld_core.sessions.meta import prompt_points
+
+    session = host.session
+    if session is None:
+        return
+    upto: int | None = None
+    if args:
+        points = prompt_points(session.meta, session.full_history)
+        if not args.isdigit() or not 1 <= int(args) <= len(points):
+            await host.note(f"/fork [N]: N is a prompt number from 1 to {len(points)}", warning=True)
+            return
+        upto = points[int(args) - 1].index
+    copy = await session.fork(upto=upto)
+    await host.open_session(copy.id)
+    await host.note(f"forked session {session.id[:8]} → {copy.id[:8]}; the original is unchanged")
+
+
+@command("rewind", "Restore code and/or conversation to before a prompt", idle_only=True)
+async def rewind_command(host: CommandHost, args: str) -> None:
+    await host.rewind()
+
+
+@command("model", "Show or switch the model", args="[name]")
+async def model_command(host: CommandHost, args: str) -> None:
+    agent = host.agent
+    if agent is None:
+        return
+    if args:
+        agent.model = args
+        agent.invalidate_system_prompt()
+        host.status_changed()
+        await host.note(f"model: {agent.model}")
+        return
+    lines = [f"model: `{agent.model}`"]
+    if host.settings is not None:
+        from ..local_models import server_models
+
+        try:
+            names = await asyncio.to_thread(server_models, host.settings)
+        except Exception as exc:  # the list is a convenience: say why it is missing
+            lines.append(f"(the server's model list is not available: {exc})")
+        else:
+            lines += ["", "The server serves (`/model NAME` to switch):", *(f"- `{n}`" for n in names[:50])]
+    await host.markdown("\n".join(lines))
+
+
+@command("mode", "Show or set the permission mode", args="[default|acceptEdits|plan|yolo]")
+async def mode_command(host: CommandHost, args: str) -> None:
+    agent = host.agent
+    if agent is None:
+        return
+    if args:
+        if args not in MODES:
+            await host.note(f"unknown mode {args!r}: {', '.join(MODES)}", warning=True)
+            return
+        if args == "yolo" and agent.permission_mode != "yolo" and host.confirm_yolo():
+            return  # the confirmation dialog switches the mode itself
+        agent.set_permission_mode(args)  # type: ignore[arg-type]
+        host.status_changed()
+    await host.note(f"permission mode: {agent.permission_mode}")
+
+
+@command("usage", "Tokens and cost of this session", aliases=("cost",))
+async def usage_command(host: CommandHost, args: str) -> None:
+    from ..transcript_model import cost_usd, format_cost, format_tokens, price_note
+
+    usage = host.usage
+    model = host.agent.model if host.agent else ""
+    cost = format_cost(cost_usd(model, usage)) or "unknown (no price for this model)"
+    await host.markdown(
+        "| | |\n|---|---|\n"
+        f"| input tokens | {format_tokens(usage.input_tokens)} |\n"
+        f"| output tokens | {format_tokens(usage.output_tokens)} |\n"
+        f"| cache read | {format_tokens(usage.cache_read_tokens or 0)} |\n"
+        f"| cache write | {format_tokens(usage.cache_creation_tokens or 0)} |\n"
+        f"| cost | {cost} |\n"
+        f"| prices | {price_note()} |"
+    )
+
+
+@command("skills", "List loaded skills")
+async def skills_command(host: CommandHost, args: str) -> None:
+    skills = host.agent.skill_summaries() if host.agent else []
+    if not skills:
+        await host.note("no skills loaded (put them in .skawld/skills/<name>/SKILL.md)")
+        return
+    await host.markdown("\n".join(f"- **/{s.name}** — {s.description}" for s in skills))
+
+
+@command("agents", "List subagent types")
+async def agents_command(host: CommandHost, args: str) -> None:
+    found = subagent_types(host.agent)
+    if not found:
+        await host.note("no subagent types defined (put them in .skawld/agents/<name>.md)")
+        return
+    await host.markdown("\n".join(f"- **{name}** — {desc}" for name, desc in found))
+
+
+@command("mcp", "List MCP servers")
+async def mcp_command(host: CommandHost, args: str) -> None:
+    servers = host.agent.mcp_servers if host.agent else {}
+    if not servers:
+        await host.note("no MCP servers configured")
+        return
+    lines = []
+    for name, cfg in servers.items():
+        where = cfg.get("url") or " ".join([str(cfg.get("command", "")), *map(str, cfg.get("args", []))])
+        lines.append(f"- **{name}** — `{where}`")
+    await host.markdown("\n".join(lines))
+
+
+@command("tasks", "List this session's tasks")
+async def tasks_command(host: CommandHost, args: str) -> None:
+    if host.agent is None or host.session is None:
+        return
+    tasks = await host.agent.store.list_tasks(host.session.id)
+    if not tasks:
+        await host.note("no tasks in this session")
+        return
+    marks = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
+    await host.markdown("\n".join(f"- {marks.get(t.status, '·')} **{t.id}** {t.subject} ({t.status})" for t in tasks))
+
+
+@command("export", "Write the conversation to a Markdown file", args="[path]")
+async def export_command(host: CommandHost, args: str) -> None:
+    from ..transcript_model import export_markdown
+
+    session, agent = host.session, host.agent
+    if session is None or agent is None:
+        return
+    path = Path(args).expanduser() if args else Path(f"skawld-{session.id[:8]}.md")
+    if not path.is_absolute():
+        path = agent.cwd / path
+    path.write_text(export_markdown(session.full_history), encoding="utf-8")
+    await host.note(f"exported {len(session.full_history)} messages to {path}")
+
+
+@command("exit", "Quit skawld", aliases=("quit",))
+async def exit_command(host: CommandHost, args: str) -> None:
+    await host.quit()
+
+
+def subagent_types(agent: Any) -> list[tuple[str, str]]:
+    """(name, description) of the subagent types, once the subagents extension loaded them."""
+    registry = getattr(getattr(agent, "extensions", None), "subagents", None)
+    if registry is None:
+        return []
+    return [(d.name, " ".join((d.description or "").split())) for d in registry.list()]
