@@ -93,3 +93,31 @@ async def run_done(pilot: Pilot[Any], runs: int = 1) -> None:
     app: SkawldApp = pilot.app  # type: ignore[assignment]
     await until(lambda: app.runs_completed >= runs and not app.running, pilot)
     await pilot.pause()
+
+
+def plain_agent_factory(
+    provider: Any,
+    *,
+    cwd: Path,
+    tools: Iterable[Any] = (),
+    store: InMemorySessionStore | None = None,
+    model: str = "test-model",
+    **agent_kwargs: Any,
+) -> Callable[..., Agent]:
+    """The `agent_factory` `run_plain` takes: an unsandboxed agent on `provider`
+    with the plain mode's `can_use_tool` / `ask_user` wired in."""
+
+    def build(can_use_tool: Any, ask_user: Any) -> Agent:
+        return Agent(
+            provider=provider,
+            model=model,
+            tools=list(tools),
+            can_use_tool=can_use_tool,
+            ask_user=ask_user,
+            session_store=store if store is not None else InMemorySessionStore(),
+            cwd=cwd,
+            sandbox="off",
+            **agent_kwargs,
+        )
+
+    return build

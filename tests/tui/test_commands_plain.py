@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,32 +15,15 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from skawld_core import Agent
 from skawld_core.compaction import KeepRecentTurns
-from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_tui.commands import parse, slash_completer
 from skawld_tui.file_commands import PromptCommands
 from skawld_tui.plain import make_prompt_session, run_plain
 
+from .helpers import plain_agent_factory
+
 pytestmark = pytest.mark.timeout(30)
-
-
-def factory(provider: ScriptedProvider, cwd: Path, **kw: Any) -> Callable[..., Agent]:
-    def build(can_use_tool: Any, ask_user: Any) -> Agent:
-        return Agent(
-            provider=provider,
-            model="test-model",
-            tools=[],
-            can_use_tool=can_use_tool,
-            ask_user=ask_user,
-            session_store=InMemorySessionStore(),
-            cwd=cwd,
-            sandbox="off",
-            **kw,
-        )
-
-    return build
 
 
 async def chat(lines: list[str], provider: ScriptedProvider, cwd: Path, **kw: Any) -> str:
@@ -50,7 +32,7 @@ async def chat(lines: list[str], provider: ScriptedProvider, cwd: Path, **kw: An
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("".join(line + "\r" for line in lines))
         prompt = make_prompt_session(input=pipe, output=DummyOutput())
-        code = await run_plain(factory(provider, cwd, **kw), console=console, prompt_session=prompt)
+        code = await run_plain(plain_agent_factory(provider, cwd=cwd, **kw), console=console, prompt_session=prompt)
     assert code == 0
     return buf.getvalue()
 
@@ -113,7 +95,7 @@ async def test_the_prompt_completer_offers_builtins_and_file_commands_with_descr
     commands = tmp_path / ".claude" / "commands"
     commands.mkdir(parents=True)
     (commands / "review.md").write_text("---\ndescription: Review a path\nargument-hint: <path>\n---\nReview $1")
-    agent = factory(ScriptedProvider([]), tmp_path)(None, None)
+    agent = plain_agent_factory(ScriptedProvider([]), cwd=tmp_path)(None, None)
     prompt_commands = PromptCommands(agent, home=tmp_path / "home")
     completer = slash_completer(lambda: prompt_commands)
 

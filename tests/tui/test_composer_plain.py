@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,34 +14,17 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from skawld_core import Agent
 from skawld_core.messages import ImageBlock, TextBlock
-from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_core.tools.bash import BashTool
 from skawld_tui.plain import make_prompt_session, run_plain
 from skawld_tui.plain_composer import make_completer
 from skawld_tui.prompt_history import PromptHistory
 
+from .helpers import plain_agent_factory
 from .test_composer_images import png_bytes
 
 pytestmark = pytest.mark.timeout(30)
-
-
-def factory(provider: ScriptedProvider, cwd: Path, tools: list[Any]) -> Callable[..., Agent]:
-    def build(can_use_tool: Any, ask_user: Any) -> Agent:
-        return Agent(
-            provider=provider,
-            model="test-model",
-            tools=tools,
-            can_use_tool=can_use_tool,
-            ask_user=ask_user,
-            session_store=InMemorySessionStore(),
-            cwd=cwd,
-            sandbox="off",
-        )
-
-    return build
 
 
 async def chat(lines: list[str], provider: ScriptedProvider, cwd: Path, tools: list[Any]) -> str:
@@ -51,7 +33,7 @@ async def chat(lines: list[str], provider: ScriptedProvider, cwd: Path, tools: l
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("".join(line + "\r" for line in lines))
         prompt = make_prompt_session(input=pipe, output=DummyOutput())
-        await run_plain(factory(provider, cwd, tools), console=console, prompt_session=prompt)
+        await run_plain(plain_agent_factory(provider, cwd=cwd, tools=tools), console=console, prompt_session=prompt)
     return buf.getvalue()
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,29 +12,14 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from skawld_core import Agent
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_tui.plain import make_prompt_session, run_plain
 from tests.support.mock_tools import MockExec, MockRead
 
+from .helpers import plain_agent_factory
+
 pytestmark = pytest.mark.timeout(30)
-
-
-def factory(provider: ScriptedProvider, store: InMemorySessionStore, tools: list[Any]) -> Callable[..., Agent]:
-    def build(can_use_tool: Any, ask_user: Any) -> Agent:
-        return Agent(
-            provider=provider,
-            model="test-model",
-            tools=tools,
-            can_use_tool=can_use_tool,
-            ask_user=ask_user,
-            session_store=store,
-            cwd=Path(__file__).parent,
-            include_partial_messages=True,
-        )
-
-    return build
 
 
 async def chat(lines: list[str], provider: ScriptedProvider, tools: list[Any], **kw: Any) -> tuple[int, str]:
@@ -45,7 +29,14 @@ async def chat(lines: list[str], provider: ScriptedProvider, tools: list[Any], *
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("".join(line + "\r" for line in lines))
         prompt = make_prompt_session(input=pipe, output=DummyOutput())
-        code = await run_plain(factory(provider, store, tools), console=console, prompt_session=prompt, **kw)
+        code = await run_plain(
+            plain_agent_factory(
+                provider, cwd=Path(__file__).parent, tools=tools, store=store, include_partial_messages=True
+            ),
+            console=console,
+            prompt_session=prompt,
+            **kw,
+        )
     return code, buf.getvalue()
 
 
