@@ -138,6 +138,7 @@ class SkawldApp(SessionsMixin, App[int]):
         # Everything alive now (modules, the base layout) lives as long as the app:
         # keep it out of the cyclic GC's full scans, which otherwise stall the UI.
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         self.transcript.anchor()
         self.completions.display = False
         self.renderer = EventRenderer(
@@ -414,4 +415,7 @@ def idle_gc() -> None:
 
 
 IDLE_GC_EVERY = 5.0  # seconds; back-to-back short runs share one collection
+# Streaming allocates many short-lived objects: rarer young collections, and far
+# rarer full ones (idle_gc does those between runs), keep key presses under 100 ms.
+GC_THRESHOLDS = (5000, 20, 100)
 _last_idle_gc = 0.0
