@@ -100,6 +100,7 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
+        self._gc_thresholds = gc.get_threshold()  # restored on unmount
         self.broker = PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(settings, "env", None))
         self._base_usage = Usage()
         self._last_usage: Usage | None = None
@@ -368,6 +369,7 @@ class SkawldApp(SessionsMixin, App[int]):
                 await asyncio.wait_for(self.agent.close(), 5.0)
 
     async def on_unmount(self) -> None:
+        gc.set_threshold(*self._gc_thresholds)
         await self.close_agent()
 
     def action_cycle_mode(self) -> None:
