@@ -209,12 +209,15 @@ def ignore_in_git(path: Path) -> bool:
 
     Does nothing outside a git repository or without git. Returns whether it wrote.
     """
-    git = {"capture_output": True, "text": True, "timeout": 10, "cwd": path.parent}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], check=False, capture_output=True, text=True, timeout=10, cwd=path.parent)
+
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], check=False, **git)  # type: ignore[call-overload]
+        top = git("rev-parse", "--show-toplevel")
         if top.returncode != 0:
             return False
-        ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], check=False, **git)  # type: ignore[call-overload]
+        ignored = git("check-ignore", "-q", str(path))
     except (OSError, subprocess.SubprocessError):
         return False
     if ignored.returncode != 1:  # 0: already ignored; 128: git could not tell
