@@ -4,6 +4,9 @@ Permission is by domain (`DomainRule`, Claude Code's `WebFetch(domain:…)`):
 the tool is read scope but asks for each domain outside yolo. A redirect to
 another host is not followed; the result names the new URL so the model makes
 a new call, which meets the permission check for that host.
+
+A page fetched once is answered from the tool's `PageCache` for 15 minutes, as
+in Claude Code, so a second question about it costs no second download.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .base import Tool, ToolContext, ToolResult
 from .text_format import truncate_text
+from .web_cache import PageCache
 from .web_client import CrossHostRedirect, Fetched, FetchError, FetchLimits, fetch_url, upgrade_url
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_PAGE_CHARS", "WebFetchInput", "WebFetchTool"]
@@ -75,14 +79,16 @@ class WebFetchTool(Tool[WebFetchInput]):
         f"words are returned (at most {MAX_ANSWER_CHARS} characters); without it the page, cut at "
         f"{MAX_PAGE_CHARS} characters. http:// URLs are upgraded to https:// (except localhost). When the URL "
         "redirects to a different host, the result gives the redirect URL: call WebFetch again with it. "
-        "Each domain needs the user's permission. Read-only: it changes nothing."
+        "Each domain needs the user's permission. A page fetched in the last 15 minutes is answered from a cache. "
+        "Read-only: it changes nothing."
     )
     scope = "read"
     parallel_safe = True
     input_model = WebFetchInput
 
-    def __init__(self, limits: FetchLimits | None = None) -> None:
+    def __init__(self, limits: FetchLimits | None = None, cache: PageCache | None = None) -> None:
         self.limits = limits or FetchLimits()
+        self.cache = cache if cache is not None else PageCache()
 
     def summarize(self, value: WebFetchInput) -> str:
         """`WebFetch <url>`, with the prompt when given."""
@@ -92,9 +98,12 @@ class WebFetchTool(Tool[WebFetchInput]):
         """Upgrade, fetch within the limits, convert, and pick the relevant part."""
         try:
             url = upgrade_url(value.url)
-            got = await fetch_url(url, self.limits)
+            cached = self.cache.get(url)
+            got = cached if cached is not None else await fetch_url(url, self.limits)
         except FetchError as exc:
             return _error(f"{exc}.")
+        if cached is None:
+            self.cache.put(url, got)
         if isinstance(got, CrossHostRedirect):
             text = (
                 f"REDIRECT DETECTED: {got.url} redirects (HTTP {got.status}) to a different host.\n"
@@ -123,8 +132,8 @@ class WebFetchTool(Tool[WebFetchInput]):
                 f"{_megabytes(self.limits.max_bytes)} of the page were read]"
             )
         content = "\n".join([*notes, body]) if notes else body
-        size = len(got.body)
-        return ToolResult(content=content or "(the page has no text)", summary=f"{got.status} {got.url} ({size}B)")
+        size = f"{len(got.body)}B" + (", cached" if cached is not None else "")
+        return ToolResult(content=content or "(the page has no text)", summary=f"{got.status} {got.url} ({size})")
 
     @classmethod
     def _page(cls, got: Fetched, is_html: bool, prompt: str | None) -> str:
