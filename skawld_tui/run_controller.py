@@ -253,14 +253,15 @@ class RunController:
         self.app.run_worker(self._confirm_yolo(), group="mode", exit_on_error=False)
 
     async def _confirm_yolo(self) -> None:
-        from .screens.confirm import YOLO_BODY, ConfirmScreen
+        from .commands.builtin import YOLO_WARNING
+        from .screens.confirm import ConfirmScreen
 
         app = self.app
         if app.agent is None:
             return
         if app.agent.permission_mode != "yolo":
             confirmed = await app.push_screen_wait(
-                ConfirmScreen("Switch to yolo mode?", YOLO_BODY, confirm="Yes, yolo")
+                ConfirmScreen("Switch to yolo mode?", YOLO_WARNING, confirm="Yes, yolo")
             )
             if not confirmed:
                 await app.transcript.mount(NoteLine(f"permission mode stays {app.agent.permission_mode}"))

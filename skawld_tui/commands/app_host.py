@@ -100,7 +100,7 @@ class AppHost:
     async def rewind(self) -> None:
         await self.app.open_rewind()
 
-    def confirm_yolo(self) -> bool:
+    async def confirm_yolo(self) -> bool:
         self.app.runs.request_yolo()
         return True
 

@@ -82,9 +82,10 @@ class CommandHost(Protocol):
     async def rewind(self) -> None:
         """Let the user rewind code and/or conversation to before a prompt."""
 
-    def confirm_yolo(self) -> bool:
-        """Before `/mode yolo`: True when a confirmation dialog took over (it sets the
-        mode if the user agrees); False to switch at once."""
+    async def confirm_yolo(self) -> bool:
+        """Before `/mode yolo`, which turns every check off: False to switch at once
+        (the user agreed), True when the host took it from here (its dialog sets the
+        mode if the user agrees) or the user said no."""
 
     def status_changed(self) -> None:
         """The agent's model, mode or background shells changed: refresh what shows them."""

@@ -10,6 +10,13 @@ from .base import CommandHost, command
 
 MODES = ("default", "acceptEdits", "plan", "yolo")
 
+YOLO_WARNING = (
+    "In yolo mode every tool runs without asking: edits, writes and shell commands anywhere "
+    "the sandbox allows, including .git internals and config files. Only deny rules still "
+    "stop a call. Shift+Tab or /mode default leaves it."
+)
+"""What `/mode yolo` says before asking (the app's dialog and the line mode)."""
+
 
 @command("help", "Show commands and keys", aliases=("?",))
 async def help_command(host: CommandHost, args: str) -> None:
@@ -110,8 +117,8 @@ async def mode_command(host: CommandHost, args: str) -> None:
         if args not in MODES:
             await host.note(f"unknown mode {args!r}: {', '.join(MODES)}", warning=True)
             return
-        if args == "yolo" and agent.permission_mode != "yolo" and host.confirm_yolo():
-            return  # the confirmation dialog switches the mode itself
+        if args == "yolo" and agent.permission_mode != "yolo" and await host.confirm_yolo():
+            return  # declined, or the confirmation dialog switches the mode itself
         agent.set_permission_mode(args)  # type: ignore[arg-type]
         host.status_changed()
     await host.note(f"permission mode: {agent.permission_mode}")

@@ -101,8 +101,14 @@ class PlainHost:
 
         await rewind_plain(self.chat)
 
-    def confirm_yolo(self) -> bool:
-        return False  # the line mode switches at once, as `--permission-mode yolo` does
+    async def confirm_yolo(self) -> bool:
+        from .builtin import YOLO_WARNING
+
+        self.chat.out(YOLO_WARNING, style="yellow")
+        if (await self.chat.ask("Switch to yolo mode? [y/N] ")).lower() in ("y", "yes"):
+            return False
+        self.chat.out("yolo mode not turned on", style="dim")
+        return True
 
     def status_changed(self) -> None:
         pass  # no status line: each command prints what changed

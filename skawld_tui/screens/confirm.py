@@ -15,13 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-__all__ = ["YOLO_BODY", "ConfirmScreen"]
-
-YOLO_BODY = (
-    "In yolo mode every tool runs without asking: edits, writes and shell commands anywhere "
-    "the sandbox allows, including .git internals and config files. Only deny rules still "
-    "stop a call. Shift+Tab or /mode default leaves it."
-)
+__all__ = ["ConfirmScreen"]
 
 
 class ConfirmScreen(ModalScreen[bool]):

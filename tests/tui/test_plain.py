@@ -61,11 +61,21 @@ async def test_plain_chat_streams_text_runs_tools_and_asks_inline() -> None:
     assert "too risky" in str(sent.content)
 
 
+async def test_plain_yolo_needs_a_yes() -> None:
+    for answer in ("", "n", "nope"):
+        _, out = await chat(["/mode yolo", answer, "/mode", "/exit"], ScriptedProvider([]), [])
+        assert "every tool runs without asking" in out and "yolo mode not turned on" in out
+        assert "permission mode: yolo" not in out and "permission mode: default" in out
+
+
 async def test_plain_slash_commands_and_resume() -> None:
     store = InMemorySessionStore()
     provider = ScriptedProvider([reply("first answer")])
-    _, out = await chat(["hello", "/mode yolo", "/help", "/bogus", "/exit"], provider, [], store=store, resume_id="s1")
+    _, out = await chat(
+        ["hello", "/mode yolo", "y", "/help", "/bogus", "/exit"], provider, [], store=store, resume_id="s1"
+    )
     assert "first answer" in out and "permission mode: yolo" in out and "unknown command /bogus" in out
+    assert "every tool runs without asking" in out
     assert "/resume" in out
     _, out = await chat(["/exit"], ScriptedProvider([]), [], store=store, resume_id="s1")
     assert (
