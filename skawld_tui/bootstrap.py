@@ -485,7 +485,7 @@ def build_agent(
             hooks[event] = [*hooks.get(event, []), *entries]
     model_provider = provider or make_provider(settings)
     warm_in_background(model_provider)
-    return Agent(
+    agent = Agent(
         provider=model_provider,
         model=settings.model,
         tools=[*default_tools(background_shells=True, web_fetch=True, notebook_edit=True), *(extra_tools or ())],
@@ -516,6 +516,10 @@ def build_agent(
         record_usage=True,
         checkpoints=checkpoint_engine(settings),
     )
+    from . import startup_gc
+
+    startup_gc.resume()  # start-up is over: the collector comes back for the run
+    return agent
 
 
 _warming: set[Any] = set()

@@ -777,7 +777,14 @@ def main(argv: list[str] | None = None) -> int:
     Called without `argv` (as the console script) after a headless run, it ends the
     process itself with `os._exit` once output is flushed.
     """
-    code = _main(list(sys.argv[1:] if argv is None else argv))
+    from . import startup_gc
+
+    if argv is None:  # the console script owns its process (an embedding caller keeps its own GC)
+        startup_gc.pause()
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        startup_gc.resume()
     if argv is None and _state["headless_ran"]:
         _fast_exit(code)
     return code
