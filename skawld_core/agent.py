@@ -297,7 +297,7 @@ class Agent:
         self._connected = True
 
     async def _do_connect(self) -> None:
-        await connect_extensions(self)
+        await connect_extensions(self, self.extensions)
         self.invalidate_system_prompt()
 
     # -- sessions ---------------------------------------------------------
@@ -351,7 +351,7 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        await close_extensions(self)
+        await close_extensions(self.extensions)
         await self.shell_policy.end_background()
         self.shell_policy.close()
         if self._store_created and self._store is not None:
