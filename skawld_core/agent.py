@@ -11,7 +11,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .checkpoints import CheckpointEngine
 from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
@@ -36,6 +35,7 @@ from .tools.registry import ToolRegistry
 from .transcript import dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
+    from .checkpoints import CheckpointEngine
     from .hooks import Hooks
     from .permissions import CanUseTool, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
@@ -197,6 +197,8 @@ class Agent:
         """The checkpoint engine that snapshots the project before each prompt
         (`checkpoints=True` builds one under ``~/.skawld/checkpoints``), or `None`."""
         if self._checkpoints is True:
+            from .checkpoints import CheckpointEngine  # lazy: only agents with checkpoints=True build one
+
             self._checkpoints = CheckpointEngine(self.cwd)
         return self._checkpoints or None
 
