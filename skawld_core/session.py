@@ -342,9 +342,9 @@ class Session:
         system: list[SystemBlock] | None = None,
     ) -> Session:
         """A new child session of this one (a subagent's): the same agent and store,
-        its own empty history, `model`, `tools` and `system` prompt when given. Its
-        meta links it here (`parent_session_id`) under `meta`; the agent does not
-        list it among its sessions."""
+        its own empty history, and `model`, `tools` and `system` prompt when given.
+        Its meta is `meta` plus `parent_session_id` (this session's id); the agent
+        does not list it among its sessions."""
         record = await self.store.create(meta={"parent_session_id": self.id, **meta})
         return Session(self.agent, record, [], model=model, tools=tools, system=system, is_child=True)
 
