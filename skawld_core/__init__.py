@@ -83,6 +83,7 @@ from .messages import (
     Usage,
     add_usage,
 )
+from .version import package_version
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -101,19 +102,9 @@ _LAZY = {
 }
 
 
-def _package_version() -> str:
-    """The installed distribution's version: pyproject.toml is the one place it is written."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("skawld")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0+unknown"
-
-
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        value = _package_version()
+        value = package_version()
         globals()["__version__"] = value
         return value
     if name in _LAZY:

@@ -24,9 +24,13 @@ from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .sandbox import ShellPolicy
 from .scheduler import default_tool_concurrency
 from .session import Session
+from .sessions.fork import fork_session
 from .sessions.meta import git_branch
 from .system_prompt import build_system_blocks
+from .tools import default_tools
+from .tools.ask_user import AskUserHandler, AskUserTool
 from .tools.base import AnyTool
+from .tools.exit_plan_mode import ExitPlanModeTool
 from .tools.registry import ToolRegistry
 from .transcript import dangling_tool_uses, synthetic_results
 
@@ -36,7 +40,6 @@ if TYPE_CHECKING:
     from .permissions import CanUseTool, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
     from .sessions.store import SessionStore
-    from .tools.ask_user import AskUserHandler
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -146,8 +149,6 @@ class Agent:
         if isinstance(tools, ToolRegistry):
             self.tools = tools
         elif tools is None:
-            from .tools import default_tools
-
             self.tools = ToolRegistry(default_tools())
         else:
             self.tools = ToolRegistry(tools)
@@ -155,8 +156,6 @@ class Agent:
             self._ensure_plan_tool()
         self.ask_user: AskUserHandler | None = ask_user
         if ask_user is not None:
-            from .tools.ask_user import AskUserTool
-
             self.tools.register(AskUserTool(ask_user))
 
         self.permissions: PermissionEngine = PermissionEngine(
@@ -198,7 +197,7 @@ class Agent:
         """The checkpoint engine that snapshots the project before each prompt
         (`checkpoints=True` builds one under ``~/.skawld/checkpoints``), or `None`."""
         if self._checkpoints is True:
-            from .checkpoints import CheckpointEngine
+            from .checkpoints import CheckpointEngine  # lazy: only agents with checkpoints=True build one
 
             self._checkpoints = CheckpointEngine(self.cwd)
         return self._checkpoints or None
@@ -233,7 +232,7 @@ class Agent:
     def store(self) -> SessionStore:
         """The session store (the default SQLite store is created on first use)."""
         if self._store is None:
-            from .sessions.sqlite import SqliteSessionStore
+            from .sessions.sqlite import SqliteSessionStore  # lazy: aiosqlite, only for the default store
 
             self._store = SqliteSessionStore(cwd=self.cwd)
             self._store_created = True
@@ -263,8 +262,6 @@ class Agent:
     def _ensure_plan_tool(self) -> None:
         """Plan mode needs `ExitPlanMode`; it is registered the first time the agent plans."""
         if EXIT_PLAN_MODE_TOOL not in self.tools:
-            from .tools.exit_plan_mode import ExitPlanModeTool
-
             self.tools.register(ExitPlanModeTool())
 
     def invalidate_system_prompt(self) -> None:
@@ -297,7 +294,7 @@ class Agent:
         self._connected = True
 
     async def _do_connect(self) -> None:
-        await connect_extensions(self)
+        await connect_extensions(self, self.extensions)
         self.invalidate_system_prompt()
 
     # -- sessions ---------------------------------------------------------
@@ -328,8 +325,6 @@ class Agent:
     async def fork_session(self, source_id: str, *, upto: int | None = None) -> Session:
         """Copy session `source_id` (its first `upto` messages, or all) into a new
         session and open it; the source is untouched. See `fork_session`."""
-        from .sessions.fork import fork_session
-
         record = await fork_session(self.store, source_id, upto=upto)
         return await self.session(record.id)
 
@@ -351,7 +346,7 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        await close_extensions(self)
+        await close_extensions(self.extensions)
         await self.shell_policy.end_background()
         self.shell_policy.close()
         if self._store_created and self._store is not None:

@@ -38,6 +38,7 @@ _PERMISSION_KEYS = {"allow", "deny", "ask", "defaultMode", "additionalDirectorie
 def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[str]]:
     """A Claude Code settings object as a skawld config document, plus notes on what is
     not applied. `where` names the source in errors (a file, or ``--settings``)."""
+    # lazy: config imports this module at its top, and permissions would bring the tools with it
     from .permissions.claude_rules import parse_claude_rules
 
     if not isinstance(doc, dict):
@@ -79,7 +80,7 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
     if isinstance(doc.get("model"), str) and doc["model"]:
         out["model"] = doc["model"]
     if doc.get("hooks"):
-        from .hooks.claude_format import flatten_claude_hooks
+        from .hooks.claude_format import flatten_claude_hooks  # lazy: only settings with hooks need it
 
         hooks, hook_notes = flatten_claude_hooks(doc["hooks"], where=where)
         if hooks:

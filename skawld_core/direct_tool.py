@@ -14,10 +14,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .events import Event
+from .hooks import HookContext
 from .messages import ToolResultBlock, ToolUseBlock
+from .scheduler import Scheduler
+from .tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .host import RunSession
     from .tools.base import AnyTool, ToolContext
 
 EventSink = Callable[[Event], Awaitable[None]]
@@ -28,7 +31,7 @@ async def _drop(_: Event) -> None:
 
 
 async def run_tool_call(
-    session: Session,
+    session: RunSession,
     name: str,
     input: dict[str, Any],
     *,
@@ -45,9 +48,6 @@ async def run_tool_call(
     registry (the user may attach a file with Read when the model has no Read).
     It may run while a run is active (the user's call beside the model's).
     """
-    from .scheduler import Scheduler
-    from .tools.registry import ToolRegistry
-
     agent = session.agent
     run_id = str(uuid.uuid4())
     sink = on_event or _drop
@@ -66,8 +66,6 @@ async def run_tool_call(
 
     hook_context = None
     if agent.hooks is not None:
-        from .hooks import HookContext
-
         hook_context = HookContext(session_id=session.id, run_id=run_id, cwd=str(agent.cwd))
     scheduler = Scheduler(
         registry=ToolRegistry([tool]) if tool is not None else session.tools,

@@ -1,9 +1,9 @@
 """Connection points for MCP servers, skills and subagents.
 
 `connect_extensions` runs once per Agent on its first `session()` call;
-`close_extensions` on `agent.close()`. Each part is imported only when needed,
-so `import skawld_core` never imports `mcp`. What they leave behind lives in
-`agent.extensions`, an `Extensions`: `mcp` (an `McpManager`), `skills` (a
+`close_extensions` on `agent.close()`. The MCP part is imported only for an
+agent with servers. What they leave behind lives in `agent.extensions`, an
+`Extensions`: `mcp` (an `McpManager`), `skills` (a
 `SkillLoadResult`), `subagents` (a `SubagentRegistry`) and `subagent_definitions`
 (an `AgentLoadResult`), each `None` until loaded.
 """
@@ -13,12 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .skills.connect import install_skills
+from .skills.types import SkillLoadResult
+from .subagents.connect import install_subagents
+from .subagents.definitions import AgentLoadResult
+from .subagents.registry import SubagentRegistry
+
 if TYPE_CHECKING:
     from .host import ExtensionHost
     from .mcp.manager import McpManager
-    from .skills.types import SkillLoadResult
-    from .subagents.definitions import AgentLoadResult
-    from .subagents.registry import SubagentRegistry
 
 __all__ = ["Extensions", "close_extensions", "connect_extensions"]
 
@@ -33,26 +36,25 @@ class Extensions:
     subagent_definitions: AgentLoadResult | None = None
 
 
-async def connect_extensions(agent: ExtensionHost) -> None:
-    """Connect MCP, load skills, load subagents (in that order).
+async def connect_extensions(agent: ExtensionHost, extensions: Extensions) -> None:
+    """Connect MCP, load skills, load subagents (in that order), each once, and
+    keep what they leave in `extensions`.
 
     With `agent.mcp_fail_fast` a server that fails to connect makes this raise
     `ConfigError` (and nothing else is loaded, so a later call retries).
     """
-    if agent.mcp_servers:
-        from .mcp.manager import connect_mcp
+    if agent.mcp_servers and extensions.mcp is None:
+        from .mcp.manager import connect_mcp  # lazy: only agents with MCP servers need the MCP client code
 
-        await connect_mcp(agent)
-    from .skills.connect import install_skills
-
-    install_skills(agent)
-    from .subagents.connect import install_subagents
-
-    install_subagents(agent)
+        extensions.mcp = await connect_mcp(agent)
+    if extensions.skills is None:
+        extensions.skills = install_skills(agent)
+    if extensions.subagents is None:
+        extensions.subagents, extensions.subagent_definitions = install_subagents(agent)
     agent.invalidate_system_prompt()
 
 
-async def close_extensions(agent: ExtensionHost) -> None:
+async def close_extensions(extensions: Extensions) -> None:
     """Disconnect whatever `connect_extensions` opened (idempotent)."""
-    if agent.extensions.mcp is not None:
-        await agent.extensions.mcp.close()
+    if extensions.mcp is not None:
+        await extensions.mcp.close()

@@ -1,25 +1,159 @@
-"""`ExtensionHost`: what MCP, skills and subagents need from the `Agent` they attach to.
+"""Protocols through which the lower layers see the objects above them.
 
-The connectors (`skawld_core.mcp.manager`, `skawld_core.skills.connect`,
-`skawld_core.subagents.connect`) are written against this Protocol rather than
-`Agent`, so they do not depend on the agent module (and the agent only on them
-when it connects). `Agent` satisfies it.
+Dependencies point one way: the run loop, direct tool calls and the extension
+packages (MCP, skills, subagents) are written against these Protocols rather
+than `Agent` and `Session`, so they never import `agent.py` or `session.py`.
+`Agent` satisfies `RunHost` and `ExtensionHost`; `Session` satisfies
+`RunSession` and `ToolSession`; `Run` satisfies `SessionRun`.
+(`session.py` adds `SessionHost`: the Agent as its sessions see it.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from .events import SkillSummary
-    from .extensions import Extensions
-    from .permissions import PermissionEngine
-    from .providers.base import BaseProvider
+    from .events import CompactionEvent, Event, HookErrorEvent, SkillSummary
+    from .hooks import HookContext, HookRunner
+    from .instructions import NestedInstructions
+    from .messages import InvokedSkillRecord, Message, PermissionMode, Usage
+    from .permissions.engine import PermissionEngine
+    from .pricing import PriceTable
+    from .providers.base import BaseProvider, CacheTtl, Effort, SystemBlock, ThinkingConfig
+    from .run_options import RunOptions, SteerEntry
+    from .sandbox.policy import ShellPolicy
+    from .sandbox.settings import SandboxStatus
+    from .sessions.store import SessionStore
+    from .tools.base import ToolContext
     from .tools.registry import ToolRegistry
 
-__all__ = ["ExtensionHost"]
+__all__ = ["ExtensionHost", "RunHost", "RunSession", "SessionRun", "ToolSession"]
+
+
+class RunHost(Protocol):
+    """The Agent as a run sees it: the loop, direct tool calls and subagents."""
+
+    provider: BaseProvider
+    cwd: Path
+    permissions: PermissionEngine
+    permission_mode: PermissionMode
+    hooks: HookRunner | None
+    shell_policy: ShellPolicy
+    pricing: PriceTable
+    instruction_files: list[str]
+    cache_ttl: CacheTtl | None
+    include_partial_messages: bool
+    max_budget_usd: float | None
+    max_output_tokens: int | None
+    max_retries: int
+    max_turns: int | None
+    record_usage: bool
+    tool_concurrency: int
+
+    def get_session(self, id: str) -> RunSession | None:
+        """A live session of this agent, by id."""
+
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether Bash runs sandboxed."""
+
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Switch the permission mode for later tool calls."""
+
+    def skill_listing(self) -> str | None:
+        """The loaded skills' listing for the model (None without skills)."""
+
+    def skill_summaries(self) -> list[SkillSummary]:
+        """The loaded skills, by name."""
+
+
+class RunSession(Protocol):
+    """The Session as its run loop and direct tool calls see it."""
+
+    is_child: bool
+    interrupt_requested: bool
+    skills_announced: bool
+    replay_invoked_skills: bool
+    invoked_skills: list[InvokedSkillRecord]
+    last_usage: Usage | None
+    nested_instructions: NestedInstructions | None
+    provider_view: list[Message]
+    full_history: list[Message]
+    background_ended: list[tuple[str, str]]
+
+    @property
+    def agent(self) -> RunHost: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def meta(self) -> dict[str, Any]: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+
+    def system_blocks(self) -> list[SystemBlock]: ...
+    def tool_context(self, run_id: str, tool_use_id: str, emit: Callable[[Event], None]) -> ToolContext: ...
+    def extend_history(self, messages: Sequence[Message]) -> None: ...
+    def has_steers(self) -> bool: ...
+    def pop_steer(self) -> SteerEntry | None: ...
+    def reject_steers(self) -> None: ...
+    def take_overlay(self) -> tuple[str | None, frozenset[str]]: ...
+    def clear_overlay_tools(self) -> None: ...
+    async def take_checkpoint(self, prompt: str) -> dict[str, Any] | None: ...
+    async def record_prompt(self, index: int, prompt: str, checkpoint: dict[str, Any] | None) -> None: ...
+    async def update_meta(self, patch: dict[str, Any]) -> dict[str, Any]: ...
+    async def compact_view(
+        self,
+        trigger: Literal["threshold", "forced", "manual"],
+        hook_context: HookContext,
+        *,
+        focus: str | None = None,
+    ) -> tuple[CompactionEvent | None, list[HookErrorEvent]]: ...
+
+
+class SessionRun(Protocol):
+    """One run as its caller drives it: `async with session.run(...) as run: async for event in run`."""
+
+    def __aiter__(self) -> AsyncIterator[Event]: ...
+    async def __aenter__(self) -> AsyncIterator[Event]: ...
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+class ToolSession(Protocol):
+    """The Session as the tools of the extension packages see it (`ctx.extras["session"]`)."""
+
+    @property
+    def agent(self) -> RunHost: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    @property
+    def run_options(self) -> RunOptions | None: ...
+
+    def run(self, prompt: str, *, thinking: ThinkingConfig | None = None, effort: Effort | None = None) -> SessionRun:
+        """Start a run of this session."""
+
+    def abort(self, reason: str | None = None) -> None:
+        """End the active run with `result(aborted)`."""
+
+    def set_overlay(self, *, model: str | None = None, allowed_tools: Sequence[str] = ()) -> None:
+        """A skill's one-turn model and allowed-tools overlay."""
+
+    async def record_invoked_skill(self, record: InvokedSkillRecord) -> None:
+        """Remember (and persist) an invoked skill."""
+
+    async def child_session(
+        self, *, meta: Mapping[str, Any], model: str | None, tools: ToolRegistry, system: list[SystemBlock]
+    ) -> ToolSession:
+        """A new child session (a subagent's) of this one."""
 
 
 class ExtensionHost(Protocol):
@@ -35,7 +169,6 @@ class ExtensionHost(Protocol):
     mcp_servers: dict[str, dict[str, Any]]
     mcp_fail_fast: bool
     env_passthrough: tuple[str, ...]
-    extensions: Extensions
 
     def invalidate_system_prompt(self) -> None:
         """Rebuild the system prompt before the next request (tools changed)."""

@@ -31,16 +31,17 @@ from .events import (
     UsageEvent,
     UserEvent,
 )
-from .messages import ContentBlock, ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
+from .hooks import HookContext, HookRunner, StopInput, UserPromptSubmitInput
+from .messages import ContentBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
 from .providers.base import ProviderRequest
+from .run_options import RunOptions
 from .scheduler import Scheduler
 from .system_prompt import env_prefix, system_reminder
 from .tools.base import ToolContext
 from .transcript import INTERRUPTED, NOT_RUN_MAX_TOKENS, dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
-    from .hooks import HookContext, HookRunner
-    from .session import RunOptions, Session
+    from .host import RunSession
 
 Emit = Callable[[Event], Awaitable[None]]
 
@@ -50,7 +51,7 @@ class RunLoop:
 
     def __init__(
         self,
-        session: Session,
+        session: RunSession,
         prompt: str,
         options: RunOptions,
         run_id: str,
@@ -125,8 +126,6 @@ class RunLoop:
         reminders: list[str] = []
         hooks = None if session.is_child else self._hooks_for("user_prompt_submit")
         if hooks is not None:
-            from .hooks import UserPromptSubmitInput
-
             outcome = await hooks.user_prompt_submit(
                 UserPromptSubmitInput(prompt=self.prompt, source="run"), self._hook_context()
             )
@@ -232,8 +231,6 @@ class RunLoop:
         return hooks if hooks is not None and hooks.has(name) else None
 
     def _hook_context(self) -> HookContext:
-        from .hooks import HookContext
-
         return HookContext(
             session_id=self.session.id,
             run_id=self.run_id,
@@ -288,8 +285,6 @@ class RunLoop:
             reminders: list[str] = []
             hooks = self._hooks_for("user_prompt_submit")
             if hooks is not None:
-                from .hooks import UserPromptSubmitInput
-
                 outcome = await hooks.user_prompt_submit(
                     UserPromptSubmitInput(prompt=prompt, source="steer"), self._hook_context()
                 )
@@ -402,8 +397,6 @@ class RunLoop:
         hooks = None if self.session.is_child else self._hooks_for("stop")
         if hooks is None:
             return False
-        from .hooks import StopInput
-
         outcome = await hooks.stop(
             StopInput(
                 stop_reason=stop_reason, final_text=_first_text(message), stop_hook_active=self._stop_hook_active
@@ -529,14 +522,4 @@ def _first_text(message: Message) -> str | None:
     return None
 
 
-def image_block(spec: ImageBlock | dict[str, Any]) -> ImageBlock:
-    """An `ImageBlock` from a block or `{data, media_type}` / `{url}` dict."""
-    if isinstance(spec, ImageBlock):
-        return spec
-    if "url" in spec:
-        return ImageBlock.model_validate({"source": {"type": "url", "url": spec["url"]}})
-    media_type = spec.get("media_type") or spec.get("mediaType")
-    return ImageBlock.model_validate({"source": {"type": "base64", "media_type": media_type, "data": spec["data"]}})
-
-
-__all__ = ["RunLoop", "image_block"]
+__all__ = ["RunLoop", "merge_usage_meta"]

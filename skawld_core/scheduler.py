@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .assembly import INVALID_JSON_KEY
 from .errors import AbortError
@@ -28,14 +28,12 @@ from .events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from .hooks import HookContext, HookRunner, PostToolUseInput, PreToolUseInput
 from .messages import TextBlock, ToolResultBlock, ToolUseBlock
+from .permissions import PendingToolCall, PermissionDecision, PermissionEngine
 from .system_prompt import system_reminder
 from .tools.base import AnyTool, ToolContext, ToolResult
 from .tools.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from .hooks import HookContext, HookRunner
-    from .permissions import PermissionDecision, PermissionEngine
 
 DEFAULT_CONCURRENCY = 10
 SKILL_TOOL = "Skill"
@@ -191,8 +189,6 @@ class Scheduler:
     async def _pre_tool_use(self, calls: list[_Call]) -> None:
         if self.hooks is None or self.hook_context is None or not self.hooks.has("pre_tool_use"):
             return
-        from .hooks import PreToolUseInput
-
         for call in calls:
             if call.error is not None or call.tool is None:
                 continue
@@ -218,9 +214,7 @@ class Scheduler:
         for err in errors:
             await self.emit(err)
 
-    def _pending(self, call: _Call) -> Any:
-        from .permissions import PendingToolCall
-
+    def _pending(self, call: _Call) -> PendingToolCall:
         assert call.tool is not None
         return PendingToolCall(
             tool_name=call.name,
@@ -387,8 +381,6 @@ class Scheduler:
         assert self.hooks is not None and self.hook_context is not None
         if not self.hooks.has("post_tool_use"):
             return result
-        from .hooks import PostToolUseInput
-
         outcome = await self.hooks.post_tool_use(
             PostToolUseInput(
                 tool_name=call.name,

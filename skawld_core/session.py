@@ -10,22 +10,26 @@ effect at the right boundary. Use `async with session.run(...) as run:`; a bare
 from __future__ import annotations
 
 import asyncio
+import datetime
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .compaction import UsageReport, takes_focus
+from .compaction import CompactionStrategy, UsageReport, takes_focus
+from .direct_tool import run_tool_call
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
 from .hooks import HookContext, PreCompactInput
+from .host import RunHost
 from .instructions import NestedInstructions
-from .loop import RunLoop, image_block
+from .loop import RunLoop
 from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, ToolResultBlock, Usage
 from .providers.base import Effort, SystemBlock, ThinkingConfig
+from .run_options import ImageSpec, RunOptions, SteerEntry, image_block
 from .sessions.claims import RunGuardStore
 from .sessions.meta import title_from_prompt, usage_from_meta
 from .sessions.store import SessionRecord, SessionStore
@@ -35,31 +39,28 @@ from .tools.file_tracker import FileReadTracker
 from .tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
-    from .agent import Agent
+    from .checkpoints import CheckpointEngine
     from .tools.base import AnyTool
 
-ImageSpec = ImageBlock | dict[str, Any]
+__all__ = ["ImageSpec", "Run", "RunOptions", "Session", "SessionHost"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunOptions:
-    """Per-run knobs (they win over the Agent's)."""
+class SessionHost(RunHost, Protocol):
+    """The Agent as its sessions see it (`Agent` satisfies it): what a run needs,
+    plus the store, model, tools, system prompt, compaction, checkpoints and forks."""
 
-    images: Sequence[ImageSpec] = ()
-    context: Sequence[str] = ()
-    max_output_tokens: int | None = None
-    temperature: float | None = None
-    thinking: ThinkingConfig | None = None
-    effort: Effort | None = None
+    model: str
+    tools: ToolRegistry
+    compaction: CompactionStrategy
+    nested_instructions: bool
 
-    def image_blocks(self) -> list[ImageBlock]:
-        return [image_block(i) for i in self.images]
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def checkpoints(self) -> CheckpointEngine | None: ...
 
-
-# The prompt, the blocks after it (context text, images), and the caller's future.
-_SteerEntry = tuple[str, list[TextBlock | ImageBlock], "asyncio.Future[None]"]
+    def system_blocks(self) -> list[SystemBlock]: ...
+    async def fork_session(self, source_id: str, *, upto: int | None = None) -> Session: ...
 
 
 class Session:
@@ -67,7 +68,7 @@ class Session:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: SessionHost,
         record: SessionRecord,
         history: list[Message],
         *,
@@ -93,7 +94,7 @@ class Session:
         self._tools_override = tools
         self._system_override = system
         self._run: Run | None = None
-        self._steers: deque[_SteerEntry] = deque()
+        self._steers: deque[SteerEntry] = deque()
         self.interrupt_requested = False
         self._overlay_model: str | None = None
         self._overlay_tools: frozenset[str] = frozenset()
@@ -225,8 +226,6 @@ class Session:
     ) -> ToolResultBlock:
         """Run one tool call between runs, through hooks, permissions and sandbox
         (see `skawld_core.direct_tool.run_tool_call`). Nothing enters the history."""
-        from .direct_tool import run_tool_call
-
         return await run_tool_call(self, name, input, on_event=on_event, tool=tool)
 
     async def compact(self, focus: str | None = None) -> CompactionEvent | None:
@@ -334,6 +333,21 @@ class Session:
             raise ConfigError("Cannot fork while a run is active")
         return await self.agent.fork_session(self.id, upto=upto)
 
+    async def child_session(
+        self,
+        *,
+        meta: Mapping[str, Any],
+        model: str | None = None,
+        tools: ToolRegistry | None = None,
+        system: list[SystemBlock] | None = None,
+    ) -> Session:
+        """A new child session of this one (a subagent's): the same agent and store,
+        its own empty history, and `model`, `tools` and `system` prompt when given.
+        Its meta is `meta` plus `parent_session_id` (this session's id); the agent
+        does not list it among its sessions."""
+        record = await self.store.create(meta={"parent_session_id": self.id, **meta})
+        return Session(self.agent, record, [], model=model, tools=tools, system=system, is_child=True)
+
     async def take_checkpoint(self, prompt: str) -> dict[str, Any] | None:
         """Snapshot the project before `prompt` runs (when the agent has
         checkpoints); a failure is recorded, never raised."""
@@ -355,12 +369,10 @@ class Session:
         """Remember a prompt (title on the first one, and its checkpoint entry)."""
         if self.is_child:
             return
-        import datetime as _dt
-
         entry: dict[str, Any] = {
             "index": index,
             "prompt": title_from_prompt(prompt, 80),
-            "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             "commit": None,
             **(checkpoint or {}),
         }
@@ -374,7 +386,7 @@ class Session:
     def has_steers(self) -> bool:
         return bool(self._steers)
 
-    def pop_steer(self) -> _SteerEntry | None:
+    def pop_steer(self) -> SteerEntry | None:
         return self._steers.popleft() if self._steers else None
 
     def reject_steers(self) -> None:

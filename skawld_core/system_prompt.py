@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from .providers.base import SystemBlock
+from .version import package_version
 
 IDENTITY = (
     "You are skawld, an autonomous software-engineering agent working in the user's codebase "
@@ -30,12 +31,6 @@ TOOL_PROTOCOL = """Tool use protocol:
 - For multi-step work use the Task tools: set a task in_progress when you start it and completed when it is done, and refresh with TaskList."""
 
 
-def _version() -> str:
-    from . import __version__
-
-    return __version__
-
-
 PLAN_MODE_INSTRUCTIONS = (
     "Plan mode is active: the user wants a plan before anything changes. Do not edit files, write files or "
     "run commands (those tools are refused). Research with the read-only tools, then present a concrete "
@@ -48,7 +43,7 @@ def environment_block(*, cwd: str, permission_mode: str, tool_names: Sequence[st
     uname = platform.uname()
     lines = [
         "Environment:",
-        f"- skawld version: {_version()}",
+        f"- skawld version: {package_version()}",
         f"- Python version: {platform.python_version()}",
         f"- OS: {sys.platform} {uname.release} ({uname.machine})",
         f"- Shell: {os.environ.get('SHELL') or 'unknown'}",

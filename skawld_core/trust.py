@@ -206,6 +206,7 @@ def grant_requests(config_dirs: Sequence[Path]) -> tuple[list[TrustRequest], tup
     dirs = [d for d in config_dirs if (d / "skills").is_dir() or (d / "agents").is_dir()]
     if not dirs:
         return [], ()
+    # lazy: config imports this module at its top; the skills and subagents packages bring the tools
     from .skills.loader import load_skills
     from .subagents.definitions import load_agent_definitions
 

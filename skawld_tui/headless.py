@@ -31,6 +31,7 @@ from .background_report import report_ended
 from .control import EventWriter, PermissionAnswer, StdinReader, parse_control, permission_answer, warn
 
 if TYPE_CHECKING:
+    from skawld_core.agent import Agent
     from skawld_core.events import Event, ResultEvent
     from skawld_core.permissions import CanUseToolRequest
     from skawld_core.session import Session
@@ -82,6 +83,7 @@ class HeadlessRunner:
         self.prompt_commands: PromptCommands | None = None
         self.opts = opts
         self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken_pipe)
+        self.agent: Agent | None = None
         self.session: Session | None = None
         self.prompts: deque[str] = deque()
         self.wakeup = asyncio.Event()
@@ -269,14 +271,14 @@ class HeadlessRunner:
         return EXIT_OK
 
     async def run_one(self, prompt: str) -> int:
-        assert self.session is not None
+        assert self.session is not None and self.agent is not None
         from pathlib import Path
 
         from .file_commands import CommandExpansionError, PromptCommands
 
         if self.prompt_commands is None:
             trusted = bool(getattr(self.settings, "project_trusted", False))
-            self.prompt_commands = PromptCommands(self.session.agent, home=Path.home(), trusted=trusted)
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
         try:
             prompt = await self.prompt_commands.expand_typed(prompt, self.session, warn)
         except CommandExpansionError as exc:
@@ -314,7 +316,7 @@ class HeadlessRunner:
 
     async def main(self, agent_factory: Callable[..., Any]) -> int:
         can_use_tool = self.ask_stdin if self.opts.canusetool else self.deny_ask
-        agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
+        agent = self.agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
         async with agent:
             session_id = self.opts.session_id
             if self.opts.new_session_id is not None:

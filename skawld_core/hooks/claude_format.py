@@ -20,7 +20,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..claude_tools import map_tool_name
 from ..errors import ConfigError
+from .types import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
 
 __all__ = ["claude_hook_input", "claude_hook_outcome", "claude_matcher", "flatten_claude_hooks"]
 
@@ -34,8 +36,6 @@ def claude_matcher(pattern: str | None) -> Callable[[str], bool]:
 
     Claude Code's tool names in an exact list are mapped to skawld's (``MultiEdit`` → ``Edit``).
     """
-    from ..claude_tools import map_tool_name
-
     if pattern is None or pattern.strip() in ("", "*"):
         return lambda _name: True
     if _NAME_LIST.match(pattern):
@@ -136,8 +136,6 @@ def claude_hook_outcome(event: str, out: dict[str, Any]) -> Any:
     (``allow``/``deny``/``ask``) with ``permissionDecisionReason`` and ``updatedInput``, or
     the older ``decision: "approve"``; ``hookSpecificOutput.additionalContext`` adds context.
     """
-    from .types import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
-
     specific = out.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     stopped = out.get("continue") is False

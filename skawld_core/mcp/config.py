@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..config_model import HttpMcpServer, validate_mcp_server
 from ..errors import ConfigError
 
 __all__ = [
@@ -84,8 +85,6 @@ def is_disabled(raw: Mapping[str, Any]) -> bool:
 
 def parse_server_config(name: str, raw: Mapping[str, Any], cwd: Path) -> ServerConfig:
     """Validate one entry (with the config schema's `McpServer` model); raises `ConfigError` naming the server."""
-    from ..config_model import HttpMcpServer, validate_mcp_server
-
     if not isinstance(raw, Mapping):
         raise ConfigError(f"MCP server '{name}': entry must be an object")
     entry = validate_mcp_server(name, dict(raw))

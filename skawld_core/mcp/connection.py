@@ -21,7 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..child_env import child_environment
+from ..project_dir import ensure_local_dir
+from ..version import package_version
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+from .naming import normalize
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -76,8 +79,6 @@ def describe_error(exc: BaseException) -> str:
 
 def log_path(cwd: Path, server: str) -> Path:
     """Where a server's stderr goes."""
-    from .naming import normalize
-
     return cwd / ".skawld" / "logs" / f"mcp-{normalize(server)}.log"
 
 
@@ -171,9 +172,7 @@ class ServerConnection:
         from mcp import Client
         from mcp_types import Implementation
 
-        from .. import __version__
-
-        info = Implementation(name="skawld", version=__version__)
+        info = Implementation(name="skawld", version=package_version())
         config = self.config
         transport: Any
         if isinstance(config, HttpServerConfig) and config.kind == "sse":
@@ -198,8 +197,6 @@ class ServerConnection:
             params = StdioServerParameters(
                 command=config.command, args=list(config.args), env=env or None, cwd=config.cwd
             )
-            from ..project_dir import ensure_local_dir
-
             ensure_local_dir(self.log_file.parent.parent)
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
             errlog = open(self.log_file, "a", encoding="utf-8")  # noqa: SIM115 (closed by the exit stack)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 from .config import ServerConfig, is_disabled, parse_server_config
@@ -164,13 +164,12 @@ class McpManager:
 
 
 async def connect_mcp(agent: ExtensionHost) -> McpManager:
-    """Connect the agent's MCP servers once and register their tools.
+    """Connect the agent's MCP servers and register their tools.
 
-    Stored in `agent.extensions.mcp` only on success, so a fail-fast error
-    leaves nothing behind and a later `session()` retries.
+    `connect_extensions` keeps the manager in `agent.extensions.mcp` only on
+    success, so a fail-fast error leaves nothing behind and a later `session()`
+    retries.
     """
-    if agent.extensions.mcp is not None:
-        return agent.extensions.mcp
     manager = McpManager(agent)
     await manager.connect()
     registered: list[str] = []
@@ -183,12 +182,21 @@ async def connect_mcp(agent: ExtensionHost) -> McpManager:
             agent.tools.unregister(name)
         await manager.close()
         raise
-    agent.extensions.mcp = manager
     agent.invalidate_system_prompt()
     return manager
 
 
-def mcp_status(agent: ExtensionHost) -> list[McpServerStatus]:
+class _McpSlot(Protocol):
+    @property
+    def mcp(self) -> McpManager | None: ...
+
+
+class _WithExtensions(Protocol):
+    @property
+    def extensions(self) -> _McpSlot: ...
+
+
+def mcp_status(agent: _WithExtensions) -> list[McpServerStatus]:
     """The state of every configured server of `agent` (empty before the first
     `session()` or without servers): for `/mcp`-style displays."""
     manager = agent.extensions.mcp

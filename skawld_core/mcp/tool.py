@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import ToolInputError
 from ..tools.base import Tool, ToolContext, ToolResult
+from .connection import McpConnectError, McpServerDied, McpTimeout, ServerConnection, describe_error
 from .results import map_call_result
 
 if TYPE_CHECKING:
     from mcp_types import Tool as McpToolInfo
 
-    from .connection import ServerConnection
 
 __all__ = ["McpInput", "McpTool"]
 
@@ -85,8 +85,6 @@ class McpTool(Tool[McpInput]):
 
     async def execute(self, value: McpInput, ctx: ToolContext) -> ToolResult:
         """Call the server tool; failures become `is_error` results."""
-        from .connection import McpConnectError, McpServerDied, McpTimeout
-
         server = self.server
         try:
             result = await self.connection.call(self.tool_name, value.arguments, self.connection.config.timeout_ms)
@@ -101,8 +99,6 @@ class McpTool(Tool[McpInput]):
         except McpTimeout as exc:
             return _error(f"MCP tool failed: server '{server}' gave {exc} for '{self.tool_name}'.")
         except Exception as exc:
-            from .connection import describe_error
-
             return _error(f"MCP tool failed: {describe_error(exc)}")
         return map_call_result(result)
 

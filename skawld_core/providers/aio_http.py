@@ -22,11 +22,13 @@ retryable transport errors.
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from urllib.parse import urlsplit
 
-__all__ = ["AioHttp", "AioResponse", "RemoteProtocolError"]
+__all__ = ["AioHttp", "AioResponse", "RemoteProtocolError", "socket_options"]
 
 _LIMIT = 1 << 20  # longest header block / chunk-size line accepted
 _READ = 1 << 16
@@ -143,6 +145,23 @@ class AioResponse:
             conn.close()
 
 
+def socket_options() -> list[tuple[int, int, int | bool]]:
+    """TCP keep-alive options, as the SDKs set them."""
+    opts: list[tuple[int, int, int | bool]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
+    keepintvl = getattr(socket, "TCP_KEEPINTVL", None)
+    if keepintvl is not None:
+        opts.append((socket.IPPROTO_TCP, keepintvl, 60))
+    elif sys.platform == "darwin":  # pragma: no cover - macOS spelling
+        opts.append((socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPALIVE", 0x10), 60))
+    keepcnt = getattr(socket, "TCP_KEEPCNT", None)
+    if keepcnt is not None:
+        opts.append((socket.IPPROTO_TCP, keepcnt, 5))
+    keepidle = getattr(socket, "TCP_KEEPIDLE", None)
+    if keepidle is not None:
+        opts.append((socket.IPPROTO_TCP, keepidle, 60))
+    return opts
+
+
 class AioHttp:
     """A connection pool and the request function over it (one pool per event loop)."""
 
@@ -201,8 +220,6 @@ class AioHttp:
             reader, writer = await asyncio.open_connection(
                 host, port, ssl=tls, server_hostname=host if tls else None, limit=_LIMIT
             )
-        from .http_transport import socket_options
-
         sock = writer.get_extra_info("socket")
         if sock is not None:
             for level, option, value in socket_options():

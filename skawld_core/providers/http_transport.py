@@ -50,11 +50,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
+
+from .aio_http import AioHttp, socket_options
 
 SseDialect = Literal["anthropic", "openai"]
 Carrier = Literal["auto", "httpx"]
@@ -146,23 +147,6 @@ def resolve_base_url(explicit: str | None, env_var: str, default: str) -> str:
 def join_url(base: str, path: str) -> str:
     """The SDKs' URL merge: the base URL's path, then ``path`` without its leading slash."""
     return base + path.lstrip("/")
-
-
-def socket_options() -> list[tuple[int, int, int | bool]]:
-    """TCP keep-alive options, as the SDKs set them."""
-    opts: list[tuple[int, int, int | bool]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, True)]
-    keepintvl = getattr(socket, "TCP_KEEPINTVL", None)
-    if keepintvl is not None:
-        opts.append((socket.IPPROTO_TCP, keepintvl, 60))
-    elif sys.platform == "darwin":  # pragma: no cover - macOS spelling
-        opts.append((socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPALIVE", 0x10), 60))
-    keepcnt = getattr(socket, "TCP_KEEPCNT", None)
-    if keepcnt is not None:
-        opts.append((socket.IPPROTO_TCP, keepcnt, 5))
-    keepidle = getattr(socket, "TCP_KEEPIDLE", None)
-    if keepidle is not None:
-        opts.append((socket.IPPROTO_TCP, keepidle, 60))
-    return opts
 
 
 _PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy")
@@ -321,8 +305,6 @@ class HttpClient:
         if uses_httpx(carrier):
             self._httpx = make_async_client(timeout, connect_timeout, base_url)
         else:
-            from .aio_http import AioHttp
-
             self._aio = AioHttp(timeout, connect_timeout, lambda: ssl_context(True))
 
     @property

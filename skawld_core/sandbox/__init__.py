@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from .settings import SANDBOX_MODES, SandboxMode, SandboxSettings, SandboxStatus, coerce_sandbox
 
 if TYPE_CHECKING:
-    from .policy import Launch, ShellPolicy, sandbox_denial_note
+    from .policy import ShellPolicy, sandbox_denial_note
     from .probe import INSTALL_HINT, BwrapProbe, probe_bwrap, reset_probe
+    from .spawn import Launch
 
 __all__ = [
     "INSTALL_HINT",
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Launch": "policy",
+    "Launch": "spawn",
     "ShellPolicy": "policy",
     "sandbox_denial_note": "policy",
     "INSTALL_HINT": "probe",

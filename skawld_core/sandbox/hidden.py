@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..globs import PATH_RULE, compile_glob
+
 __all__ = ["WALK_LIMIT", "HiddenPaths", "hidden_paths", "static_base"]
 
 WALK_LIMIT = 20_000
@@ -60,8 +62,6 @@ def hidden_paths(
     patterns: Iterable[str], root: Path, denied: Callable[[Path], bool], limit: int = WALK_LIMIT
 ) -> HiddenPaths:
     """Walk each pattern's literal base and collect what `denied` confirms."""
-    from ..globs import PATH_RULE, compile_glob
-
     wanted = [p for p in patterns if not p.startswith("!")]
     # (a cheap test on the entry's name, the full pattern); `**` at the end can match any name.
     tests: list[tuple[re.Pattern[str] | None, re.Pattern[str]]] = []

@@ -8,7 +8,6 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,25 +17,15 @@ from .hidden import HiddenPaths, hidden_paths
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
+from .shells import BackgroundShell, BackgroundShells
+from .spawn import Launch
 
 if TYPE_CHECKING:
-    from ..permissions import PermissionEngine
-    from ..tools.background import BackgroundShell, BackgroundShells
+    from ..permissions.engine import PermissionEngine
 
-__all__ = ["Launch", "ShellPolicy", "sandbox_denial_note"]
+__all__ = ["ShellPolicy", "sandbox_denial_note"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What to execute for one Bash call. `token` marks the call's processes."""
-
-    argv: list[str]
-    env: dict[str, str]
-    sandboxed: bool
-    token: str
-    network: bool = False
 
 
 class ShellPolicy:
@@ -98,6 +87,7 @@ class ShellPolicy:
         engine = self.permissions
         if engine is None or not engine.restricts_reads:
             return HiddenPaths()
+        # lazy: importing permissions runs its package, which imports tools, which import this module
         from ..permissions.paths import rule_applies_to
         from ..permissions.rules import PathRule
 
@@ -121,7 +111,7 @@ class ShellPolicy:
                 return f"Bash: not run: the sandbox is required (sandbox: required) but {status.reason}."
             enable_subreaper()
             return Launch([shell, "-c", command], env, sandboxed=False, token=token, network=True)
-        from ..permissions.write_scope import sandbox_read_only_paths  # permissions imports tools, which import us
+        from ..permissions.write_scope import sandbox_read_only_paths  # lazy: as in hidden()
 
         probe = probe_bwrap()
         assert probe.path is not None
@@ -145,8 +135,6 @@ class ShellPolicy:
         """The background shells of a session (created on first use)."""
         shells = self._background.get(session_id)
         if shells is None:
-            from ..tools.background import BackgroundShells
-
             shells = self._background[session_id] = BackgroundShells()
         return shells
 

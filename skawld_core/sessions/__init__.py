@@ -39,11 +39,11 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "SqliteSessionStore":
-        from .sqlite import SqliteSessionStore
+        from .sqlite import SqliteSessionStore  # lazy: aiosqlite only when the SQLite store is used
 
         return SqliteSessionStore
     if name == "PostgresSessionStore":
-        from .postgres import PostgresSessionStore
+        from .postgres import PostgresSessionStore  # lazy: asyncpg is optional
 
         return PostgresSessionStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,10 +23,8 @@ log.addHandler(logging.NullHandler())  # never the terminal unless the app confi
 def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     """Load skills from the agent's config dirs; register `Skill` when at least
     one loaded, append the auto-allow rules for plain skills, and hand the
-    summaries and listing to the agent. The result is kept in
-    `agent.extensions.skills` (with its skip reasons)."""
-    if agent.extensions.skills is not None:
-        return agent.extensions.skills
+    summaries and listing to the agent. Returns the load result (with its skip
+    reasons; `connect_extensions` keeps it in `agent.extensions.skills`)."""
     reserved = set(BUILTIN_TOOL_NAMES) | {n for n in agent.tools.names() if not n.startswith("mcp__")}
     result = load_skills(agent.config_dirs, reserved)
     untrusted = agent.untrusted_config_dirs
@@ -36,7 +34,6 @@ def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     ]
     for skipped in result.skipped:
         log.warning("skill skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
-    agent.extensions.skills = result
     if not result.skills:
         agent.set_skills([], None)
         return result

@@ -15,7 +15,7 @@ from .substitute import render_skill
 from .types import Skill
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from ..host import ToolSession
 
 __all__ = ["SkillInput", "SkillTool"]
 
@@ -83,7 +83,7 @@ class SkillTool(Tool[SkillInput]):
         content = render_skill(
             skill.body, skill_dir=skill.directory, session_id=ctx.session_id, args=args, arguments=skill.arguments
         )
-        session: Session | None = ctx.extras.get("session")
+        session: ToolSession | None = ctx.extras.get("session")
         if session is not None:
             record = InvokedSkillRecord(
                 name=name, args=value.args, body=content, invoked_at=_dt.datetime.now(_dt.UTC).isoformat()

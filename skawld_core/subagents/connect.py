@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..skills.untrusted import strip_grants
-from .definitions import load_agent_definitions
+from .definitions import AgentLoadResult, load_agent_definitions
 from .registry import SubagentRegistry
 from .tool import SubagentTool
 
@@ -19,23 +19,18 @@ log = logging.getLogger("skawld.subagents")
 log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
-def install_subagents(agent: ExtensionHost) -> SubagentRegistry:
+def install_subagents(agent: ExtensionHost) -> tuple[SubagentRegistry, AgentLoadResult]:
     """Load `<configDir>/agents/*.md` and register `Subagent` (always: the
-    built-in `_default` agent exists). The registry is kept in
-    `agent.extensions.subagents`, the load result in
-    `agent.extensions.subagent_definitions`."""
-    if agent.extensions.subagents is not None:
-        return agent.extensions.subagents
+    built-in `_default` agent exists). Returns the registry and the load result
+    (`connect_extensions` keeps them in `agent.extensions`)."""
     result = load_agent_definitions(agent.config_dirs)
     untrusted = agent.untrusted_config_dirs
     result.agents = [strip_grants(a, a.path, untrusted, model=None) for a in result.agents]
     for skipped in result.skipped:
         log.warning("subagent skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
     registry = SubagentRegistry(result.agents)
-    agent.extensions.subagents = registry
-    agent.extensions.subagent_definitions = result
     if isinstance(agent.tools.get(SubagentTool.name), SubagentTool):
         agent.tools.unregister(SubagentTool.name)
     agent.tools.register(SubagentTool(registry))
     agent.invalidate_system_prompt()
-    return registry
+    return registry, result

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .definitions import AgentDefinition
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from ..host import ToolSession
 
 __all__ = ["DEFAULT_AGENT", "DEFAULT_AGENT_NAME", "SubagentRegistry"]
 
@@ -37,7 +37,7 @@ class SubagentRegistry:
             key = d.name.lower()
             if key != DEFAULT_AGENT_NAME and key not in self._by_key:
                 self._by_key[key] = d
-        self.live: dict[str, Session] = {}
+        self.live: dict[str, ToolSession] = {}
 
     def get(self, name: str) -> AgentDefinition | None:
         """The definition called `name` (any case), or None."""

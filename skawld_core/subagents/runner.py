@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import AssistantEvent, Event, ResultEvent, SubagentEvent
 from ..messages import TextBlock
-from ..session import Session
 from ..system_prompt import build_system_blocks
 from ..tools.registry import ToolRegistry
 from .definitions import AgentDefinition
 
 if TYPE_CHECKING:
     from ..events import ErrorEvent
+    from ..host import ToolSession
     from ..providers.base import Effort, ThinkingConfig
 
 __all__ = ["EXCLUDED_CHILD_TOOLS", "SubagentOutcome", "build_child_tools", "run_subagent"]
@@ -77,7 +77,7 @@ def _last_text(event: AssistantEvent) -> str:
 
 
 async def run_subagent(
-    parent: Session,
+    parent: ToolSession,
     definition: AgentDefinition,
     prompt: str,
     emit: Callable[[Event], None],
@@ -87,7 +87,7 @@ async def run_subagent(
     description: str | None = None,
     thinking: ThinkingConfig | None = None,
     effort: Effort | None = None,
-    live: dict[str, Session] | None = None,
+    live: dict[str, ToolSession] | None = None,
     tool_use_id: str | None = None,
 ) -> SubagentOutcome:
     """Run `definition` on `prompt` in a new child session, wrapping every child
@@ -96,14 +96,12 @@ async def run_subagent(
     agent = parent.agent
     run_id = new_run_id()
     meta: dict[str, Any] = {
-        "parent_session_id": parent.id,
         "subagent_type": subagent_type,
         "subagent_run_id": run_id,
         "display_name": display_name,
     }
     if description:
         meta["description"] = description
-    record = await agent.store.create(meta=meta)
     tools = build_child_tools(parent.tools, definition.tools)
     system = build_system_blocks(
         cwd=str(agent.cwd),
@@ -111,7 +109,7 @@ async def run_subagent(
         tool_names=tools.names(),
         user_instructions=definition.body or None,
     )
-    child = Session(agent, record, [], model=definition.model, tools=tools, system=system, is_child=True)
+    child = await parent.child_session(meta=meta, model=definition.model, tools=tools, system=system)
     if live is not None:
         live[child.id] = child
     last_text = ""

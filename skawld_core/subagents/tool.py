@@ -11,7 +11,7 @@ from .registry import DEFAULT_AGENT_NAME, SubagentRegistry
 from .runner import SubagentOutcome, run_subagent
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from ..host import ToolSession
 
 __all__ = ["SubagentInput", "SubagentTool", "subagent_description"]
 
@@ -101,7 +101,7 @@ class SubagentTool(Tool[SubagentInput]):
 
     async def execute(self, value: SubagentInput, ctx: ToolContext) -> ToolResult:
         """Run the requested subagent in a child session and return its final text."""
-        parent: Session | None = ctx.extras.get("session")
+        parent: ToolSession | None = ctx.extras.get("session")
         if parent is None:
             return ToolResult(content="Subagent needs a session to run in.", is_error=True)
         definition = self.registry.resolve(value.subagent_type)
@@ -131,7 +131,7 @@ class SubagentTool(Tool[SubagentInput]):
         return outcome_result(outcome, display_name)
 
 
-def _run_knobs(parent: Session) -> dict[str, Any]:
+def _run_knobs(parent: ToolSession) -> dict[str, Any]:
     """The parent's current `thinking` / `effort` (inherited by the child)."""
     options = parent.run_options
     return {

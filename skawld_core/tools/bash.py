@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
-import os
-import signal
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..sandbox.policy import Launch, ShellPolicy, sandbox_denial_note
-from ..sandbox.procs import call_processes, end_processes, signal_all
+from ..sandbox.policy import ShellPolicy, sandbox_denial_note
+from ..sandbox.shells import MAX_SHELLS
+from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, terminate_call
 from .base import Tool, ToolContext, ToolResult
 from .text_format import truncation_marker
 
@@ -24,9 +19,7 @@ MIN_TIMEOUT_MS = 100
 MAX_TIMEOUT_MS = 1_800_000
 STREAM_CAP = 30_000
 OUTPUT_CAP = 30_000
-KILL_GRACE_S = 2.0
 DRAIN_IDLE_S = 0.25
-_ACTIVE_GROUPS: set[int] = set()
 
 
 class BashInput(BaseModel):
@@ -111,43 +104,6 @@ def render_output(out: _Capture, err: _Capture, trailer: str, note: str | None =
     return "\n".join([body, note, trailer] if note else [body, trailer])
 
 
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-async def terminate_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, then SIGKILL it after a grace period."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
-    # Grandchildren may outlive the shell or ignore SIGTERM: always finish the group.
-    _signal_group(proc.pid, signal.SIGKILL)
-    await proc.wait()
-
-
-async def terminate_call(proc: asyncio.subprocess.Process, launch: Launch) -> None:
-    """End the call: its process group, and (unsandboxed) every process that left
-    the group; in the sandbox, ending bwrap ends its PID namespace."""
-    if launch.sandboxed:
-        await terminate_group(proc)
-        return
-    escaped = call_processes(proc.pid, launch.token)
-    signal_all(escaped, signal.SIGTERM)
-    await terminate_group(proc)
-    await end_processes(launch.token, 0.0, root=None, known=escaped)
-
-
-def exit_trailer(returncode: int) -> str:
-    """`exit: N`, or `exit: signal NAME` when the shell was killed by a signal."""
-    if returncode < 0:
-        try:
-            return f"exit: signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"exit: signal {-returncode}"
-    return f"exit: {returncode}"
-
-
 class BashTool(Tool[BashInput]):
     """Run a shell command; a non-zero exit is a normal result ending in `exit: N`."""
 
@@ -180,9 +136,7 @@ class BashTool(Tool[BashInput]):
         if isinstance(launch, str):
             return ToolResult(content=launch, summary=summary, is_error=True)
         if value.run_in_background:
-            from .background import start_background
-
-            return await start_background(policy, launch, value.command, ctx, summary)
+            return await _start_background(policy, launch, value.command, ctx, summary)
         try:
             spawned = await spawn(launch, ctx.cwd)
         except OSError as exc:
@@ -209,7 +163,7 @@ class BashTool(Tool[BashInput]):
         try:
             async with asyncio.timeout(value.timeout_ms / 1000):
                 returncode = await proc.wait()
-                _end_leftovers(proc.pid, launch)
+                end_leftovers(proc.pid, launch)
                 await _drain(pumps, progress)
         except TimeoutError:
             await terminate_call(proc, launch)
@@ -217,69 +171,12 @@ class BashTool(Tool[BashInput]):
             text = render_output(out, err, f"Bash: timed out after {value.timeout_ms} ms.")
             return ToolResult(content=text, summary=summary, is_error=True)
         except asyncio.CancelledError:
-            await _shielded_kill(proc, launch, pumps)
+            await shielded_kill(proc, launch, pumps)
             raise
         note = None
         if launch.sandboxed and returncode != 0:
             note = sandbox_denial_note(err.text(), network=launch.network)
         return ToolResult(content=render_output(out, err, exit_trailer(returncode), note), summary=summary)
-
-
-@dataclass
-class Spawned:
-    """A started shell and the read ends of its pipes."""
-
-    proc: asyncio.subprocess.Process
-    out: asyncio.StreamReader
-    err: asyncio.StreamReader
-    transports: list[asyncio.BaseTransport]
-
-    def close(self) -> None:
-        """Forget the process group and close the pipes."""
-        _ACTIVE_GROUPS.discard(self.proc.pid)
-        for transport in self.transports:
-            transport.close()
-
-
-async def spawn(launch: Launch, cwd: Path) -> Spawned:
-    """Start `launch` in its own session with stdin closed; raises `OSError`."""
-    # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
-    # the pipes to close, which a background grandchild can delay forever.
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *launch.argv,
-            cwd=cwd,
-            env=launch.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=err_w,
-            start_new_session=True,
-        )
-    except BaseException:
-        for fd in (out_r, err_r):
-            os.close(fd)
-        raise
-    finally:
-        os.close(out_w)
-        os.close(err_w)
-    _ACTIVE_GROUPS.add(proc.pid)
-    transports: list[asyncio.BaseTransport] = []
-    try:
-        try:
-            out_stream = await _reader(out_r, transports)
-        except BaseException:
-            os.close(err_r)
-            raise
-        err_stream = await _reader(err_r, transports)
-    except BaseException:
-        await _shielded_kill(proc, launch, [])
-        _ACTIVE_GROUPS.discard(proc.pid)
-        for transport in transports:
-            transport.close()
-        raise
-    return Spawned(proc, out_stream, err_stream, transports)
 
 
 def shell_policy(ctx: ToolContext) -> ShellPolicy:
@@ -296,52 +193,6 @@ def shell_policy(ctx: ToolContext) -> ShellPolicy:
 _DEFAULT_POLICY = ShellPolicy(sandbox="off")
 
 
-async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
-    """An asyncio stream over the read end of a pipe (the fd is owned by the transport)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
-    try:
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
-        )
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        raise
-    transports.append(transport)
-    return reader
-
-
-def _end_leftovers(pgid: int, launch: Launch) -> None:
-    """Background processes the command left behind are ended too (SIGTERM now,
-    SIGKILL after the grace period); `run_in_background` is the way to keep one.
-    In the sandbox the PID namespace already ended with the shell."""
-    if launch.sandboxed:
-        return
-    _spawn_cleanup(end_processes(launch.token, KILL_GRACE_S, root=None))
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    asyncio.get_running_loop().call_later(KILL_GRACE_S, _late_kill, pgid)
-
-
-_CLEANUPS: set[asyncio.Task[None]] = set()
-
-
-def _spawn_cleanup(work: Coroutine[Any, Any, None]) -> None:
-    task = asyncio.get_running_loop().create_task(work)
-    _CLEANUPS.add(task)
-    task.add_done_callback(_CLEANUPS.discard)
-
-
-def _late_kill(pgid: int) -> None:
-    # The shell was reaped, so its pid (= pgid) could in principle be reused by a
-    # new Bash call's shell; never signal a group that a running call owns.
-    if pgid not in _ACTIVE_GROUPS:
-        _signal_group(pgid, signal.SIGKILL)
-
-
 async def _drain(pumps: list[asyncio.Task[None]], progress: list[int]) -> None:
     """Read the pipes to EOF; stop once they go quiet (a background child may hold them)."""
     while True:
@@ -356,13 +207,21 @@ async def _drain(pumps: list[asyncio.Task[None]], progress: list[int]) -> None:
             return
 
 
-async def _shielded_kill(proc: asyncio.subprocess.Process, launch: Launch, pumps: list[asyncio.Task[None]]) -> None:
-    async def kill() -> None:
-        await terminate_call(proc, launch)
-        for task in pumps:
-            task.cancel()
-        await asyncio.gather(*pumps, return_exceptions=True)
-
-    task = asyncio.create_task(kill())
-    with contextlib.suppress(asyncio.CancelledError):
-        await asyncio.shield(task)
+async def _start_background(
+    policy: ShellPolicy, launch: Launch, command: str, ctx: ToolContext, summary: str
+) -> ToolResult:
+    """Start `launch` as a background shell of the call's session."""
+    shells = policy.background(ctx.session_id)
+    if shells.running >= MAX_SHELLS:
+        text = f"Bash: {MAX_SHELLS} background shells are already running; end one with KillShell first."
+        return ToolResult(content=text, summary=summary, is_error=True)
+    try:
+        spawned = await spawn(launch, ctx.cwd)
+    except OSError as exc:
+        return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
+    shell = shells.add(command, spawned, launch)
+    text = (
+        f"Started background shell {shell.id}. Read its output with BashOutput "
+        f'(shell_id "{shell.id}"); end it with KillShell. It ends when this run ends.'
+    )
+    return ToolResult(content=text, summary=summary)

@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..messages import Base64Source, ImageBlock, TextBlock
 from .base import Tool, ToolContext, ToolResult
+from .notebook_render import NotebookError, render_notebook
 from .paths import display_path, is_device_path, resolve_path
+from .pdf_read import pdf_result
 from .safe_open import OpenRefused, Verify, open_verified
 from .text_format import number_line, truncate_text, truncation_marker
 
@@ -225,8 +227,6 @@ class ReadTool(Tool[ReadInput]):
         return ToolResult(content=content, summary=f"Read image {rel} ({len(data)}B)")
 
     async def _read_notebook(self, path: Path, rel: str, size: int, ctx: ToolContext) -> ToolResult:
-        from .notebook_render import NotebookError, render_notebook
-
         if size > MAX_NOTEBOOK_BYTES:
             return _error(f"Notebook {rel} is too large ({size} bytes; the limit is {MAX_NOTEBOOK_BYTES} bytes).")
         data = await _read_whole(path, ctx)
@@ -244,8 +244,6 @@ class ReadTool(Tool[ReadInput]):
         return ToolResult(content=content, summary=f"Read notebook {rel} ({cells} cells)")
 
     async def _read_pdf(self, path: Path, rel: str, pages: str | None, size: int, ctx: ToolContext) -> ToolResult:
-        from .pdf_read import pdf_result
-
         if size > MAX_PDF_BYTES:
             return _error(f"PDF {rel} is too large ({size} bytes; the limit is {MAX_PDF_BYTES} bytes).")
         data = await _read_whole(path, ctx)

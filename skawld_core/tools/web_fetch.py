@@ -16,6 +16,7 @@ import asyncio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .base import Tool, ToolContext, ToolResult
+from .html_markdown import html_to_markdown
 from .text_format import truncate_text
 from .web_cache import PageCache
 from .web_client import CrossHostRedirect, Fetched, FetchError, FetchLimits, fetch_url, upgrade_url
@@ -138,8 +139,6 @@ class WebFetchTool(Tool[WebFetchInput]):
     @classmethod
     def _page(cls, got: Fetched, is_html: bool, prompt: str | None) -> str:
         if is_html:
-            from .html_markdown import html_to_markdown
-
             return cls._shape(
                 html_to_markdown(got.body if got.charset is None else _decode(got), base_url=got.url), prompt
             )
@@ -149,7 +148,7 @@ class WebFetchTool(Tool[WebFetchInput]):
     def _shape(page: str, prompt: str | None) -> str:
         if not prompt or not prompt.strip():
             return truncate_text(page, MAX_PAGE_CHARS)
-        from .relevance import relevant_extract
+        from .relevance import relevant_extract  # lazy: only a fetch with a prompt ranks passages
 
         got = relevant_extract(page, prompt, MAX_ANSWER_CHARS)
         if got.total == 0:

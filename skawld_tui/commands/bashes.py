@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .base import CommandHost, command
 
 if TYPE_CHECKING:
-    from skawld_core.tools.background import BackgroundShell, BackgroundShells
+    from skawld_core.sandbox.shells import BackgroundShell, BackgroundShells
 
 
 def session_shells(host: CommandHost) -> BackgroundShells | None:

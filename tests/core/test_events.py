@@ -198,16 +198,3 @@ def test_add_usage_counts_missing_as_zero() -> None:
     total = Usage(input_tokens=1, output_tokens=2, cache_read_tokens=3) + Usage(input_tokens=4, cache_creation_tokens=5)
     assert total == Usage(input_tokens=5, output_tokens=2, cache_read_tokens=3, cache_creation_tokens=5)
     assert Usage() + Usage() == Usage(cache_read_tokens=0, cache_creation_tokens=0)
-
-
-def test_import_skawld_core_is_cheap() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, skawld_core, skawld_core.providers, skawld_core.tools, skawld_core.sessions;"
-        "heavy=[m for m in ('anthropic','openai','mcp','textual','aiosqlite','httpx') if m in sys.modules];"
-        "print(','.join(heavy))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""

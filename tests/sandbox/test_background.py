@@ -13,10 +13,10 @@ import pytest
 
 from skawld_core import Agent
 from skawld_core.sandbox import ShellPolicy
+from skawld_core.sandbox.shells import BUFFER_CAP, MAX_SHELLS
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import BashOutputTool, BashTool, KillShellTool, ToolContext, ToolResult
-from skawld_core.tools.background import BUFFER_CAP, MAX_SHELLS
 
 from .conftest import PROBE, appears, bash, context, gone, sleep_tag, text
 
