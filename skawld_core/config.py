@@ -39,11 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE
+from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE, settings_document
+from .config_files import home_dir, read_config_file, user_config_dir
 from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, pointer, validate_document
 from .errors import ConfigError
 from .instructions import find_repo_root, project_instruction_files
-from .mcp_json import MCP_JSON_FILE
+from .mcp_json import MCP_JSON_FILE, mcp_json_document
+from .permissions.remembered import gated_settings
 from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
 
 __all__ = [
@@ -183,18 +185,6 @@ class UntrustedProjectConfigError(ConfigError):
 # -- places -----------------------------------------------------------------
 
 
-def home_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's home: ``HOME``, else ``USERPROFILE``, else `Path.home()`."""
-    e = os.environ if env is None else env
-    home = e.get("HOME") or e.get("USERPROFILE")
-    return Path(home) if home else Path.home()
-
-
-def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``~/.skawld``."""
-    return home_dir(env) / ".skawld"
-
-
 def trusted_projects_path(env: Mapping[str, str] | None = None) -> Path:
     """``~/.skawld/trusted-projects.json``."""
     return user_config_dir(env) / "trusted-projects.json"
@@ -267,56 +257,6 @@ def trust_project_config(
 
 # -- reading ----------------------------------------------------------------
 
-MAX_DEPTH = 64
-
-
-def _check_shape(value: object, file: Path) -> None:
-    """Reject (iteratively) documents nested too deeply or holding NUL characters."""
-    stack: list[tuple[object, int, str]] = [(value, 0, "")]
-    while stack:
-        item, depth, ptr = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ConfigError(f"Invalid config in {file} ({ptr}): nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, str) and "\x00" in item:
-            raise ConfigError(f"Invalid config in {file} ({ptr or '/'}): a string contains a NUL character")
-        if isinstance(item, dict):
-            for k, v in item.items():
-                if "\x00" in k:
-                    raise ConfigError(f"Invalid config in {file} ({ptr or '/'}): a key contains a NUL character")
-                stack.append((v, depth + 1, f"{ptr}/{k}"))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1, f"{ptr}/{i}") for i, v in enumerate(item))
-
-
-def read_config_file(path: Path) -> object | None:
-    """Parse one config file into a JSON value; None when it does not exist.
-
-    Every other problem (unreadable, a directory, invalid UTF-8, NUL bytes,
-    invalid JSON, nesting too deep) is a `ConfigError` naming the file.
-    """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise ConfigError(f"Cannot read config file {path}: it is a directory, not a file") from None
-    except OSError as exc:
-        raise ConfigError(f"Cannot read config file {path}: {exc.strerror or exc}") from None
-    if b"\x00" in data:
-        raise ConfigError(f"Invalid config file {path}: it contains NUL bytes (is it a binary file?)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"Invalid config file {path}: it is not valid UTF-8 (byte {exc.start})") from None
-    try:
-        raw: object = json.loads(text)
-    except RecursionError:
-        raise ConfigError(f"Invalid config file {path}: it is nested too deeply") from None
-    except ValueError as exc:
-        raise ConfigError(f"Invalid JSON in config file {path}: {exc}") from None
-    _check_shape(raw, path)
-    return raw
-
 
 def _read_file(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """Parse and validate one file; None when it does not exist."""
@@ -342,7 +282,7 @@ def _nested_hooks(raw: object, where: str) -> tuple[object, list[str]]:
     groups = {k: v for k, v in groups.items() if v}
     if not groups:
         return raw, []
-    from .hooks.claude_format import flatten_claude_hooks
+    from .hooks.claude_format import flatten_claude_hooks  # lazy: only settings with hooks need it
 
     flat, notes = flatten_claude_hooks(groups, where=where)
     out: dict[str, Any] = {}
@@ -362,8 +302,6 @@ def _read_claude_settings(path: Path) -> tuple[dict[str, Any], list[ConfigWarnin
 
 def _claude_settings_layer(raw: object, path: Path) -> tuple[dict[str, Any], list[ConfigWarning]]:
     """A Claude Code settings object (read from `path`) as a validated config document."""
-    from .claude_settings import settings_document
-
     converted, notes = settings_document(raw, where=str(path))
     _model, doc, warnings = validate_document(converted, file=str(path))
     return doc, [*warnings, *(ConfigWarning(note, file=str(path)) for note in notes)]
@@ -371,8 +309,6 @@ def _claude_settings_layer(raw: object, path: Path) -> tuple[dict[str, Any], lis
 
 def _read_mcp_json(path: Path) -> tuple[dict[str, Any], list[ConfigWarning]] | None:
     """Claude Code's `.mcp.json` as a validated config document; None when absent."""
-    from .mcp_json import mcp_json_document
-
     raw = read_config_file(path)
     if raw is None:
         return None
@@ -408,7 +344,7 @@ def _expand_mcp_servers(
     servers = merged.get("mcpServers")
     if not servers:
         return []
-    from .mcp.expand import UnsetVariableError, expand_server_entry
+    from .mcp.expand import UnsetVariableError, expand_server_entry  # lazy: only configs with MCP servers
 
     out: dict[str, Any] = {}
     warnings: list[ConfigWarning] = []
@@ -674,8 +610,6 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
-    from .permissions.remembered import gated_settings
-
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()

@@ -31,7 +31,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..config_files import read_config_file, user_config_dir
 from ..errors import ConfigError
+from ..tools.atomic_write import atomic_write_bytes
+from .claude_rules import parse_claude_rule
 
 __all__ = [
     "LOCAL_SETTINGS_FILE",
@@ -52,8 +55,6 @@ LEDGER_NAME = "remembered-rules.json"
 
 def ledger_path(env: Mapping[str, str] | None = None) -> Path:
     """``~/.skawld/remembered-rules.json``: which allow rules the user saved, per settings file."""
-    from ..config import user_config_dir
-
     return user_config_dir(env) / LEDGER_NAME
 
 
@@ -85,8 +86,6 @@ def _ledger(env: Mapping[str, str] | None) -> dict[str, list[str]]:
 
 
 def _write_json(path: Path, doc: object) -> None:
-    from ..tools.atomic_write import atomic_write_bytes
-
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
@@ -133,8 +132,6 @@ def gated_settings(raw: object, path: Path, env: Mapping[str, str] | None = None
 
 
 def _read_settings(path: Path) -> dict[str, Any]:
-    from ..config import read_config_file
-
     raw = read_config_file(path)
     if raw is None:
         return {}
@@ -158,8 +155,6 @@ def remember_allow_rules(
     one and nothing is written). Rules already present are not repeated. Returns the
     settings file written. Raises `ConfigError` when the existing file is malformed.
     """
-    from .claude_rules import parse_claude_rule
-
     new = list(dict.fromkeys(rules))
     for rule in new:
         try:
@@ -236,7 +231,5 @@ def ignore_in_git(path: Path) -> bool:
         return False
     sep = "" if not existing or existing.endswith("\n") else "\n"
     text = f"{existing}{sep}# skawld: your own permission answers stay out of git\n{entry}\n"
-    from ..tools.atomic_write import atomic_write_bytes
-
     atomic_write_bytes(gitignore, text.encode("utf-8"))
     return True
