@@ -169,72 +169,21 @@ def host_can_use_tool(
 
 # -- hooks -------------------------------------------------------------------------
 
-SUPPORTED_HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
-
-
-def _hook_input(event: str, data: Any, ctx: Any, mode: str) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "session_id": ctx.session_id,
-        "transcript_path": "",
-        "cwd": str(ctx.cwd),
-        "hook_event_name": event,
-        "permission_mode": mode,
-    }
-    if event in ("PreToolUse", "PostToolUse"):
-        base.update(tool_name=data.tool_name, tool_input=dict(data.input), tool_use_id=data.tool_use_id)
-        if event == "PostToolUse":
-            base["tool_response"] = data.content if isinstance(data.content, str) else str(data.content)
-    elif event == "UserPromptSubmit":
-        base["prompt"] = data.prompt
-    elif event == "Stop":
-        base["stop_hook_active"] = data.stop_hook_active
-    elif event == "PreCompact":
-        base.update(trigger="manual" if data.trigger == "manual" else "auto", custom_instructions=None)
-    return base
-
-
-def _outcome(event: str, out: Mapping[str, Any]) -> Any:
-    from skawld_core.hooks import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
-
-    specific = out.get("hookSpecificOutput")
-    specific = specific if isinstance(specific, Mapping) else {}
-    reason = str(
-        specific.get("permissionDecisionReason") or out.get("reason") or out.get("stopReason") or "blocked by hook"
-    )
-    blocked = out.get("decision") == "block" or out.get("continue") is False
-    context = specific.get("additionalContext")
-    context = str(context) if context else None
-    if event == "PreToolUse":
-        decision = specific.get("permissionDecision")
-        updated = specific.get("updatedInput")
-        updated = dict(updated) if isinstance(updated, Mapping) else None
-        if decision == "deny" or blocked:
-            return HookDeny(reason)
-        if decision == "ask":
-            return HookAsk()
-        if decision == "allow" or out.get("decision") == "approve":
-            return HookAllow(updated_input=updated)
-        return HookContinue(updated_input=updated) if updated else None
-    if event == "PostToolUse":
-        if blocked:
-            context = "\n".join(x for x in (context, reason) if x)
-        return PostToolUseOutcome(context)
-    if event in ("UserPromptSubmit", "Stop") and blocked:
-        return HookBlock(reason)
-    if event == "UserPromptSubmit" and context:
-        return HookContinue(additional_context=context)
-    return None
-
 
 def host_hooks(channel: HostChannel, registrations: object, mode: Callable[[], str]) -> dict[str, list[Any]]:
-    """Hook entries for the callbacks the host registered in ``initialize``."""
+    """Hook entries for the callbacks the host registered in ``initialize``.
+
+    The input and the answer are Claude Code's hook JSON (`skawld_core.hooks.claude_format`),
+    as for command hooks, except that ``continue: false`` on Stop keeps the run going.
+    """
     from skawld_core.hooks import HookEntry
+    from skawld_core.hooks.claude_format import SUPPORTED_EVENTS
 
     out: dict[str, list[Any]] = {}
     if not isinstance(registrations, Mapping):
         return out
     for event, matchers in registrations.items():
-        if event not in SUPPORTED_HOOK_EVENTS:
+        if event not in SUPPORTED_EVENTS:
             warn(f"{event} hooks are not supported by skawld; those callbacks will not be called")
             continue
         for matcher in matchers or []:
@@ -242,29 +191,34 @@ def host_hooks(channel: HostChannel, registrations: object, mode: Callable[[], s
                 continue
             pattern = matcher.get("matcher")
             timeout = matcher.get("timeout")
+            matches = _tool_matcher(pattern if isinstance(pattern, str) else None)
             for callback_id in matcher.get("hookCallbackIds") or []:
-                hook = _callback(
-                    channel, str(event), str(callback_id), pattern if isinstance(pattern, str) else None, mode
-                )
+                hook = _callback(channel, str(event), str(callback_id), matches, mode)
                 ms = float(timeout) * 1000 if isinstance(timeout, int | float) and timeout > 0 else 60000.0
                 out.setdefault(str(event), []).append(HookEntry(hook=hook, timeout_ms=ms))
     return out
 
 
-def _matches(pattern: str | None, tool_name: str | None) -> bool:
-    if not pattern or pattern == "*" or tool_name is None:
-        return True
+def _tool_matcher(pattern: str | None) -> Callable[[str], bool]:
+    """Claude Code's matcher (`claude_matcher`); a pattern that is no valid regex matches its own name."""
+    from skawld_core.hooks.claude_format import claude_matcher
+
     try:
-        return re.fullmatch(pattern, tool_name) is not None
+        return claude_matcher(pattern)
     except re.error:
-        return pattern == tool_name
+        return lambda name: name == pattern
 
 
-def _callback(channel: HostChannel, event: str, callback_id: str, pattern: str | None, mode: Callable[[], str]) -> Any:
+def _callback(
+    channel: HostChannel, event: str, callback_id: str, matches: Callable[[str], bool], mode: Callable[[], str]
+) -> Any:
+    from skawld_core.hooks.claude_format import claude_hook_input, claude_hook_outcome
+
     async def hook(data: Any, ctx: Any) -> Any:
-        if not _matches(pattern, getattr(data, "tool_name", None)):
+        tool_name = getattr(data, "tool_name", None)
+        if tool_name is not None and not matches(tool_name):
             return None
-        payload = _hook_input(event, data, ctx, mode())
+        payload = claude_hook_input(event, data, ctx.session_id, str(ctx.cwd), mode())
         out = await channel.request(
             {
                 "subtype": "hook_callback",
@@ -273,7 +227,7 @@ def _callback(channel: HostChannel, event: str, callback_id: str, pattern: str |
                 "tool_use_id": payload.get("tool_use_id"),
             }
         )
-        return _outcome(event, out)
+        return claude_hook_outcome(event, out, keep_going_on_stop=True)
 
     return hook
 

@@ -17,7 +17,7 @@ tool name.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..claude_tools import map_tool_name
@@ -102,10 +102,19 @@ def flatten_claude_hooks(hooks: object, *, where: str) -> tuple[dict[str, list[d
 _CLAUDE_MODES = {"yolo": "bypassPermissions"}
 
 
+def _json_content(content: Any) -> Any:
+    """A tool result's content as JSON: text as it is, blocks as their JSON objects."""
+    if isinstance(content, str) or not isinstance(content, list | tuple):
+        return content
+    return [b.model_dump(mode="json", exclude_none=True) if hasattr(b, "model_dump") else b for b in content]
+
+
 def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: str | None) -> dict[str, Any]:
-    """The JSON object Claude Code gives a hook on stdin for `event` (`data` is skawld's hook input).
+    """The JSON object Claude Code gives a hook on stdin for `event` (`data` is skawld's hook input,
+    `mode` skawld's permission mode, given in Claude Code's words).
 
     ``transcript_path`` is empty: skawld keeps sessions in its store, not in a JSONL file.
+    Command hooks and the hook callbacks of a `claude-agent-sdk` host both get this object.
     """
     out: dict[str, Any] = {
         "session_id": session_id,
@@ -117,7 +126,7 @@ def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: st
     if event in _TOOL_EVENTS:
         out.update(tool_name=data.tool_name, tool_input=dict(data.input), tool_use_id=data.tool_use_id)
         if event == "PostToolUse":
-            out["tool_response"] = data.content
+            out["tool_response"] = _json_content(data.content)
     elif event == "UserPromptSubmit":
         out["prompt"] = data.prompt
     elif event == "Stop":
@@ -127,17 +136,23 @@ def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: st
     return out
 
 
-def claude_hook_outcome(event: str, out: dict[str, Any]) -> Any:
-    """A hook's JSON stdout in Claude Code's shape → skawld's hook outcome (None: no opinion).
+def claude_hook_outcome(event: str, out: Mapping[str, Any], *, keep_going_on_stop: bool = False) -> Any:
+    """A hook's JSON output in Claude Code's shape → skawld's hook outcome (None: no opinion).
 
     ``continue: false`` stops what the event guards (a tool call, a prompt) with
     ``stopReason``; ``decision: "block"`` blocks it with ``reason`` (PostToolUse: the reason
     goes to the model); PreToolUse's ``hookSpecificOutput.permissionDecision``
     (``allow``/``deny``/``ask``) with ``permissionDecisionReason`` and ``updatedInput``, or
     the older ``decision: "approve"``; ``hookSpecificOutput.additionalContext`` adds context.
+
+    On Stop, ``continue: false`` lets the run stop (it wins over ``decision: "block"``),
+    as a command hook's does in Claude Code. `keep_going_on_stop` is for the hook callbacks
+    of a `claude-agent-sdk` host (`skawld_tui.claude_control`): there ``continue: false``
+    on Stop blocks the stop like ``decision: "block"`` does, and the run goes on with
+    ``stopReason``.
     """
     specific = out.get("hookSpecificOutput")
-    specific = specific if isinstance(specific, dict) else {}
+    specific = specific if isinstance(specific, Mapping) else {}
     stopped = out.get("continue") is False
     stop_reason = str(out.get("stopReason") or "stopped by a hook")
     reason = str(out.get("reason") or "blocked by a hook")
@@ -146,7 +161,7 @@ def claude_hook_outcome(event: str, out: dict[str, Any]) -> Any:
     if event == "PreToolUse":
         decision = specific.get("permissionDecision", out.get("decision"))
         updated = specific.get("updatedInput")
-        updated = dict(updated) if isinstance(updated, dict) else None
+        updated = dict(updated) if isinstance(updated, Mapping) else None
         if stopped:
             return HookDeny(stop_reason)
         if decision in ("deny", "block"):
@@ -166,6 +181,9 @@ def claude_hook_outcome(event: str, out: dict[str, Any]) -> Any:
         if out.get("decision") == "block":
             return HookBlock(reason)
         return HookContinue(additional_context=context) if context else None
-    if event == "Stop" and out.get("decision") == "block" and not stopped:
-        return HookBlock(reason)
+    if event == "Stop":
+        if out.get("decision") == "block" and (keep_going_on_stop or not stopped):
+            return HookBlock(reason)
+        if stopped and keep_going_on_stop:
+            return HookBlock(stop_reason)
     return None

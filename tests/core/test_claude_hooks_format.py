@@ -9,7 +9,7 @@ import pytest
 from skawld_core.claude_settings import settings_document
 from skawld_core.errors import ConfigError
 from skawld_core.hooks import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
-from skawld_core.hooks.claude_format import claude_hook_outcome, claude_matcher, flatten_claude_hooks
+from skawld_core.hooks.claude_format import claude_hook_input, claude_hook_outcome, claude_matcher, flatten_claude_hooks
 
 
 def test_nested_groups_become_one_entry_per_command() -> None:
@@ -131,6 +131,41 @@ def test_claude_matcher(pattern: str | None, tool: str, hit: bool) -> None:
 )
 def test_claude_decision_output(event: str, out: dict[str, Any], expected: object) -> None:
     assert claude_hook_outcome(event, out) == expected
+
+
+@pytest.mark.parametrize(
+    ("out", "command_hook", "sdk_callback"),
+    [
+        ({"continue": False, "stopReason": "more tests"}, None, HookBlock("more tests")),
+        ({"decision": "block", "reason": "x", "continue": False}, None, HookBlock("x")),
+        ({"decision": "block", "reason": "x"}, HookBlock("x"), HookBlock("x")),
+        ({}, None, None),
+    ],
+)
+def test_continue_false_on_stop_keeps_an_sdk_callback_going(
+    out: dict[str, Any], command_hook: Any, sdk_callback: Any
+) -> None:
+    assert claude_hook_outcome("Stop", out) == command_hook
+    assert claude_hook_outcome("Stop", out, keep_going_on_stop=True) == sdk_callback
+
+
+def test_hook_input_is_json_in_claude_codes_words() -> None:
+    import json
+
+    from skawld_core.hooks import PostToolUseInput
+    from skawld_core.messages import Base64Source, ImageBlock, TextBlock
+
+    content = [TextBlock(text="seen"), ImageBlock(source=Base64Source(media_type="image/png", data="AAAA"))]
+    data = PostToolUseInput("Read", "t1", {"file_path": "a.png"}, content, False, 1.0)
+    payload = claude_hook_input("PostToolUse", data, "s1", "/repo", "yolo")
+    assert json.loads(json.dumps(payload)) == payload
+    assert payload["permission_mode"] == "bypassPermissions"
+    assert payload["tool_response"] == [
+        {"type": "text", "text": "seen"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+    ]
+    text = PostToolUseInput("Read", "t1", {"file_path": "a.txt"}, "hi", False, 1.0)
+    assert claude_hook_input("PostToolUse", text, "s1", "/repo", "plan")["tool_response"] == "hi"
 
 
 async def test_a_fail_open_pre_tool_use_hook_lets_the_call_continue() -> None:

@@ -10,10 +10,11 @@ from claude_agent_sdk._internal.message_parser import parse_message
 
 from skawld_core.agent import Agent
 from skawld_core.hooks import HookAllow, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
+from skawld_core.hooks.claude_format import claude_hook_outcome
 from skawld_core.pricing import PriceTable, parse_price_overrides
 from skawld_core.sessions.memory import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, thinking, tool_call
-from skawld_tui.claude_control import _matches, _outcome, apply_permission_updates
+from skawld_tui.claude_control import _tool_matcher, apply_permission_updates
 from skawld_tui.claude_dialect import ClaudeEmitter
 
 
@@ -70,6 +71,12 @@ async def test_emitter_shapes_parse_as_sdk_messages(tmp_path: Path) -> None:
 
 
 def test_hook_outcomes_and_matchers() -> None:
+    def _outcome(event: str, out: dict[str, Any]) -> Any:  # as a claude-agent-sdk host's callback is read
+        return claude_hook_outcome(event, out, keep_going_on_stop=True)
+
+    def _matches(pattern: str | None, name: str) -> bool:
+        return _tool_matcher(pattern)(name)
+
     pre = {"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "ls"}}}
     assert _outcome("PreToolUse", pre) == HookAllow(updated_input={"command": "ls"})
     assert _outcome("PreToolUse", {"decision": "block", "reason": "no"}) == HookDeny("no")
