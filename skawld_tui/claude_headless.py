@@ -29,25 +29,32 @@ import dataclasses
 import json
 import os
 import re
-import signal
 import sys
-from collections import deque
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
 from .claude_dialect import ClaudeEmitter, claude_permission_mode, init_message
-from .control import EventWriter, StdinReader, warn
+from .control import warn
+from .headless_common import (
+    EXIT_ABORT,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_TERM,
+    EXIT_USAGE,
+    RunnerBase,
+    deny_ask,
+    open_session_id,
+)
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.events import ResultEvent, SystemEvent
-    from skawld_core.session import Session
 
     from .bootstrap import Settings
+    from .headless_common import HeadlessOptions
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 130, 143
 SCHEMA_INSTRUCTION = (
     "Your final answer must be only a JSON value (no prose, no code fences) that matches this JSON Schema:\n{schema}"
 )
@@ -61,24 +68,7 @@ class StdinProtocolError(Exception):
     """A stdin line skawld does not understand (exit 2)."""
 
 
-@dataclass
-class ClaudeOptions:
-    """How one Claude-dialect invocation runs."""
-
-    prompt: str | None = None
-    output_format: str = "stream-json"
-    stream_input: bool = False
-    session_id: str | None = None
-    resume_strict: bool = False
-    continue_last: bool = False
-    new_session_id: str | None = None
-    partial: bool = False
-    host_permissions: bool = False
-    schema: dict[str, Any] | None = None
-    sdk_mcp_servers: tuple[str, ...] = ()
-    tools: str | None = None
-    pretty: bool = False
-    verbose: bool = False
+_CANNOT_ASK = "use --permission-prompt-tool stdio or --canusetool, --allowedTools or --permission-mode to allow it"
 
 
 @dataclass
@@ -147,24 +137,15 @@ def check_structured(text: str | None, schema: dict[str, Any]) -> tuple[Any, str
     return value, None
 
 
-class ClaudeRunner:
+class ClaudeRunner(RunnerBase[_Prompt]):
     """Drives the runs of one invocation and owns Claude Code's stdin/stdout protocol."""
 
-    def __init__(self, settings: Settings, opts: ClaudeOptions, stdout: IO[str]) -> None:
-        self.settings = settings
-        self.opts = opts
-        self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken)
+    def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
+        super().__init__(settings, opts, stdout)
         self.channel = HostChannel(self.write)
-        self.prompts: deque[_Prompt] = deque()
-        self.wakeup = asyncio.Event()
         self.ready = asyncio.Event()  # the first initialize / user line / EOF arrived
-        self.eof = False
         self.fatal: str | None = None
-        self.aborted = False
-        self.terminated = False
         self.init_request: dict[str, Any] | None = None
-        self.agent: Agent | None = None
-        self.session: Session | None = None
         self.mcp_status: list[dict[str, str]] = []
         self._interrupted = False
         self._default_model = settings.model
@@ -173,10 +154,6 @@ class ClaudeRunner:
 
     def write(self, obj: dict[str, Any]) -> None:
         self.writer.line(json.dumps(obj, ensure_ascii=False))
-
-    def _on_broken(self) -> None:
-        warn("stdout was closed; aborting the run (the session is saved)")
-        self.abort()
 
     # -- stdin ------------------------------------------------------------
 
@@ -294,33 +271,19 @@ class ClaudeRunner:
     # -- signals ----------------------------------------------------------
 
     def abort(self) -> None:
-        self.aborted = True
-        if self.session is not None:
-            self.session.abort()
+        super().abort()
         self.ready.set()
-        self.wakeup.set()
+
+    def without_stdin(self) -> None:
+        super().without_stdin()
+        self.ready.set()
 
     def on_sigint(self) -> None:
         if self.aborted:
             raise SystemExit(EXIT_ABORT)
         self.abort()
 
-    def on_sigterm(self) -> None:
-        self.terminated = True
-        self.abort()
-
     # -- running ----------------------------------------------------------
-
-    async def next_prompt(self) -> _Prompt | None:
-        while True:
-            if self.aborted:
-                return None
-            if self.prompts:
-                return self.prompts.popleft()
-            if not self.opts.stream_input or self.eof:
-                return None
-            self.wakeup.clear()
-            await self.wakeup.wait()
 
     def _on_system(self, event: SystemEvent) -> None:
         assert self.agent is not None
@@ -418,7 +381,7 @@ class ClaudeRunner:
         can_use_tool = (
             host_can_use_tool(self.channel, lambda: self.agent, self._host_interrupt)
             if self.opts.host_permissions
-            else _deny_ask
+            else deny_ask(_CANNOT_ASK)
         )
         agent = build_agent(
             settings,
@@ -440,17 +403,13 @@ class ClaudeRunner:
             return EXIT_USAGE
         self.agent = agent = await self._build()
         async with agent:
-            session_id = await self._session_id(agent)
+            session_id = await open_session_id(agent.store, self.opts, self.settings.cwd)
             if self.opts.prompt is not None:
                 self.prompts.appendleft(_Prompt(self.opts.prompt, []))
             first = await self.next_prompt()
             if first is None:
                 return EXIT_USAGE if self.fatal else (EXIT_ABORT if self.aborted else EXIT_OK)
-            from .bootstrap import session_meta
-
-            self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first.text))
-            if self.opts.tools is not None:  # after connecting: Subagent and Skill register then
-                restrict_tools(agent, self.opts.tools)
+            await self.open_session(agent, session_id, first.text)
             code = EXIT_OK
             prompt: _Prompt | None = first
             while prompt is not None:
@@ -466,79 +425,8 @@ class ClaudeRunner:
                 return EXIT_TERM
             return EXIT_ABORT if self.aborted else code
 
-    async def _session_id(self, agent: Agent) -> str | None:
-        from .headless import UsageError
-
-        if self.opts.new_session_id is not None:
-            if await agent.store.load(self.opts.new_session_id) is not None:
-                raise UsageError(f"session {self.opts.new_session_id!r} already exists (use --resume to continue it)")
-            return self.opts.new_session_id
-        session_id = self.opts.session_id
-        if self.opts.continue_last:
-            from .bootstrap import newest_session_id
-
-            session_id = await newest_session_id(agent.store, self.settings.cwd)
-            if session_id is None:
-                warn("no earlier session in this directory; starting a new one")
-        if session_id is not None and self.opts.resume_strict and await agent.store.load(session_id) is None:
-            raise UsageError(f"no session {session_id!r} (see `skawld sessions list`)")
-        return session_id
-
-
-async def _deny_ask(req: Any) -> Any:
-    from skawld_core.permissions import PermissionDeny
-
-    return PermissionDeny(
-        message=(
-            f"{req.tool_name} needs approval, and this headless run cannot ask "
-            "(use --permission-prompt-tool stdio or --canusetool, --allowedTools or --permission-mode to allow it)"
-        )
-    )
-
-
-def restrict_tools(agent: Agent, spec: str) -> None:
-    """``--tools``: "" = no built-in tools, "default" = all, else a comma/space list of names."""
-    from skawld_core.permissions.claude_rules import split_rule_list
-
-    if spec.strip() == "default":
-        return
-    keep = set(split_rule_list([spec]))
-    names = [n for n in agent.tools.names() if n in keep or n.startswith("mcp__")]
-    unknown = sorted(keep - set(agent.tools.names()))
-    if unknown:
-        warn(f"--tools: skawld has no tool named {', '.join(unknown)}")
-    agent.tools = agent.tools.filtered(names)
-    agent.invalidate_system_prompt()
-
 
 def _version() -> str:
     from skawld_core import __version__
 
     return __version__
-
-
-async def _amain(settings: Settings, opts: ClaudeOptions, stdout: IO[str], use_stdin: bool) -> int:
-    runner = ClaudeRunner(settings, opts, stdout)
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, runner.on_sigint)
-        loop.add_signal_handler(signal.SIGTERM, runner.on_sigterm)
-    except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-        pass
-    if use_stdin:
-        StdinReader(loop, runner.on_stdin).start()
-    else:
-        runner.eof = True
-        runner.ready.set()
-    return await runner.main()
-
-
-def run_claude_headless(settings: Settings, opts: ClaudeOptions, *, use_stdin: bool) -> int:
-    """Run headless in Claude Code's dialect and return the exit code (raises `UsageError`,
-    `ConfigError`, `AuthError` for the caller to map to exit codes)."""
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr  # only the writer may touch the real stdout
-    try:
-        return asyncio.run(_amain(settings, opts, real_stdout, use_stdin))
-    finally:
-        sys.stdout = real_stdout

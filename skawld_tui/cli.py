@@ -22,7 +22,10 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+if TYPE_CHECKING:
+    from .headless_common import HeadlessOptions
 
 
 def _lazy_typer() -> Any:
@@ -402,42 +405,34 @@ def run(
     claude_stream = fmt is OutputFormat.stream_json and input_format is InputFormat.stream_json
     if headless and canusetool and not json_out and fmt is not OutputFormat.text and not claude_stream:
         raise _fail("--canusetool needs --json, or --output-format stream-json --input-format stream-json", EXIT_USAGE)
-    if headless and not json_out and (fmt is not OutputFormat.text or input_format is InputFormat.stream_json):
-        code = _claude_headless(
-            opts,
-            flags,
-            prompt=prompt,
-            fmt=fmt.value,
-            stream_input=input_format is InputFormat.stream_json,
-            session=session or resume,
-            resume_strict=resume is not None,
-            continue_last=continue_last,
-            host_permissions=canusetool or permission_prompt_tool == "stdio",
-            sdk_servers=tuple(extra.sdk_servers),
-            pretty=pretty,
-            verbose=verbose,
-        )
-    elif headless:
-        if extra.sdk_servers:
+    if headless:
+        from .headless_common import HeadlessOptions
+
+        # Claude Code's dialect: --output-format json|stream-json or --input-format stream-json without --json
+        claude = not json_out and (fmt is not OutputFormat.text or input_format is InputFormat.stream_json)
+        if extra.sdk_servers and not claude:
             raise _fail(
                 "SDK MCP servers (type 'sdk') need --output-format stream-json --input-format stream-json", EXIT_USAGE
             )
-        code = _headless(
-            opts,
+        hopts = HeadlessOptions(
+            dialect="claude" if claude else "skawld",
             prompt=prompt,
-            fmt=fmt.value,
+            output_format=fmt.value,
             stream_input=input_format is InputFormat.stream_json,
-            session=session or resume,
+            session_id=session or resume,
             resume_strict=resume is not None,
             continue_last=continue_last,
-            canusetool=canusetool,
-            partial=partial or include_partial_messages,
+            fork=fork_session,
             new_session_id=session_id,
+            partial=include_partial_messages or (partial and not claude),  # --partial is --json's
+            host_permissions=canusetool or permission_prompt_tool == "stdio",
             tools=tools_opt,
             pretty=pretty,
             verbose=verbose,
-            fork=fork_session,
+            schema=flags.schema,
+            sdk_mcp_servers=tuple(extra.sdk_servers),
         )
+        code = _headless(opts, hopts)
     else:
         if session_id is not None or tools_opt is not None:
             raise _fail("--session-id and --tools work in headless mode (-p)", EXIT_USAGE)
@@ -545,14 +540,17 @@ def _configure_logging() -> None:
     logging.basicConfig(stream=sys.stderr, level=level, format="skawld: %(levelname)s %(name)s: %(message)s")
 
 
-def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
+def _headless(opts: Any, hopts: HeadlessOptions) -> int:
+    """One headless run in either dialect: settings, key and model, the prompt from stdin
+    when none was given, then the dialect's runner; its errors become exit codes."""
     from skawld_core.errors import AuthError, ConfigError, SkawldError
 
     from .control import read_all_stdin
-    from .headless import HeadlessOptions, UsageError, run_headless
+    from .headless_common import UsageError, run_headless
+    from .resume import PICK
 
     _configure_logging()
-    settings = _settings(opts, interactive=False, verbose=kw["verbose"])
+    settings = _settings(opts, interactive=False, verbose=hopts.verbose)
     _check_key(settings)
     if settings.provider_transport != "sdk":
         from skawld_core.providers.http_transport import prewarm
@@ -566,29 +564,20 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
             'or add "model" to ~/.skawld/config.json',
             EXIT_CONFIG,
         )
-    kw = _resolve_headless_resume(settings, kw)
+    if hopts.session_id == PICK:
+        raise _fail("--resume needs a session id with -p (see `skawld sessions list`)", EXIT_USAGE)
     stdin_tty = os.isatty(0)
-    if prompt is None and not stream_input:
+    if hopts.prompt is None and not hopts.stream_input:
         if stdin_tty:
             raise _fail("no prompt: pass one after -p, pipe it on stdin, or use --input-format stream-json", EXIT_USAGE)
-        prompt = read_all_stdin()
-        if not prompt.strip():
+        hopts.prompt = read_all_stdin()
+        if not hopts.prompt.strip():
             raise _fail("the prompt read from stdin is empty", EXIT_USAGE)
-        use_stdin = False
-    else:
-        use_stdin = not stdin_tty or stream_input or bool(kw["canusetool"])
-    hopts = HeadlessOptions(
-        prompt=prompt,
-        output_format=fmt,
-        stream_input=stream_input,
-        session_id=kw["session"],
-        **{k: kw[k] for k in ("resume_strict", "continue_last", "canusetool", "partial", "pretty", "verbose")},
-        new_session_id=kw.get("new_session_id"),
-        tools=kw.get("tools"),
-    )
+    else:  # skawld's own dialect also takes control messages on a piped stdin
+        hopts.use_stdin = hopts.stream_input or hopts.host_permissions or (hopts.dialect == "skawld" and not stdin_tty)
     try:
         _state["headless_ran"] = True
-        return run_headless(settings, hopts, use_stdin=use_stdin)
+        return run_headless(settings, hopts)
     except UsageError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     except AuthError as exc:
@@ -603,84 +592,6 @@ def _headless(opts: Any, *, prompt: str | None, fmt: str, stream_input: bool, **
         raise _fail(f"{exc.name}: {exc}", 1) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-
-
-def _claude_headless(opts: Any, flags: Any, *, prompt: str | None, fmt: str, stream_input: bool, **kw: Any) -> int:
-    """Headless in Claude Code's dialect (`skawld_tui.claude_headless`)."""
-    from skawld_core.errors import AuthError, ConfigError, SkawldError
-
-    from .claude_headless import ClaudeOptions, run_claude_headless
-    from .control import read_all_stdin
-    from .headless import UsageError
-
-    _configure_logging()
-    settings = _settings(opts, interactive=False, verbose=kw["verbose"])
-    _check_key(settings)
-    if not settings.model:
-        raise _fail(
-            'no model configured: pass --model, set SKAWLD_MODEL, or add "model" to ~/.skawld/config.json', EXIT_CONFIG
-        )
-    stdin_tty = os.isatty(0)
-    if prompt is None and not stream_input:
-        if stdin_tty:
-            raise _fail("no prompt: pass one after -p, pipe it on stdin, or use --input-format stream-json", EXIT_USAGE)
-        prompt = read_all_stdin()
-        if not prompt.strip():
-            raise _fail("the prompt read from stdin is empty", EXIT_USAGE)
-    copts = ClaudeOptions(
-        prompt=prompt,
-        output_format=fmt,
-        stream_input=stream_input,
-        session_id=kw["session"],
-        resume_strict=kw["resume_strict"],
-        continue_last=kw["continue_last"],
-        new_session_id=flags.session_id,
-        partial=flags.include_partial_messages,
-        host_permissions=kw["host_permissions"],
-        schema=flags.schema,
-        sdk_mcp_servers=kw["sdk_servers"],
-        tools=flags.tools,
-        pretty=kw["pretty"],
-        verbose=kw["verbose"],
-    )
-    try:
-        _state["headless_ran"] = True
-        return run_claude_headless(
-            settings, copts, use_stdin=stream_input or (kw["host_permissions"] and not stdin_tty)
-        )
-    except UsageError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    except AuthError as exc:
-        raise _fail(str(exc), EXIT_AUTH) from None
-    except ConfigError as exc:
-        raise _fail(str(exc), EXIT_CONFIG) from None
-    except SkawldError as exc:
-        raise _fail(f"{exc.name}: {exc}", 1) from None
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
-
-
-def _resolve_headless_resume(settings: Any, kw: dict[str, Any]) -> dict[str, Any]:
-    """``--resume PREFIX`` and ``--fork-session`` for headless runs (see `resume.py`)."""
-    from .resume import PICK, ResumeError, start_session_id
-
-    fork = kw.pop("fork", False)
-    if kw["session"] == PICK:
-        raise _fail("--resume needs a session id with -p (see `skawld sessions list`)", EXIT_USAGE)
-    if not (fork or kw["resume_strict"]):
-        return kw
-    try:
-        session_id = start_session_id(
-            settings,
-            resume=kw["session"] if kw["resume_strict"] else None,
-            continue_last=kw["continue_last"],
-            fork=fork,
-        )
-    except ResumeError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    if session_id is not None:
-        kw.update(session=session_id, resume_strict=True, continue_last=False)
-    return kw
 
 
 # -- interactive ----------------------------------------------------------------

@@ -5,7 +5,9 @@ Output formats:
 - ``--json``: NDJSON, one spec `Event` per line (`to_json`);
 - ``text``: the final text of each run.
 
-(``--output-format json|stream-json`` is Claude Code's dialect: `skawld_tui.claude_headless`.)
+(``--output-format json|stream-json`` is Claude Code's dialect: `skawld_tui.claude_headless`;
+the options, the prompt queue, signals and the session choice both use are in
+`skawld_tui.headless_common`, whose `run_headless` starts either runner.)
 
 Nothing else is written to stdout: `sys.stdout` is pointed at stderr while the
 runner is active, so stray prints and library chatter land on stderr.
@@ -19,49 +21,35 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
 import time
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from .background_report import report_ended
-from .control import EventWriter, PermissionAnswer, StdinReader, parse_control, permission_answer, warn
+from .control import PermissionAnswer, parse_control, permission_answer, warn
+from .headless_common import (
+    EXIT_ABORT,
+    EXIT_AUTH,
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_TERM,
+    EXIT_USAGE,
+    RunnerBase,
+    deny_ask,
+    open_session_id,
+)
 
 if TYPE_CHECKING:
-    from skawld_core.agent import Agent
     from skawld_core.events import Event, ResultEvent
     from skawld_core.permissions import CanUseToolRequest
-    from skawld_core.session import Session
 
     from .bootstrap import Settings
     from .file_commands import PromptCommands
+    from .headless_common import HeadlessOptions
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 3, 4, 130, 143
-
-
-class UsageError(Exception):
-    """Bad command-line input discovered while starting (exit 2)."""
-
-
-@dataclass
-class HeadlessOptions:
-    """How one headless invocation runs."""
-
-    prompt: str | None = None
-    output_format: str = "stream-json"
-    pretty: bool = False
-    partial: bool = False
-    session_id: str | None = None
-    resume_strict: bool = False
-    continue_last: bool = False
-    canusetool: bool = False
-    stream_input: bool = False
-    verbose: bool = False
-    new_session_id: str | None = None
-    tools: str | None = None
+_CANNOT_ASK = "run with --canusetool, --allowed-tools or --permission-mode to allow it"
 
 
 @dataclass
@@ -75,21 +63,12 @@ class _RunStats:
     texts: list[str] = field(default_factory=list)
 
 
-class HeadlessRunner:
+class HeadlessRunner(RunnerBase[str]):
     """Drives the runs of one invocation and owns the stdin/stdout protocol."""
 
     def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
-        self.settings = settings
+        super().__init__(settings, opts, stdout)
         self.prompt_commands: PromptCommands | None = None
-        self.opts = opts
-        self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken_pipe)
-        self.agent: Agent | None = None
-        self.session: Session | None = None
-        self.prompts: deque[str] = deque()
-        self.wakeup = asyncio.Event()
-        self.eof = False
-        self.aborted = False
-        self.terminated = False
         self.pending: dict[str, asyncio.Future[PermissionAnswer]] = {}
         self.announced: set[str] = set()
         self.early: dict[str, PermissionAnswer] = {}
@@ -157,37 +136,12 @@ class HeadlessRunner:
             return PermissionAllow(updated_input=answer.updated_input, set_mode=answer.set_mode)
         return PermissionDeny(message=answer.reason or "denied by the user")
 
-    async def deny_ask(self, req: CanUseToolRequest) -> Any:
-        """`can_use_tool` without ``--canusetool``: an ask is a deny (fail closed)."""
-        from skawld_core.permissions import PermissionDeny
-
-        return PermissionDeny(
-            message=(
-                f"{req.tool_name} needs approval, and this headless run cannot ask "
-                "(run with --canusetool, --allowed-tools or --permission-mode to allow it)"
-            )
-        )
-
     # -- signals ----------------------------------------------------------
-
-    def abort(self) -> None:
-        self.aborted = True
-        if self.session is not None:
-            self.session.abort()
-        self.wakeup.set()
 
     def on_sigint(self) -> None:
         self._interrupts += 1
         if self._interrupts > 1:  # a second Ctrl+C: stop waiting for a clean end
             raise SystemExit(EXIT_ABORT)
-        self.abort()
-
-    def on_sigterm(self) -> None:
-        self.terminated = True
-        self.abort()
-
-    def _on_broken_pipe(self) -> None:
-        warn("stdout was closed; aborting the run (the session is saved)")
         self.abort()
 
     # -- output -----------------------------------------------------------
@@ -302,53 +256,25 @@ class HeadlessRunner:
         report_ended(self.session, None, verbose=self.opts.verbose)
         return self._exit_code(result, stats)
 
-    async def next_prompt(self) -> str | None:
-        """The next queued prompt; waits for one only in stream-input mode."""
-        while True:
-            if self.aborted:
-                return None
-            if self.prompts:
-                return self.prompts.popleft()
-            if not self.opts.stream_input or self.eof:
-                return None
-            self.wakeup.clear()
-            await self.wakeup.wait()
+    async def main(self) -> int:
+        from .bootstrap import build_agent
 
-    async def main(self, agent_factory: Callable[..., Any]) -> int:
-        can_use_tool = self.ask_stdin if self.opts.canusetool else self.deny_ask
-        agent = self.agent = agent_factory(can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
+        can_use_tool = self.ask_stdin if self.opts.host_permissions else deny_ask(_CANNOT_ASK)
+        agent = self.agent = build_agent(
+            self.settings, can_use_tool=can_use_tool, include_partial_messages=self.opts.partial
+        )
         async with agent:
-            session_id = self.opts.session_id
-            if self.opts.new_session_id is not None:
-                if await agent.store.load(self.opts.new_session_id) is not None:
-                    raise UsageError(
-                        f"session {self.opts.new_session_id!r} already exists (use --resume to continue it)"
-                    )
-                session_id = self.opts.new_session_id
-            if self.opts.continue_last:
-                from .bootstrap import newest_session_id
-
-                session_id = await newest_session_id(agent.store, self.settings.cwd)
-                if session_id is None:
-                    warn("no earlier session in this directory; starting a new one")
-            if session_id is not None and self.opts.resume_strict and await agent.store.load(session_id) is None:
-                raise UsageError(f"no session {session_id!r} (see `skawld sessions list`)")
+            session_id = await open_session_id(agent.store, self.opts, self.settings.cwd)
             if self.opts.prompt is not None:
                 self.prompts.appendleft(self.opts.prompt)
             first = await self.next_prompt()
             if first is None:
                 return EXIT_ABORT if self.aborted else EXIT_OK
-            from .bootstrap import session_meta
-
-            self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first))
-            if self.opts.tools is not None:  # after connecting: Subagent and Skill register then
-                from .claude_headless import restrict_tools
-
-                restrict_tools(agent, self.opts.tools)
+            session = await self.open_session(agent, session_id, first)
             if self.aborted:  # a signal arrived while connecting
                 return EXIT_TERM if self.terminated else EXIT_ABORT
             if self.opts.verbose:
-                warn_info(f"session {self.session.id}")
+                warn_info(f"session {session.id}")
             code = EXIT_OK
             prompt: str | None = first
             while prompt is not None:
@@ -370,42 +296,3 @@ def warn_info(message: str) -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-
-
-def _install_signals(runner: HeadlessRunner) -> None:
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, runner.on_sigint)
-        loop.add_signal_handler(signal.SIGTERM, runner.on_sigterm)
-    except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-        pass
-
-
-async def _amain(settings: Settings, opts: HeadlessOptions, stdout: IO[str], use_stdin: bool) -> int:
-    from .bootstrap import build_agent
-
-    runner = HeadlessRunner(settings, opts, stdout)
-    _install_signals(runner)
-    if use_stdin:
-        StdinReader(asyncio.get_running_loop(), runner.on_stdin).start()
-    else:
-        runner.eof = True
-
-    def factory(**kwargs: Any) -> Any:
-        return build_agent(settings, **kwargs)
-
-    return await runner.main(factory)
-
-
-def run_headless(settings: Settings, opts: HeadlessOptions, *, use_stdin: bool) -> int:
-    """Run headless and return the exit code. Raises `UsageError`, `ConfigError`,
-    `AuthError` for the caller to map to exit codes 2/3/4.
-
-    `use_stdin` turns on the control channel (stdin is not the prompt and not a terminal).
-    """
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr  # only the writer may touch the real stdout
-    try:
-        return asyncio.run(_amain(settings, opts, real_stdout, use_stdin))
-    finally:
-        sys.stdout = real_stdout

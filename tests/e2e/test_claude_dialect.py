@@ -258,6 +258,25 @@ def test_session_id_and_tools_flags(cli: CliEnv, fmt: list[str]) -> None:
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
+@pytest.mark.parametrize("fmt", [["--json"], ["--output-format", "json"]])
+def test_resume_by_prefix_and_fork_session_in_both_dialects(cli: CliEnv, fmt: list[str]) -> None:
+    cli.srv.anthropic.enqueue(turn(text("first")), turn(text("second")), turn(text("forked")))
+    first = lines(cli.run(*cli.args("-p", "one", "--output-format", "json")).stdout)[-1]["session_id"]
+
+    def session_of(*args: str) -> str:
+        out = cli.run(*cli.args("-p", "more", *fmt, *args))
+        assert out.returncode == 0, out.stderr
+        return str(lines(out.stdout)[0]["session_id"])  # system (--json) or the envelope
+
+    assert session_of("--resume", first[:8]) == first
+    forked = session_of("--resume", first[:8], "--fork-session")
+    assert forked != first
+    missing = cli.run(*cli.args("-p", "x", *fmt, "--resume", "zzzz"))
+    assert missing.returncode == 2 and "no session matches 'zzzz'" in missing.stderr
+    bare = cli.run(*cli.args("-p", "x", *fmt, "--resume"))
+    assert bare.returncode == 2 and "--resume needs a session id with -p" in bare.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -1,0 +1,231 @@
+"""What both headless dialects share (``skawld -p``): the options of one invocation,
+the exit codes, the runner's prompt queue, signals and stop logic (`RunnerBase`), which
+session it opens, the fail-closed permission answer and ``--tools``.
+
+`HeadlessOptions` is built once, by `skawld_tui.cli`, from the parsed command line, and
+`run_headless` runs it; its `dialect` picks the runner: ``"skawld"``
+(`skawld_tui.headless`: ``--json`` events or text) or ``"claude"``
+(`skawld_tui.claude_headless`: ``--output-format json|stream-json`` and
+``--input-format stream-json``, Claude Code's dialect).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from .control import EventWriter, StdinReader, warn
+
+if TYPE_CHECKING:
+    from skawld_core.agent import Agent
+    from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
+    from skawld_core.sessions.store import SessionStore
+
+    from .bootstrap import Settings
+
+P = TypeVar("P")
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 3, 4, 130, 143
+
+Dialect = Literal["skawld", "claude"]
+
+
+class UsageError(Exception):
+    """Bad command-line input discovered while starting (exit 2)."""
+
+
+@dataclass
+class HeadlessOptions:
+    """How one headless invocation runs, in either dialect.
+
+    `schema` (``--json-schema``) and `sdk_mcp_servers` (``type: "sdk"`` MCP servers)
+    exist only in Claude Code's dialect; the command line refuses them with the other.
+    """
+
+    dialect: Dialect = "skawld"
+    prompt: str | None = None
+    """The first prompt (``-p PROMPT`` or stdin); None: prompts come from stdin messages."""
+    output_format: str = "stream-json"
+    stream_input: bool = False
+    """``--input-format stream-json``: keep reading prompts from stdin until it ends."""
+    use_stdin: bool = False
+    """Read control messages (and prompts) from stdin while running."""
+    session_id: str | None = None
+    """``--session ID`` (opened or created) or ``--resume ID-PREFIX`` (with `resume_strict`)."""
+    resume_strict: bool = False
+    continue_last: bool = False
+    fork: bool = False
+    """``--fork-session``: run on a copy of the resumed or continued session."""
+    new_session_id: str | None = None
+    """``--session-id``: the id of a new session (an existing one is a usage error)."""
+    partial: bool = False
+    host_permissions: bool = False
+    """Permission asks go to the host over stdin (``--canusetool``, ``--permission-prompt-tool stdio``)."""
+    tools: str | None = None
+    pretty: bool = False
+    verbose: bool = False
+    schema: dict[str, Any] | None = None
+    sdk_mcp_servers: tuple[str, ...] = ()
+
+
+class RunnerBase(Generic[P]):
+    """The part of a headless runner both dialects share: prompts (of type `P`) queued
+    from stdin, the end of stdin, abort, signals and a closed stdout. A dialect
+    implements `on_stdin`, `on_sigint` and `main`."""
+
+    def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
+        self.settings = settings
+        self.opts = opts
+        self.writer = EventWriter(stdout, pretty=opts.pretty, on_broken=self._on_broken_pipe)
+        self.agent: Agent | None = None
+        self.session: Session | None = None
+        self.prompts: deque[P] = deque()
+        self.wakeup = asyncio.Event()
+        self.eof = False
+        self.aborted = False
+        self.terminated = False
+
+    def on_stdin(self, line: str | None) -> None:
+        """One line from stdin (None: stdin ended)."""
+        raise NotImplementedError
+
+    def on_sigint(self) -> None:
+        raise NotImplementedError
+
+    async def main(self) -> int:
+        """Run the invocation's prompts; the exit code."""
+        raise NotImplementedError
+
+    def without_stdin(self) -> None:
+        """No control channel (``opts.use_stdin`` off): as if stdin had already ended."""
+        self.eof = True
+
+    async def serve(self) -> int:
+        """`main` with the signal handlers and the stdin reader (or `without_stdin`) in place."""
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self.on_sigint)
+            loop.add_signal_handler(signal.SIGTERM, self.on_sigterm)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
+            pass
+        if self.opts.use_stdin:
+            StdinReader(loop, self.on_stdin).start()
+        else:
+            self.without_stdin()
+        return await self.main()
+
+    def abort(self) -> None:
+        """Abort the running run (the session is saved) and take no further prompts."""
+        self.aborted = True
+        if self.session is not None:
+            self.session.abort()
+        self.wakeup.set()
+
+    def on_sigterm(self) -> None:
+        self.terminated = True
+        self.abort()
+
+    def _on_broken_pipe(self) -> None:
+        warn("stdout was closed; aborting the run (the session is saved)")
+        self.abort()
+
+    async def next_prompt(self) -> P | None:
+        """The next queued prompt; waits for one only in stream-input mode."""
+        while True:
+            if self.aborted:
+                return None
+            if self.prompts:
+                return self.prompts.popleft()
+            if not self.opts.stream_input or self.eof:
+                return None
+            self.wakeup.clear()
+            await self.wakeup.wait()
+
+    async def open_session(self, agent: Agent, session_id: str | None, first_prompt: str) -> Session:
+        """Open the session to run in (`open_session_id` chose it; None: a new one), then
+        apply ``--tools`` (after connecting: the Subagent and Skill tools register then)."""
+        from .bootstrap import session_meta
+
+        self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first_prompt))
+        if self.opts.tools is not None:
+            restrict_tools(agent, self.opts.tools)
+        return self.session
+
+
+async def open_session_id(store: SessionStore, opts: HeadlessOptions, cwd: Path) -> str | None:
+    """The id of the session to run in (None: a new one). Raises `UsageError` for an
+    unknown or ambiguous ``--resume`` id, a taken ``--session-id`` or nothing to fork."""
+    from .resume import ResumeError, resolve_start
+
+    if opts.new_session_id is not None:
+        if await store.load(opts.new_session_id) is not None:
+            raise UsageError(f"session {opts.new_session_id!r} already exists (use --resume to continue it)")
+        return opts.new_session_id
+    resume = opts.session_id if opts.resume_strict else None
+    try:
+        session_id = await resolve_start(
+            store, cwd=cwd, resume=resume, continue_last=opts.continue_last, fork=opts.fork
+        )
+    except ResumeError as exc:
+        raise UsageError(str(exc)) from None
+    if opts.continue_last and session_id is None:
+        warn("no earlier session in this directory; starting a new one")
+    return session_id if opts.continue_last or resume is not None else opts.session_id
+
+
+def deny_ask(hint: str) -> Callable[[CanUseToolRequest], Awaitable[Any]]:
+    """`can_use_tool` for a run that cannot ask: every ask is a deny (fail closed);
+    `hint` names the flags that would allow the call."""
+
+    async def can_use_tool(req: CanUseToolRequest) -> Any:
+        from skawld_core.permissions import PermissionDeny
+
+        return PermissionDeny(message=f"{req.tool_name} needs approval, and this headless run cannot ask ({hint})")
+
+    return can_use_tool
+
+
+def restrict_tools(agent: Agent, spec: str) -> None:
+    """``--tools``: "" = no built-in tools, "default" = all, else a comma/space list of names."""
+    from skawld_core.permissions.claude_rules import split_rule_list
+
+    if spec.strip() == "default":
+        return
+    keep = set(split_rule_list([spec]))
+    names = [n for n in agent.tools.names() if n in keep or n.startswith("mcp__")]
+    unknown = sorted(keep - set(agent.tools.names()))
+    if unknown:
+        warn(f"--tools: skawld has no tool named {', '.join(unknown)}")
+    agent.tools = agent.tools.filtered(names)
+    agent.invalidate_system_prompt()
+
+
+def run_headless(settings: Settings, opts: HeadlessOptions) -> int:
+    """Run one headless invocation in its dialect and return the exit code. Raises
+    `UsageError`, `ConfigError`, `AuthError` for the caller to map to exit codes 2/3/4.
+
+    `sys.stdout` points at stderr meanwhile: only the runner's writer touches the real
+    stdout, so stray prints and library chatter land on stderr.
+    """
+    runner: type[RunnerBase[Any]]
+    if opts.dialect == "claude":
+        from .claude_headless import ClaudeRunner as runner
+    else:
+        from .headless import HeadlessRunner as runner
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
+
+    async def go() -> int:
+        return await runner(settings, opts, real_stdout).serve()
+
+    try:
+        return asyncio.run(go())
+    finally:
+        sys.stdout = real_stdout
