@@ -245,6 +245,16 @@ async def test_resume_continues_the_same_conversation(cli: CliEnv) -> None:
     assert "kumquat" in history and "noted: kumquat" in history
 
 
+async def test_fork_session_continues_in_a_copy(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("noted: fig")), turn(text("you said fig")))
+    first = await collect("remember the word fig", options(cli))
+    sid = first[-1].session_id
+    forked = await collect("what was the word?", options(cli, resume=sid, fork_session=True))
+    assert isinstance(forked[-1], ResultMessage) and forked[-1].result == "you said fig"
+    assert forked[-1].session_id != sid
+    assert "noted: fig" in json.dumps(cli.srv.anthropic.requests[1].body["messages"])
+
+
 async def test_partial_messages_stream_events(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(turn(text("streamed in pieces", chunks=4)))
     messages = await collect("stream please", options(cli, include_partial_messages=True))
