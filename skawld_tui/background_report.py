@@ -21,10 +21,10 @@ def report_ended(session: Session, result: dict[str, Any] | None, *, verbose: bo
     if result is not None:
         result["background_shells_ended"] = ended
     if verbose:
-        from .headless import warn_info
+        from .control import note
 
         for shell in ended:
-            warn_info(
+            note(
                 f"background shell {shell['id']} was still running at the end of the run and was ended: "
                 f"{shell['command']}"
             )

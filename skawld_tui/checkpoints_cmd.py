@@ -15,7 +15,6 @@ Exit codes: 0 ok, 1 failure, 2 usage (unknown session or prompt), 3 config.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from enum import StrEnum
@@ -24,14 +23,9 @@ from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="List and restore checkpoints (the project's files before each prompt).",
-)
+from .subcommand import new_app, run_on_store
+
+app = new_app("List and restore checkpoints (the project's files before each prompt).")
 
 SessionOpt = Annotated[
     str | None, typer.Option("--session", "-s", help="Session id or unique prefix (default: the newest).")
@@ -86,15 +80,8 @@ def _run(settings: Any, work: Any) -> Any:
 
     from .bootstrap import make_store
 
-    async def go() -> Any:
-        store = make_store(settings)
-        try:
-            return await work(store)
-        finally:
-            await store.close()
-
     try:
-        return asyncio.run(go())
+        return run_on_store(lambda: make_store(settings), work)
     except SkawldError as exc:
         raise _fail(str(exc)) from None
 

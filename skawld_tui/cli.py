@@ -103,12 +103,9 @@ def typer_app() -> Any:
     """The typer application of `run`, built on first use (not on the headless fast path)."""
     global _app
     if _app is None:
-        _app = typer.Typer(
-            add_completion=False,
-            pretty_exceptions_enable=False,
-            rich_markup_mode=None,
-            context_settings={"help_option_names": ["-h", "--help"]},
-        )
+        from .subcommand import new_app
+
+        _app = new_app(no_args_is_help=False)
         _app.command(epilog=EPILOG, no_args_is_help=False)(run)
     return _app
 

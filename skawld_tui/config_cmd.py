@@ -16,14 +16,9 @@ from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Inspect skawld's config.json: its schema and the effective merged config.",
-)
+from .subcommand import new_app
+
+app = new_app("Inspect skawld's config.json: its schema and the effective merged config.")
 
 
 def _fail(message: str, code: int = 3) -> typer.Exit:

@@ -31,13 +31,18 @@ from typing import IO, Any
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
 
 
-def warn(message: str) -> None:
-    """One human-readable line on stderr."""
+def note(message: str, *, prefix: str = "skawld: ") -> None:
+    """One human-readable line on stderr, after `prefix`; a closed stderr is ignored."""
     try:
-        sys.stderr.write(f"skawld: warning: {message}\n")
+        sys.stderr.write(f"{prefix}{message}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+
+
+def warn(message: str) -> None:
+    """One ``skawld: warning:`` line on stderr."""
+    note(message, prefix="skawld: warning: ")
 
 
 @dataclass(frozen=True)

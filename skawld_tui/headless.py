@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from .background_report import report_ended
-from .control import PermissionAnswer, parse_control, permission_answer, warn
+from .control import PermissionAnswer, note, parse_control, permission_answer, warn
 from .headless_common import (
     EXIT_ABORT,
     EXIT_AUTH,
@@ -274,7 +273,7 @@ class HeadlessRunner(RunnerBase[str]):
             if self.aborted:  # a signal arrived while connecting
                 return EXIT_TERM if self.terminated else EXIT_ABORT
             if self.opts.verbose:
-                warn_info(f"session {session.id}")
+                note(f"session {session.id}")
             code = EXIT_OK
             prompt: str | None = first
             while prompt is not None:
@@ -287,12 +286,3 @@ class HeadlessRunner(RunnerBase[str]):
             if self.aborted:
                 return EXIT_ABORT
             return code
-
-
-def warn_info(message: str) -> None:
-    """A ``--verbose`` line on stderr."""
-    try:
-        sys.stderr.write(f"skawld: {message}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass

@@ -23,14 +23,9 @@ from typing import Annotated, Any
 
 import typer
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Explain permission decisions.",
-)
+from .subcommand import new_app
+
+app = new_app("Explain permission decisions.")
 
 EXIT_USAGE, EXIT_CONFIG = 2, 3
 _CALL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\((.*)\)\s*$", re.DOTALL)

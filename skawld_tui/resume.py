@@ -4,7 +4,6 @@ headless run starts."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +54,12 @@ async def resolve_start(store: Any, *, cwd: Path, resume: str | None, continue_l
 def start_session_id(settings: Any, *, resume: str | None, continue_last: bool, fork: bool) -> str | None:
     """`resolve_start` on the settings' store (opened and closed here)."""
     from .bootstrap import make_store
+    from .subcommand import run_on_store
 
-    async def go() -> str | None:
-        store = make_store(settings)
-        try:
-            return await resolve_start(store, cwd=settings.cwd, resume=resume, continue_last=continue_last, fork=fork)
-        finally:
-            await store.close()
-
-    return asyncio.run(go())
+    return run_on_store(
+        lambda: make_store(settings),
+        lambda store: resolve_start(store, cwd=settings.cwd, resume=resume, continue_last=continue_last, fork=fork),
+    )
 
 
 def optional_resume_value(args: list[str]) -> list[str]:

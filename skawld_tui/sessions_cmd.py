@@ -11,7 +11,6 @@ default ``<cwd>/.skawld/sessions.db``), or ``--db PATH``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -21,16 +20,11 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from .subcommand import new_app, run_on_store
+
 T = TypeVar("T")
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Inspect, export and delete stored sessions.",
-)
+app = new_app("Inspect, export and delete stored sessions.")
 
 DbOpt = Annotated[str | None, typer.Option("--db", help="SQLite session database (default: from config).")]
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")]
@@ -71,15 +65,8 @@ def _with_store(db: str | None, cwd: str | None, work: Callable[[Any], Awaitable
     if path is not None and not path.exists():
         raise _fail(f"no session database at {path}")
 
-    async def go() -> T:
-        store = SqliteSessionStore(path) if path is not None else make_store(settings)
-        try:
-            return await work(store)
-        finally:
-            await store.close()
-
     try:
-        return asyncio.run(go())
+        return run_on_store(lambda: SqliteSessionStore(path) if path is not None else make_store(settings), work)
     except SessionStoreError as exc:
         from skawld_core.sessions.repair import SessionStoreCorruptError
 

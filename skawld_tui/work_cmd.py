@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from .subcommand import new_app, run_on_store
+
 if TYPE_CHECKING:
     from skawld_core.sessions.store import Task
 
@@ -43,16 +45,8 @@ T = TypeVar("T")
 
 EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG = 1, 2, 3
 
-_SETTINGS: dict[str, Any] = {
-    "add_completion": False,
-    "pretty_exceptions_enable": False,
-    "rich_markup_mode": None,
-    "context_settings": {"help_option_names": ["-h", "--help"]},
-}
-tasks_app = typer.Typer(
-    no_args_is_help=True, help="Manage a shared task list (the graph `skawld work` drains).", **_SETTINGS
-)
-work_app = typer.Typer(help="Claim ready tasks from a task list and run each in its own session.", **_SETTINGS)
+tasks_app = new_app("Manage a shared task list (the graph `skawld work` drains).")
+work_app = new_app("Claim ready tasks from a task list and run each in its own session.", no_args_is_help=False)
 
 ListOpt = Annotated[
     str | None, typer.Option("--list", "-l", help="Task list name (default: $SKAWLD_TASK_LIST or 'default').")
@@ -118,15 +112,8 @@ def _run_with(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:
     from skawld_core.errors import SessionStoreError, SkawldError
 
     store = _graph_store(settings)
-
-    async def go() -> T:
-        try:
-            return await work(store)
-        finally:
-            await store.close()
-
     try:
-        return asyncio.run(go())
+        return run_on_store(lambda: store, work)
     except SessionStoreError as exc:
         raise _fail(f"session store error: {exc}") from None
     except SkawldError as exc:
@@ -339,11 +326,9 @@ def work(
 
 
 def _log(line: str) -> None:
-    try:
-        sys.stderr.write(f"skawld work: {line}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    from .control import note
+
+    note(line, prefix="skawld work: ")
 
 
 def _preimport(provider_id: str) -> None:
