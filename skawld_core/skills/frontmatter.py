@@ -122,6 +122,17 @@ def model_override(value: object) -> str | None:
     return None if not model or model.lower() in CLAUDE_MODEL_ALIASES else model
 
 
+def read_definition(path: Path) -> str:
+    """The UTF-8 text of a skill or agent file. Raises `OSError` (its text the reason)
+    for a symlink, which is not followed, and for a file that cannot be read or decoded."""
+    if path.is_symlink():
+        raise OSError("symlinks are not followed")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise OSError(str(exc)) from None
+
+
 def sorted_entries(directory: Path) -> list[Path]:
     """The entries of a config directory by name; none when it is missing or unreadable."""
     try:

@@ -18,7 +18,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import FrontmatterError, model_override, name_slug, sorted_entries, split_frontmatter
+from .frontmatter import (
+    FrontmatterError,
+    model_override,
+    name_slug,
+    read_definition,
+    sorted_entries,
+    split_frontmatter,
+)
 from .types import Skill, SkillLoadResult, SkippedSkill
 
 __all__ = ["BUILTIN_TOOL_NAMES", "load_skills", "parse_skill"]
@@ -184,15 +191,12 @@ def load_skills(config_dirs: Sequence[Path], reserved_names: Iterable[str] = BUI
             if not entry.is_dir():
                 continue
             skill_md = entry / "SKILL.md"
-            if skill_md.is_symlink():
-                result.skipped.append(SkippedSkill(entry, "io-error", "symlinks are not followed"))
-                continue
-            if not skill_md.is_file():
+            if not skill_md.is_file() and not skill_md.is_symlink():
                 result.skipped.append(SkippedSkill(entry, "missing-skill-md", "no SKILL.md in the directory"))
                 continue
             try:
-                text = skill_md.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = read_definition(skill_md)
+            except OSError as exc:
                 result.skipped.append(SkippedSkill(entry, "io-error", str(exc)))
                 continue
             try:

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..claude_tools import map_tool_name
-from ..skills.frontmatter import FrontmatterError, model_override, name_slug, sorted_entries, split_frontmatter
+from ..skills.frontmatter import (
+    FrontmatterError,
+    model_override,
+    name_slug,
+    read_definition,
+    sorted_entries,
+    split_frontmatter,
+)
 
 __all__ = [
     "AgentDefinition",
@@ -127,14 +134,11 @@ def load_agent_definitions(config_dirs: Sequence[Path]) -> AgentLoadResult:
         for entry in sorted_entries(Path(config_dir) / "agents"):
             if entry.suffix != ".md":
                 continue
-            if entry.is_symlink():
-                result.skipped.append(SkippedAgent(entry, "io-error", "symlinks are not followed"))
-                continue
-            if not entry.is_file():
+            if not entry.is_file() and not entry.is_symlink():
                 continue
             try:
-                text = entry.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = read_definition(entry)
+            except OSError as exc:
                 result.skipped.append(SkippedAgent(entry, "io-error", str(exc)))
                 continue
             try:
