@@ -129,10 +129,7 @@ class SqliteTaskClaims:
                 "UPDATE tasks SET status = 'completed', metadata_json = ?, updated_at = ? WHERE session_id = ? AND id = ?",
                 (dumps(metadata), self._clock.now(), session_id, task_id),
             )
-            await conn.execute(
-                "UPDATE task_leases SET worker = NULL, expires_at = NULL WHERE session_id = ? AND task_id = ?",
-                (session_id, task_id),
-            )
+            await _free_lease(conn, session_id, task_id)
             return True
 
         return await self._claims("finish task", work)
@@ -147,10 +144,7 @@ class SqliteTaskClaims:
                 "UPDATE tasks SET status = 'pending', owner = NULL, updated_at = ? WHERE session_id = ? AND id = ?",
                 (self._clock.now(), session_id, task_id),
             )
-            await conn.execute(
-                "UPDATE task_leases SET worker = NULL, expires_at = NULL WHERE session_id = ? AND task_id = ?",
-                (session_id, task_id),
-            )
+            await _free_lease(conn, session_id, task_id)
             return True
 
         return await self._claims("release task", work)
@@ -184,6 +178,13 @@ async def _holds(conn: aiosqlite.Connection, session_id: str, task_id: str, work
         (session_id, task_id, worker),
     )
     return await cursor.fetchone() is not None
+
+
+async def _free_lease(conn: aiosqlite.Connection, session_id: str, task_id: str) -> None:
+    await conn.execute(
+        "UPDATE task_leases SET worker = NULL, expires_at = NULL WHERE session_id = ? AND task_id = ?",
+        (session_id, task_id),
+    )
 
 
 def _iso(epoch: float) -> str:

@@ -90,16 +90,25 @@ def _read_lines(path: Path, verify: Verify, offset: int, limit: int) -> _Lines:
         return _read_open_lines(fh, size, offset, limit)
 
 
+def _open_error(exc: OSError | _NotRegular) -> ToolResult:
+    """The error result for a file that could not be stat'ed, opened or read."""
+    if isinstance(exc, OpenRefused):
+        return _error(f"{exc}.")
+    if isinstance(exc, _NotRegular):
+        return _error("Path is not a regular file.")
+    if isinstance(exc, FileNotFoundError):
+        return _error("File not found.")
+    if isinstance(exc, PermissionError):
+        return _error("Permission denied.")
+    return _error(f"Cannot read file: {exc.strerror or exc}.")
+
+
 async def _read_whole(path: Path, ctx: ToolContext) -> bytes | ToolResult:
     """The whole file through the verified open (off the event loop), or the error result."""
     try:
         return await asyncio.to_thread(_read_bytes, path, ctx.verify_open)
-    except OpenRefused as exc:
-        return _error(f"{exc}.")
-    except _NotRegular:
-        return _error("Path is not a regular file.")
-    except OSError as exc:
-        return _error(f"Cannot read file: {exc.strerror or exc}.")
+    except (OSError, _NotRegular) as exc:
+        return _open_error(exc)
 
 
 def _read_bytes(path: Path, verify: Verify) -> bytes:
@@ -169,12 +178,8 @@ class ReadTool(Tool[ReadInput]):
             return _error(f"{path} is a device path and cannot be read.")
         try:
             st = os.stat(path)
-        except FileNotFoundError:
-            return _error("File not found.")
-        except PermissionError:
-            return _error("Permission denied.")
         except OSError as exc:
-            return _error(f"Cannot read file: {exc.strerror or exc}.")
+            return _open_error(exc)
         if stat.S_ISDIR(st.st_mode):
             return _error("Path is a directory.")
         if not stat.S_ISREG(st.st_mode):
@@ -199,14 +204,8 @@ class ReadTool(Tool[ReadInput]):
             return ToolResult(content="<file is empty>", summary=summary)
         try:
             got = await asyncio.to_thread(_read_lines, path, ctx.verify_open, value.offset, value.limit)
-        except OpenRefused as exc:
-            return _error(f"{exc}.")
-        except _NotRegular:
-            return _error("Path is not a regular file.")
-        except PermissionError:
-            return _error("Permission denied.")
-        except OSError as exc:
-            return _error(f"Cannot read file: {exc.strerror or exc}.")
+        except (OSError, _NotRegular) as exc:
+            return _open_error(exc)
         if got.sniffed_binary:
             return _error(f"{rel} appears to be a binary file and cannot be read.")
         if value.offset > got.total:
