@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from skawld_core.claude_settings import claude_mode_name
 from skawld_core.messages import TextBlock
 
 if TYPE_CHECKING:
@@ -43,12 +44,6 @@ CLAUDE_CODE_DIALECT = "2.1.332"
 """The Claude Code release whose stream-json dialect these shapes follow."""
 
 DENIED_PREFIX = "Tool call denied:"
-_MODES_OUT = {"yolo": "bypassPermissions"}
-
-
-def claude_permission_mode(mode: str) -> str:
-    """skawld's mode in Claude Code's vocabulary (``yolo`` → ``bypassPermissions``)."""
-    return _MODES_OUT.get(mode, mode)
 
 
 def new_uuid() -> str:
@@ -418,7 +413,7 @@ def init_message(
         "tools": tools,
         "mcp_servers": mcp_servers,
         "model": model,
-        "permissionMode": claude_permission_mode(permission_mode),
+        "permissionMode": claude_mode_name(permission_mode),
         "slash_commands": [],
         "apiKeySource": "none",
         "claude_code_version": CLAUDE_CODE_DIALECT,

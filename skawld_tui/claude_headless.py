@@ -33,9 +33,11 @@ import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from skawld_core.claude_settings import claude_mode_name
+
 from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
-from .claude_dialect import ClaudeEmitter, claude_permission_mode, init_message
+from .claude_dialect import ClaudeEmitter, init_message
 from .control import warn
 from .headless_common import (
     EXIT_ABORT,
@@ -258,7 +260,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             "available_output_styles": ["default"],
             "models": [{"value": model, "displayName": model, "description": f"{self.settings.provider_id} model"}],
             "account": {},
-            "current_permission_mode": claude_permission_mode(self.settings.permission_mode),
+            "current_permission_mode": claude_mode_name(self.settings.permission_mode),
             "pid": os.getpid(),
         }
 

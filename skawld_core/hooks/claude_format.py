@@ -99,8 +99,6 @@ def flatten_claude_hooks(hooks: object, *, where: str) -> tuple[dict[str, list[d
 
 # -- Claude Code's hook input and decision output ------------------------------------------
 
-_CLAUDE_MODES = {"yolo": "bypassPermissions"}
-
 
 def _json_content(content: Any) -> Any:
     """A tool result's content as JSON: text as it is, blocks as their JSON objects."""
@@ -116,12 +114,14 @@ def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: st
     ``transcript_path`` is empty: skawld keeps sessions in its store, not in a JSONL file.
     Command hooks and the hook callbacks of a `claude-agent-sdk` host both get this object.
     """
+    from ..claude_settings import claude_mode_name
+
     out: dict[str, Any] = {
         "session_id": session_id,
         "transcript_path": "",
         "cwd": cwd,
         "hook_event_name": event,
-        "permission_mode": _CLAUDE_MODES.get(mode or "default", mode or "default"),
+        "permission_mode": claude_mode_name(mode),
     }
     if event in _TOOL_EVENTS:
         out.update(tool_name=data.tool_name, tool_input=dict(data.input), tool_use_id=data.tool_use_id)
