@@ -25,20 +25,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .claude_modes import CLAUDE_MODES
 from .errors import ConfigError
 
-__all__ = ["CLAUDE_MODES", "PROJECT_SETTINGS_FILES", "USER_SETTINGS_FILE", "claude_mode_name", "settings_document"]
+__all__ = ["CLAUDE_MODES", "PROJECT_SETTINGS_FILES", "USER_SETTINGS_FILE", "settings_document"]
 
 USER_SETTINGS_FILE = Path(".claude") / "settings.json"
 PROJECT_SETTINGS_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
-CLAUDE_MODES = {"default": "default", "acceptEdits": "acceptEdits", "plan": "plan", "bypassPermissions": "yolo"}
-_MODE_NAMES = {skawld: claude for claude, skawld in CLAUDE_MODES.items()}
 _PERMISSION_KEYS = {"allow", "deny", "ask", "defaultMode", "additionalDirectories"}
-
-
-def claude_mode_name(mode: str | None) -> str:
-    """skawld's permission mode in Claude Code's words (``yolo`` → ``bypassPermissions``; None: ``default``)."""
-    return _MODE_NAMES.get(mode or "default", mode or "default")
 
 
 def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[str]]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from skawld_core.claude_settings import claude_mode_name
+from skawld_core.claude_modes import claude_mode_name
 from skawld_core.messages import TextBlock
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skawld_core.claude_settings import CLAUDE_MODES
+from skawld_core.claude_modes import CLAUDE_MODES
 from skawld_core.errors import ConfigError
 
 _MODES_IN = {**CLAUDE_MODES, "yolo": "yolo"}

@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from skawld_core.claude_settings import claude_mode_name
+from skawld_core.claude_modes import claude_mode_name
 
 from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..claude_modes import claude_mode_name
 from ..claude_tools import map_tool_name
 from ..errors import ConfigError
 from .types import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
@@ -114,8 +115,6 @@ def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: st
     ``transcript_path`` is empty: skawld keeps sessions in its store, not in a JSONL file.
     Command hooks and the hook callbacks of a `claude-agent-sdk` host both get this object.
     """
-    from ..claude_settings import claude_mode_name
-
     out: dict[str, Any] = {
         "session_id": session_id,
         "transcript_path": "",
