@@ -162,13 +162,15 @@ class RunnerBase(Generic[P]):
 async def open_session_id(store: SessionStore, opts: HeadlessOptions, cwd: Path) -> str | None:
     """The id of the session to run in (None: a new one). Raises `UsageError` for an
     unknown or ambiguous ``--resume`` id, a taken ``--session-id`` or nothing to fork."""
-    from .resume import ResumeError, resolve_start
-
     if opts.new_session_id is not None:
         if await store.load(opts.new_session_id) is not None:
             raise UsageError(f"session {opts.new_session_id!r} already exists (use --resume to continue it)")
         return opts.new_session_id
     resume = opts.session_id if opts.resume_strict else None
+    if resume is None and not opts.continue_last:  # --session ID or nothing (--fork-session needs one of them)
+        return opts.session_id
+    from .resume import ResumeError, resolve_start  # lazy: the session listing is not on the plain -p path
+
     try:
         session_id = await resolve_start(
             store, cwd=cwd, resume=resume, continue_last=opts.continue_last, fork=opts.fork
@@ -177,7 +179,7 @@ async def open_session_id(store: SessionStore, opts: HeadlessOptions, cwd: Path)
         raise UsageError(str(exc)) from None
     if opts.continue_last and session_id is None:
         warn("no earlier session in this directory; starting a new one")
-    return session_id if opts.continue_last or resume is not None else opts.session_id
+    return session_id
 
 
 def deny_ask(hint: str) -> Callable[[CanUseToolRequest], Awaitable[Any]]:
