@@ -555,11 +555,3 @@ def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any
         first = prompt.strip().splitlines()[0] if prompt.strip() else ""
         meta["title"] = first[:80]
     return meta
-
-
-async def newest_session_id(store: SessionStore, cwd: Path) -> str | None:
-    """The newest session of `cwd` with at least one prompt (for ``--continue``;
-    subagent children and the empty session ``/clear`` leaves are skipped)."""
-    from skawld_core.sessions.listing import newest_conversation
-
-    return await newest_conversation(store, cwd)

@@ -13,10 +13,9 @@ from textual.widgets import Input, OptionList
 
 from skawld_core.checkpoints import CheckpointEngine
 from skawld_core.messages import Message, TextBlock
-from skawld_core.sessions import InMemorySessionStore
+from skawld_core.sessions import InMemorySessionStore, newest_conversation
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.bootstrap import newest_session_id
 from skawld_tui.screens.rewind import RewindScreen
 from skawld_tui.screens.session_picker import SessionPicker
 from skawld_tui.widgets.blocks import NoteLine, UserMessage
@@ -135,7 +134,7 @@ async def test_rename_fork_and_continue_after_clear() -> None:
         await send(pilot, "/clear")
         await until(lambda: app.session is not None and app.session.id != fork.id, pilot)
         cwd = app.agent.cwd  # type: ignore[union-attr]
-        assert await newest_session_id(store, cwd) == fork.id  # not the empty session /clear made
+        assert await newest_conversation(store, cwd) == fork.id  # not the empty session /clear made
 
 
 async def test_esc_esc_opens_rewind_and_conversation_rewind_forks() -> None:
