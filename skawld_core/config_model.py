@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from .errors import ConfigError
+from .model_base import SkawldModel
 from .permissions.rules import BashRule, PermissionRule, RegexPattern
 
 __all__ = [
@@ -83,7 +84,7 @@ def _scalar_to_str(value: object) -> object:
 ScalarStr = Annotated[str, BeforeValidator(_scalar_to_str)]
 
 
-class _Section(BaseModel):
+class _Section(SkawldModel):
     """Unknown keys are kept aside (`model_extra`) to be reported as warnings."""
 
     model_config = ConfigDict(extra="allow", strict=True, frozen=True, populate_by_name=True)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeGuard
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from .messages import Message, PermissionMode, StopReason, Usage
+from .model_base import DEFERRED, SkawldModel
 from .sandbox.settings import SandboxStatus
 
 
-class _Event(BaseModel):
+class _Event(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
 
@@ -37,7 +38,7 @@ class SystemEvent(_Event):
     sandbox: SandboxStatus | None = None
 
 
-class SkillSummary(BaseModel):
+class SkillSummary(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -62,19 +63,19 @@ class UserEvent(_Event):
     subtype: UserEventSubtype | None = None
 
 
-class PartialText(BaseModel):
+class PartialText(SkawldModel):
     model_config = ConfigDict(frozen=True)
     kind: Literal["text"] = "text"
     text: str
 
 
-class PartialThinking(BaseModel):
+class PartialThinking(SkawldModel):
     model_config = ConfigDict(frozen=True)
     kind: Literal["thinking"] = "thinking"
     text: str
 
 
-class PartialToolInput(BaseModel):
+class PartialToolInput(SkawldModel):
     model_config = ConfigDict(frozen=True)
     kind: Literal["tool_use_input"] = "tool_use_input"
     tool_use_id: str
@@ -109,7 +110,7 @@ class UsageEvent(_Event):
     cumulative_cost_usd: float | None = None
 
 
-class PermissionRequestItem(BaseModel):
+class PermissionRequestItem(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
     tool_use_id: str
@@ -162,7 +163,7 @@ class CompactionEvent(_Event):
     summary_usage: Usage | None = None
 
 
-class ErrorInfo(BaseModel):
+class ErrorInfo(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -240,14 +241,12 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 
-SubagentEvent.model_rebuild()
-
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=DEFERRED)
 
 
 def to_json(event: Event) -> str:
     """One NDJSON line (without the newline) in the spec's shape."""
-    return EVENT_ADAPTER.dump_json(event, exclude_none=True).decode()
+    return event.model_dump_json(exclude_none=True)
 
 
 def from_json(line: str | bytes) -> Event:

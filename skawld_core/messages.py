@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model_base import SkawldModel
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "error"]
 PermissionMode = Literal["default", "acceptEdits", "plan", "yolo"]
 Role = Literal["user", "assistant"]
 
 
-class _Block(BaseModel):
+class _Block(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
 
@@ -96,7 +98,7 @@ ContentBlock = Annotated[
 ]
 
 
-class Message(BaseModel):
+class Message(SkawldModel):
     """One conversation message. `provider_metadata` is namespaced per provider
     (`openai_responses`, `anthropic`) and persisted with the message."""
 
@@ -115,7 +117,7 @@ class Message(BaseModel):
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
-class Usage(BaseModel):
+class Usage(SkawldModel):
     """Token counts. `input_tokens` is the cache-inclusive prompt size; the cache
     fields are subsets of it."""
 
@@ -140,7 +142,7 @@ def add_usage(a: Usage, b: Usage) -> Usage:
     )
 
 
-class InvokedSkillRecord(BaseModel):
+class InvokedSkillRecord(SkawldModel):
     """A skill invoked in a session, persisted so it can be re-emitted on resume
     and re-injected after compaction."""
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ..errors import ToolInputError
+from ..model_base import SkawldModel
 from ..tools.base import Tool, ToolContext, ToolResult
 from .connection import McpConnectError, McpServerDied, McpTimeout, ServerConnection, describe_error
 from .results import map_call_result
@@ -28,7 +29,7 @@ __all__ = ["McpInput", "McpTool"]
 SUMMARY_JSON_LIMIT = 80
 
 
-class McpInput(BaseModel):
+class McpInput(SkawldModel):
     """The raw arguments object of an MCP tool call."""
 
     model_config = ConfigDict(frozen=True)

@@ -15,15 +15,16 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from ..errors import ConfigError
+from ..model_base import DEFERRED, SkawldModel
 from .types import Decision
 
 __all__ = ["BashRule", "DomainRule", "PathRule", "PermissionRule", "RegexPattern", "ToolRule", "parse_rule"]
 
 
-class _Rule(BaseModel):
+class _Rule(SkawldModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
@@ -124,7 +125,7 @@ _IPV6 = re.compile(r"^[0-9a-f:.]*:[0-9a-f:.]*$")
 
 AnyRule = ToolRule | PathRule | BashRule | DomainRule
 PermissionRule = Annotated[AnyRule, Field(discriminator="kind")]
-_RULE_ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(PermissionRule)
+_RULE_ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(PermissionRule, config=DEFERRED)
 _KINDS = ("tool", "path", "bash", "domain")
 
 

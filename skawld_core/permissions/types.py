@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ..messages import PermissionMode
+from ..model_base import SkawldModel
 from ..tools.base import ToolScope
 
 Decision = Literal["allow", "deny", "ask"]
 
 
-class PermissionAllow(BaseModel):
+class PermissionAllow(SkawldModel):
     """`can_use_tool` answer: run the tool, optionally with a replaced input.
 
     A non-`None` `updated_input` is re-validated through the tool's schema; if
@@ -32,7 +33,7 @@ class PermissionAllow(BaseModel):
     set_mode: PermissionMode | None = None
 
 
-class PermissionDeny(BaseModel):
+class PermissionDeny(SkawldModel):
     """`can_use_tool` answer: do not run the tool; `message` is shown to the model."""
 
     model_config = ConfigDict(frozen=True)

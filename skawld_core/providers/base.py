@@ -12,15 +12,16 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ..messages import Message, StopReason, Usage
+from ..model_base import SkawldModel
 
 CacheTtl = Literal["5m", "1h"]
 Effort = Literal["low", "medium", "high", "max"]
 
 
-class _Frozen(BaseModel):
+class _Frozen(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
 

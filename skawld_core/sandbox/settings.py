@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
+from ..model_base import SkawldModel
 
 __all__ = ["SANDBOX_MODES", "SandboxMode", "SandboxSettings", "SandboxStatus", "coerce_sandbox"]
 
@@ -15,7 +16,7 @@ SandboxMode = Literal["off", "auto", "required"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "auto", "required")
 
 
-class SandboxSettings(BaseModel):
+class SandboxSettings(SkawldModel):
     """How Bash commands are confined.
 
     `mode`: `"auto"` (the default) runs Bash under bubblewrap when it works and
@@ -29,7 +30,7 @@ class SandboxSettings(BaseModel):
     network: bool = Field(default=False, strict=True)
 
 
-class SandboxStatus(BaseModel):
+class SandboxStatus(SkawldModel):
     """Whether Bash runs sandboxed, reported once per run on the `system` event.
 
     `reason` says why the sandbox is not active (and which package to install)

@@ -35,6 +35,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
+from ..model_base import DEFERRED
 from ._pg_claims import PostgresTaskClaims
 from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
@@ -56,7 +57,7 @@ Work = Callable[["asyncpg.Connection[Any]"], Awaitable[T]]
 
 INSTALL_HINT = "PostgresSessionStore needs asyncpg: pip install 'skawld[postgres]'"
 
-_STORED = TypeAdapter(list[StoredMessage])
+_STORED = TypeAdapter(list[StoredMessage], config=DEFERRED)
 _SESSION_COLUMNS = "id, created_at, updated_at, meta::text, invoked_skills::text"
 _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata::text, created_at, updated_at"
 

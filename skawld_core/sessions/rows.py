@@ -16,10 +16,11 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord
+from ..model_base import DEFERRED
 from .store import SessionRecord, Task
 from .task_graph import Edge, links_for
 
-SKILLS = TypeAdapter(list[InvokedSkillRecord])
+SKILLS = TypeAdapter(list[InvokedSkillRecord], config=DEFERRED)
 Stamp = Callable[[Any], str]
 
 

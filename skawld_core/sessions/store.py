@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ..messages import InvokedSkillRecord, Message
+from ..model_base import SkawldModel
 
 TaskStatus = Literal["pending", "in_progress", "completed"]
 TaskPatchStatus = Literal["pending", "in_progress", "completed", "deleted"]
 
 
-class SessionRecord(BaseModel):
+class SessionRecord(SkawldModel):
     """A stored session. `load` returns an isolated copy."""
 
     id: str
@@ -28,7 +29,7 @@ class SessionRecord(BaseModel):
     invoked_skills: list[InvokedSkillRecord] = Field(default_factory=list)
 
 
-class StoredMessage(BaseModel):
+class StoredMessage(SkawldModel):
     model_config = ConfigDict(frozen=True)
 
     seq: int
@@ -36,7 +37,7 @@ class StoredMessage(BaseModel):
     message: Message
 
 
-class Task(BaseModel):
+class Task(SkawldModel):
     """A persistent task. `blocks` / `blocked_by` are derived from the edges."""
 
     id: str
@@ -52,7 +53,7 @@ class Task(BaseModel):
     updated_at: str = ""
 
 
-class CreateTaskInput(BaseModel):
+class CreateTaskInput(SkawldModel):
     subject: str
     description: str
     active_form: str | None = None
@@ -61,7 +62,7 @@ class CreateTaskInput(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class TaskPatch(BaseModel):
+class TaskPatch(SkawldModel):
     """A partial update. Removals are applied before additions; `status="deleted"`
     deletes the task."""
 

@@ -6,9 +6,10 @@ import datetime as _dt
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ..messages import InvokedSkillRecord
+from ..model_base import SkawldModel
 from ..tools.base import Tool, ToolContext, ToolResult
 from .overlay import overlay_model
 from .substitute import render_skill
@@ -27,7 +28,7 @@ DESCRIPTION = (
 )
 
 
-class SkillInput(BaseModel):
+class SkillInput(SkawldModel):
     """Input of the `Skill` tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from ..tools.base import Tool, ToolContext, ToolResult
 from .registry import DEFAULT_AGENT_NAME, SubagentRegistry
 from .runner import SubagentOutcome, run_subagent
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["SubagentInput", "SubagentTool", "subagent_description"]
 
 
-class SubagentInput(BaseModel):
+class SubagentInput(SkawldModel):
     """Input of the `Subagent` tool."""
 
     model_config = ConfigDict(extra="forbid")

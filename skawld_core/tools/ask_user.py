@@ -14,12 +14,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult
 
 MAX_HEADER = 12
 
 
-class AskUserOption(BaseModel):
+class AskUserOption(SkawldModel):
     """One choice offered to the user."""
 
     model_config = ConfigDict(extra="forbid")
@@ -35,7 +36,7 @@ class AskUserOption(BaseModel):
         return value
 
 
-class AskUserQuestion(BaseModel):
+class AskUserQuestion(SkawldModel):
     """One question with 2–4 options."""
 
     model_config = ConfigDict(extra="forbid")
@@ -61,7 +62,7 @@ class AskUserQuestion(BaseModel):
         return value
 
 
-class AskUserInput(BaseModel):
+class AskUserInput(SkawldModel):
     """Input of AskUser: 1–4 questions."""
 
     model_config = ConfigDict(extra="forbid")
@@ -77,19 +78,19 @@ class AskUserRequest:
     questions: list[AskUserQuestion]
 
 
-class AskUserAnswer(BaseModel):
+class AskUserAnswer(SkawldModel):
     """The selection for one question (option labels or free text)."""
 
     selected: list[str]
 
 
-class AskUserAnswers(BaseModel):
+class AskUserAnswers(SkawldModel):
     """One answer per question, in order."""
 
     answers: list[AskUserAnswer]
 
 
-class AskUserDeclined(BaseModel):
+class AskUserDeclined(SkawldModel):
     """The user chose not to answer."""
 
     declined: Literal[True] = True

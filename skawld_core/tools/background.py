@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from ..sandbox.shells import BackgroundShell
 from .base import Tool, ToolContext, ToolResult
 from .bash import shell_policy
@@ -37,7 +38,7 @@ def _grep(text: str, pattern: re.Pattern[str]) -> str:
     return "".join(kept)
 
 
-class BashOutputInput(BaseModel):
+class BashOutputInput(SkawldModel):
     """Input of the BashOutput tool."""
 
     model_config = ConfigDict(extra="forbid")
@@ -77,7 +78,7 @@ class BashOutputTool(Tool[BashOutputInput]):
         return ToolResult(content=_shell_output(shell, pattern), summary=summary)
 
 
-class KillShellInput(BaseModel):
+class KillShellInput(SkawldModel):
     """Input of the KillShell tool."""
 
     model_config = ConfigDict(extra="forbid")

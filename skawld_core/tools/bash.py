@@ -6,8 +6,9 @@ import asyncio
 import codecs
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from ..sandbox.policy import ShellPolicy, sandbox_denial_note
 from ..sandbox.shells import MAX_SHELLS
 from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, terminate_call
@@ -22,7 +23,7 @@ OUTPUT_CAP = 30_000
 DRAIN_IDLE_S = 0.25
 
 
-class BashInput(BaseModel):
+class BashInput(SkawldModel):
     """Input of the Bash tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -8,8 +8,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
 from .file_guard import edit_target_problem
@@ -20,7 +21,7 @@ MAX_EDIT_BYTES = 100 * 1024 * 1024
 EOL_SNIFF_BYTES = 16 * 1024
 
 
-class EditInput(BaseModel):
+class EditInput(SkawldModel):
     """Input of the Edit tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult
 
 __all__ = ["ExitPlanModeInput", "ExitPlanModeTool"]
 
 
-class ExitPlanModeInput(BaseModel):
+class ExitPlanModeInput(SkawldModel):
     """Input of ExitPlanMode."""
 
     model_config = ConfigDict(extra="forbid")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult
 from .file_search import FileQuery, SearchError, list_files_with_mtime, printable, readable_checker, real_root
 from .globmatch import PathGlob, split_static_prefix
@@ -15,7 +16,7 @@ from .ripgrep import RipgrepError, find_rg
 MAX_RESULTS = 1000
 
 
-class GlobInput(BaseModel):
+class GlobInput(SkawldModel):
     """Input of the Glob tool."""
 
     model_config = ConfigDict(extra="forbid")

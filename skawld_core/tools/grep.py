@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, _allow_every_path, _no_objection
 from .file_search import FileQuery, SearchError, filter_readable, printable, real_root
 from .file_tracker import canonical_path
@@ -26,7 +27,7 @@ MAX_OUTPUT_CHARS = 30_000
 MAX_LINE_CHARS = 500
 
 
-class GrepInput(BaseModel):
+class GrepInput(SkawldModel):
     """Input of the Grep tool (flags use rg's names: `-i`, `-n`, `-A`, `-B`, `-C`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
 from .file_guard import edit_target_problem
@@ -35,7 +36,7 @@ CellType = Literal["code", "markdown", "raw"]
 EditMode = Literal["replace", "insert", "delete"]
 
 
-class NotebookEditInput(BaseModel):
+class NotebookEditInput(SkawldModel):
     """Input of the NotebookEdit tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ..messages import Base64Source, ImageBlock, TextBlock
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult
 from .notebook_render import NotebookError, render_notebook
 from .paths import display_path, is_device_path, resolve_path
@@ -36,7 +37,7 @@ MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
 MAX_PDF_BYTES = 256 * 1024 * 1024
 
 
-class ReadInput(BaseModel):
+class ReadInput(SkawldModel):
     """Input of the Read tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -6,9 +6,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from ..errors import SessionStoreError
+from ..model_base import SkawldModel
 from ..sessions.store import CreateTaskInput, SessionStore, Task, TaskPatch, TaskPatchStatus
 from .base import Tool, ToolContext, ToolResult
 
@@ -35,7 +36,7 @@ def _ids(ids: list[str]) -> str:
     return ", ".join(f"#{i}" for i in ids) if ids else "(none)"
 
 
-class TaskCreateInput(BaseModel):
+class TaskCreateInput(SkawldModel):
     """Input of TaskCreate."""
 
     model_config = _ID_CONFIG
@@ -85,7 +86,7 @@ class TaskCreateTool(Tool[TaskCreateInput]):
         return ToolResult(content=f"Task #{task.id} created: {task.subject}", summary=self.summarize(value))
 
 
-class TaskListInput(BaseModel):
+class TaskListInput(SkawldModel):
     """TaskList takes no input."""
 
     model_config = ConfigDict(extra="forbid")
@@ -131,7 +132,7 @@ class TaskListTool(Tool[TaskListInput]):
         return ToolResult(content=body, summary=f"{len(tasks)} task(s)")
 
 
-class TaskGetInput(BaseModel):
+class TaskGetInput(SkawldModel):
     """Input of TaskGet."""
 
     model_config = _ID_CONFIG
@@ -193,7 +194,7 @@ class TaskGetTool(Tool[TaskGetInput]):
         return ToolResult(content=render_task(task), summary=self.summarize(value))
 
 
-class TaskUpdateInput(BaseModel):
+class TaskUpdateInput(SkawldModel):
     """Input of TaskUpdate. Unset fields are left unchanged."""
 
     model_config = _ID_CONFIG

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult
 from .html_markdown import html_to_markdown
 from .text_format import truncate_text
@@ -31,7 +32,7 @@ _TEXT_TYPES = frozenset(
 )
 
 
-class WebFetchInput(BaseModel):
+class WebFetchInput(SkawldModel):
     """Input of the WebFetch tool."""
 
     model_config = ConfigDict(extra="forbid")

@@ -6,8 +6,9 @@ import asyncio
 import os
 import stat
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult
 from .file_guard import stale_or_unwritable
@@ -15,7 +16,7 @@ from .paths import display_path, is_device_path, resolve_path
 from .safe_open import OpenRefused, Verify
 
 
-class WriteInput(BaseModel):
+class WriteInput(SkawldModel):
     """Input of the Write tool."""
 
     model_config = ConfigDict(extra="forbid")
