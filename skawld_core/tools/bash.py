@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 from dataclasses import dataclass, field
 
 from pydantic import ConfigDict, Field
@@ -188,10 +189,13 @@ def shell_policy(ctx: ToolContext) -> ShellPolicy:
         return policy
     agent = getattr(ctx.extras.get("session"), "agent", None)
     policy = getattr(agent, "shell_policy", None)
-    return policy if isinstance(policy, ShellPolicy) else _DEFAULT_POLICY
+    return policy if isinstance(policy, ShellPolicy) else _default_policy()
 
 
-_DEFAULT_POLICY = ShellPolicy(sandbox="off")
+@functools.cache
+def _default_policy() -> ShellPolicy:
+    # built on first use: a policy validates its sandbox settings, which start-up need not pay for
+    return ShellPolicy(sandbox="off")
 
 
 async def _drain(pumps: list[asyncio.Task[None]], progress: list[int]) -> None:
