@@ -15,6 +15,7 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,30 +25,41 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from skawld_core.messages import Usage
-from skawld_core.permissions import PermissionAllow, PermissionDeny
 
 from .app_sessions import SessionsMixin
-from .commands import AppHost
-from .composer import Composer
-from .file_commands import PromptCommands
 from .focus_guard import route_typing
-from .permission_broker import PermissionBroker
-from .run_controller import RunController
-from .screens.ask_user import AskUserScreen
-from .screens.permission import AppPermissionAsker, ask_modal
 from .transcript_model import cost_usd, history_items, tail_start
-from .widgets.blocks import ErrorBlock, NoteLine
 from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
-from .widgets.renderer import EventRenderer
 from .widgets.status import StatusBar
 from .widgets.transcript import HistoryMarker, Transcript, history_widgets
-from .widgets.welcome import Welcome, WelcomeInfo
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.messages import Message
-    from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.permissions import CanUseToolRequest, PermissionAllow, PermissionDeny
     from skawld_core.session import Session
+
+    from .commands import AppHost
+    from .composer import Composer
+    from .file_commands import PromptCommands
+    from .permission_broker import PermissionBroker
+    from .run_controller import RunController
+    from .widgets.renderer import EventRenderer
+
+# What the first frame does not draw: imported after it, in a thread (`start_agent`),
+# before the agent's own modules; a part used earlier imports its module on the spot.
+AFTER_FIRST_FRAME = (
+    "skawld_tui.widgets.blocks",
+    "skawld_tui.widgets.renderer",
+    "skawld_tui.composer",
+    "skawld_tui.run_controller",
+    "skawld_tui.permission_broker",
+    "skawld_tui.screens.permission",
+    "skawld_tui.screens.ask_user",
+    "skawld_tui.file_commands",
+    "skawld_tui.widgets.welcome",
+    "skawld_core.agent",
+)
 
 AgentFactory = Callable[..., "Agent"]
 RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on demand
@@ -96,19 +108,55 @@ class SkawldApp(SessionsMixin, App[int]):
         self.agent: Agent | None = None
         self.session: Session | None = None
         self.prompt_commands: PromptCommands | None = None
-        self.command_host = AppHost(self)
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
         self._gc_thresholds = gc.get_threshold()  # restored on unmount
-        self.broker = PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(settings, "env", None))
         self._base_usage = Usage()
         self._last_usage: Usage | None = None
-        self.runs = RunController(self)
         self._asks_total = 0
         self._asks_done = 0
-        self.renderer: EventRenderer
-        self.composer = Composer(self)
+
+    # The parts below are built on first use: their modules are not needed for the
+    # first frame (see AFTER_FIRST_FRAME).
+
+    @cached_property
+    def composer(self) -> Composer:
+        """The prompt being written: completion, attachments, routing of a submitted line."""
+        from .composer import Composer
+
+        return Composer(self)
+
+    @cached_property
+    def runs(self) -> RunController:
+        """The run lifecycle: start, steer, interrupt, finish this step."""
+        from .run_controller import RunController
+
+        return RunController(self)
+
+    @cached_property
+    def broker(self) -> PermissionBroker:
+        """Permission answers: remembered rules, plans, the modal."""
+        from .permission_broker import PermissionBroker
+        from .screens.permission import AppPermissionAsker
+
+        return PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(self.settings, "env", None))
+
+    @cached_property
+    def command_host(self) -> AppHost:
+        """The `CommandHost` slash commands run against."""
+        from .commands import AppHost
+
+        return AppHost(self)
+
+    @cached_property
+    def renderer(self) -> EventRenderer:
+        """Agent events into transcript widgets."""
+        from .widgets.renderer import EventRenderer
+
+        return EventRenderer(
+            self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
+        )
 
     # -- layout ----------------------------------------------------------------
 
@@ -142,10 +190,10 @@ class SkawldApp(SessionsMixin, App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
         self.transcript.anchor()
         self.completions.display = False
-        self.renderer = EventRenderer(
-            self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
-        )
-        self.composer.bind_prompt(self.prompt)
+        prompt = self.prompt  # its hooks into the composer, which is built on first use
+        prompt.has_attachments = lambda: bool(self.composer.images)
+        prompt.image_paths = lambda text: self.composer.pasted_image_paths(text)
+        prompt.cancel_shell = lambda: self.composer.cancel_shell()
         self.prompt.focus()
         self.call_after_refresh(self.start_agent)
 
@@ -158,17 +206,19 @@ class SkawldApp(SessionsMixin, App[int]):
         so the first request of the first prompt pays for none of it. A prompt submitted
         before this finishes waits for it (or an `initial_prompt` given on the command line).
         """
-        import importlib
-
         try:
-            await asyncio.to_thread(importlib.import_module, "skawld_core.agent")
+            await asyncio.to_thread(_import_all, AFTER_FIRST_FRAME)
             self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
         except Exception as exc:
+            from .widgets.blocks import ErrorBlock
+
             self.session_error = exc
             self.agent_ready.set()
             self.session_ready.set()
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
+        from .file_commands import PromptCommands
+
         self.renderer.registry = self.agent.tools
         self.renderer.cwd = self.agent.cwd
         self.composer.agent_ready(self.agent.cwd)
@@ -211,6 +261,9 @@ class SkawldApp(SessionsMixin, App[int]):
         self.renderer.reset()
         self._base_usage = session.usage
         self._last_usage = None
+        from .widgets.blocks import NoteLine
+        from .widgets.welcome import Welcome, WelcomeInfo
+
         history = session.full_history
         if history:
             start = tail_start(history, RESUME_KEEP)
@@ -302,6 +355,8 @@ class SkawldApp(SessionsMixin, App[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
+            from .widgets.blocks import ErrorBlock
+
             error = event.worker.error
             self.transcript.mount(ErrorBlock(f"{type(error).__name__}", str(error)))
             if event.worker.group == "session":
@@ -383,9 +438,19 @@ class SkawldApp(SessionsMixin, App[int]):
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         """The AskUser handler: a modal with the questions."""
+        from .screens.ask_user import AskUserScreen
+        from .screens.permission import ask_modal
+
         async with self.broker.lock:
             answer = await ask_modal(self, AskUserScreen(list(request.questions)))
         return answer if isinstance(answer, dict) else {"declined": True}
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    import importlib
+
+    for name in names:
+        importlib.import_module(name)
 
 
 def restored_notice(session: Session) -> str:

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 from skawld_core.sessions.listing import list_conversations
 from skawld_core.sessions.meta import PromptPoint, prompt_points, title_from_prompt
 
-from .widgets.blocks import NoteLine
-
 if TYPE_CHECKING:
     from skawld_core.session import Session
 
@@ -23,6 +21,8 @@ class SessionsMixin:
     _checkpoint_noted: tuple[str, int] | None = None
 
     async def _note(self, text: str, warning: bool = False) -> None:
+        from .widgets.blocks import NoteLine
+
         app: SkawldApp = self  # type: ignore[assignment]
         await app.transcript.mount(NoteLine(text, classes="note -warning" if warning else "note"))
         app.transcript.scroll_end(animate=False)

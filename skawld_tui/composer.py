@@ -29,7 +29,7 @@ from .path_complete import FileIndex, at_options, at_token, list_project_files
 from .prompt_history import PromptHistory
 from .shell_line import run_shell_line, shell_command
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
-from .widgets.prompt import AttachmentBar, PromptArea
+from .widgets.prompt import AttachmentBar
 
 if TYPE_CHECKING:
     from skawld_core.events import Event
@@ -52,11 +52,6 @@ class Composer:
         self._shell_task: asyncio.Task[Any] | None = None
 
     # -- set-up -----------------------------------------------------------------
-
-    def bind_prompt(self, prompt: PromptArea) -> None:
-        prompt.has_attachments = lambda: bool(self.images)
-        prompt.image_paths = self.pasted_image_paths
-        prompt.cancel_shell = self.cancel_shell
 
     def agent_ready(self, cwd: Path) -> None:
         """Load the project's prompt history into the prompt."""

@@ -4,7 +4,7 @@ re-renders earlier history from the session on demand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -13,8 +13,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..transcript_model import AssistantItem, Item, NoteItem, ThinkingItem, ToolItem, UserItem, summarize_tool
-from .blocks import AssistantMarkdown, NoteLine, ThinkingBlock, UserMessage
-from .tool_panel import ToolPanel
+
+if TYPE_CHECKING:
+    from .blocks import UserMessage
 
 
 class HistoryMarker(Static):
@@ -59,6 +60,8 @@ class Transcript(VerticalScroll, can_focus=False):
         """Skip restyling every descendant on focus/hover changes (as Toad does)."""
 
     def turn_starts(self) -> list[UserMessage]:
+        from .blocks import UserMessage  # the transcript's blocks load after the first frame
+
         return [c for c in self.children if isinstance(c, UserMessage) and c.history_index is not None]
 
     async def prune(self, *, force: bool = False) -> int:
@@ -89,6 +92,9 @@ class Transcript(VerticalScroll, can_focus=False):
 
 def history_widgets(items: Sequence[Item], *, show_timings: bool, registry: Any = None) -> list[Widget]:
     """Widgets for stored history items (resume, show-earlier)."""
+    from .blocks import AssistantMarkdown, NoteLine, ThinkingBlock, UserMessage
+    from .tool_panel import ToolPanel
+
     out: list[Widget] = []
     for item in items:
         if isinstance(item, UserItem):
