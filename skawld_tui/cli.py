@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 def _lazy_typer() -> Any:
     """``typer``, loaded on first attribute access (`importlib.util.LazyLoader`): the
-    headless fast path (`fast_cli`) never touches it, everything else works as usual."""
+    fast path (`fast_cli`) never touches it, everything else works as usual."""
     import importlib.util
 
     if "typer" in sys.modules:
@@ -725,9 +725,9 @@ def _main(args: list[str]) -> int:
 
             checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
-            from .fast_cli import headless_kwargs
+            from .fast_cli import fast_kwargs
 
-            fast = headless_kwargs(args)
+            fast = fast_kwargs(args)
             if fast is not None:
                 run(**fast)  # always ends with SystemExit
             from .resume import optional_resume_value

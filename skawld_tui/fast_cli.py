@@ -1,13 +1,14 @@
-"""The headless fast path of the ``skawld`` command line: ``skawld -p PROMPT [flags]`` without typer.
+"""The fast path of the ``skawld`` command line: ``skawld [-p] [PROMPT] [flags]`` without typer.
 
 Building the typer command (it reads the signature of `cli.run` and evaluates its ~50
 annotated parameters) and importing typer cost about 50 ms, a sixth of the budget for
-the first request of ``skawld -p`` (DESIGN 14). A plain headless command line (only
-the common flags below, each spelled exactly as typer accepts it, every value valid)
-is parsed here into the keyword arguments typer would pass to `cli.run`; anything
-else, including ``--help``, an unknown flag, a repeated single-valued flag, a value
-typer would reject, or no ``-p``/``--json``/``--output-format`` at all, returns None so
-that typer parses it and reports problems in its own words.
+the first request of ``skawld -p`` (DESIGN 14) and a tenth of the app's first frame. A
+plain command line, headless or interactive (only the common flags below, each spelled
+exactly as typer accepts it, every value valid), is parsed here into the keyword
+arguments typer would pass to `cli.run`; anything else, including ``--help``, an
+unknown flag (``--resume``, whose value is optional, among them), a repeated
+single-valued flag or a value typer would reject, returns None so that typer parses it
+and reports problems in its own words.
 ``tests/cli/test_fast_path.py`` checks the table against the typer command.
 """
 
@@ -57,14 +58,13 @@ OPTIONS: dict[str, tuple[str, Kind]] = {
     "--append-system-prompt": ("append_system_prompt", "str"),
     "--include-partial-messages": ("include_partial_messages", "flag"),
     "--tools": ("tools_opt", "str"),
+    "--plain": ("plain", "flag"),
 }
 """Flag → (parameter of `cli.run`, kind). Flags not listed go through typer."""
 
-_HEADLESS = ("print_mode", "json_out", "output_format")
 
-
-def headless_kwargs(args: list[str]) -> dict[str, Any] | None:
-    """Keyword arguments of `cli.run` for a plain headless command line, else None."""
+def fast_kwargs(args: list[str]) -> dict[str, Any] | None:
+    """Keyword arguments of `cli.run` for a plain command line, else None."""
     from .cli import OutputFormat, PermissionModeOpt, ProviderId
 
     choices: dict[str, Any] = {"provider": ProviderId, "mode": PermissionModeOpt, "format": OutputFormat}
@@ -106,8 +106,6 @@ def headless_kwargs(args: list[str]) -> dict[str, Any] | None:
         if converted is None:
             return None
         out[param] = converted
-    if not any(out.get(p) is not None and out.get(p) is not False for p in _HEADLESS):
-        return None
     return out
 
 

@@ -1,4 +1,4 @@
-"""The headless fast path (`skawld_tui.fast_cli`) parses exactly as typer does, or not at all."""
+"""The fast path (`skawld_tui.fast_cli`) parses exactly as typer does, or not at all."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import typer.main
 
 from skawld_tui import cli
-from skawld_tui.fast_cli import OPTIONS, headless_kwargs
+from skawld_tui.fast_cli import OPTIONS, fast_kwargs
 
 ACCEPTED = [
     ["-p", "hi"],
@@ -28,11 +28,13 @@ ACCEPTED = [
     ["-p", "x", "--sandbox", "--session-id", "s1", "--include-partial-messages", "--tools", "Read,Bash"],
     ["-p", "x", "--no-sandbox", "--system-prompt-file", "p.md", "--verbose", "--max-turns", "10"],
     ["--json", "--model", ""],
+    [],  # the app
+    ["hi"],
+    ["--base-url", "http://127.0.0.1:9", "--model", "m", "say hi"],
+    ["--plain", "-c", "--permission-mode", "plan", "--add-dir", "a", "--no-sandbox"],
 ]
 
 REFUSED = [
-    [],
-    ["hi"],  # interactive
     ["-p", "x", "--help"],
     ["-h"],
     ["--version", "-p"],
@@ -53,6 +55,10 @@ REFUSED = [
     ["-p", "x", "--", "-y"],
     ["-p", "-x"],
     ["-p", "x", "--resume", "abc"],
+    ["--resume"],
+    ["-r", "abc"],
+    ["--plain", "--plain"],
+    ["x", "y"],
     ["-p", "x", "--input-format", "stream-json"],
 ]
 
@@ -71,14 +77,14 @@ def normalized(params: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("args", ACCEPTED, ids=lambda a: " ".join(a))
 def test_fast_path_gives_what_typer_gives(args: list[str]) -> None:
-    fast = headless_kwargs(args)
+    fast = fast_kwargs(args)
     assert fast is not None
     assert normalized(fast) == normalized(typer_params(args))
 
 
 @pytest.mark.parametrize("args", REFUSED, ids=lambda a: " ".join(a) or "(none)")
 def test_anything_else_is_left_to_typer(args: list[str]) -> None:
-    assert headless_kwargs(args) is None
+    assert fast_kwargs(args) is None
 
 
 def test_every_fast_flag_is_the_typer_flag_of_the_same_parameter() -> None:
@@ -110,4 +116,20 @@ def test_headless_run_on_the_fast_path_never_imports_typer(tmp_path: Any) -> Non
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.split() == ["4", "False"], done.stderr  # no API key: exit 4, as through typer
+    assert "ANTHROPIC_API_KEY" in done.stderr
+
+
+def test_interactive_start_on_the_fast_path_never_imports_typer(tmp_path: Any) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("SKAWLD_")}
+    env["HOME"] = str(tmp_path)
+    code = (
+        "import sys\n"
+        "from skawld_tui import cli\n"
+        "rc = cli._main(['--plain', '--model', 'm'])\n"
+        "print(rc, 'typer.main' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["4", "False"], done.stderr
     assert "ANTHROPIC_API_KEY" in done.stderr
