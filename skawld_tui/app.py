@@ -201,10 +201,11 @@ class SkawldApp(SessionsMixin, App[int]):
     async def start_agent(self) -> None:
         """After the first frame: build the agent and open the session in the background.
 
-        The agent modules are imported in a thread so keys keep flowing meanwhile; the
-        provider's constructor starts warming its HTTP client (see `http_transport.prewarm`),
-        so the first request of the first prompt pays for none of it. A prompt submitted
-        before this finishes waits for it (or an `initial_prompt` given on the command line).
+        The app's later modules and the agent's (`AFTER_FIRST_FRAME`) are imported in a
+        thread so keys keep flowing meanwhile; the provider's constructor starts warming
+        its HTTP client (see `http_transport.prewarm`), so the first request of the first
+        prompt pays for none of it. A prompt submitted before this finishes waits for it
+        (or an `initial_prompt` given on the command line).
         """
         try:
             await asyncio.to_thread(_import_all, AFTER_FIRST_FRAME)
@@ -447,6 +448,7 @@ class SkawldApp(SessionsMixin, App[int]):
 
 
 def _import_all(names: tuple[str, ...]) -> None:
+    """Import `names` in order (run in a thread: the main thread keeps handling keys)."""
     import importlib
 
     for name in names:
