@@ -12,7 +12,10 @@ repository) against the local wire server and polls the screen (``capture-pane``
   command line until its answer is on screen (compare with the headless first request).
 
 Claude Code is the npm package `bench/peers.py` installs (skipped with the reason when it
-cannot be); its first-run dialogs are pre-answered in its ``~/.claude.json``. Medians per
+cannot be); its first-run dialogs are pre-answered in its ``~/.claude.json``. skawld runs
+with bytecode caching on (in a temp ``PYTHONPYCACHEPREFIX``, warmed by the untimed first
+run) even if the calling environment sets ``PYTHONDONTWRITEBYTECODE``, as `bench/startup.py`
+does: users get cached bytecode, not a recompile of skawld's modules on every start. Medians per
 round and the ratios skawld / Claude Code are printed. Screen polling is every 5 ms, so
 figures carry up to 5 ms of polling error.
 """
@@ -58,9 +61,10 @@ def _wait_for(name: str, marker: str, timeout: float = 60.0) -> float:
 def _start(name: str, cwd: Path, env: dict[str, str], argv: list[str]) -> float:
     assignments = [f"{k}={v}" for k, v in env.items()]
     start = time.perf_counter()
+    # The tmux server inherits this process's environment: drop what must not reach the peer.
+    command = ["env", "-u", "PYTHONDONTWRITEBYTECODE", *assignments, *argv]
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(cwd), "env", *assignments, *argv],
-        check=True,
+        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(cwd), *command], check=True
     )
     return start
 
@@ -72,10 +76,20 @@ def _kill(name: str) -> None:
 Runner = Callable[[Path, Path, str], tuple[list[str], dict[str, str], str]]
 
 
-def skawld_runner(home: Path, repo: Path, url: str) -> tuple[list[str], dict[str, str], str]:
-    exe = str(Path(sys.executable).parent / "skawld")
-    env = {"HOME": str(home), "ANTHROPIC_API_KEY": KEY, "TERM": "xterm-256color"}
-    return [exe, "--base-url", url, "--model", MODEL], env, "Message skawld"
+def skawld_runner(pycache: Path) -> Runner:
+    """The console script next to this interpreter; its bytecode cache in `pycache`."""
+
+    def run(home: Path, repo: Path, url: str) -> tuple[list[str], dict[str, str], str]:
+        exe = str(Path(sys.executable).parent / "skawld")
+        env = {
+            "HOME": str(home),
+            "ANTHROPIC_API_KEY": KEY,
+            "TERM": "xterm-256color",
+            "PYTHONPYCACHEPREFIX": str(pycache),
+        }
+        return [exe, "--base-url", url, "--model", MODEL], env, "Message skawld"
+
+    return run
 
 
 def claude_runner(exe: str) -> Runner:
@@ -123,14 +137,14 @@ def one_run(runner: Runner, url: str, n: int) -> tuple[float, float]:
         return frame, word
 
 
-def initial_prompt_run(url: str, n: int) -> float:
+def initial_prompt_run(runner: Runner, url: str, n: int) -> float:
     """``skawld "say hi"``: start → the answer's first word on screen."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         home, repo = Path(tmp, "home"), Path(tmp, "repo")
         home.mkdir()
         repo.mkdir()
         subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-        argv, env, _ = skawld_runner(home, repo, url)
+        argv, env, _ = runner(home, repo, url)
         name = f"benchp{n}"
         try:
             start = _start(name, repo, env, [*argv, "say hi"])
@@ -146,32 +160,41 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed: apt-get install tmux")
-    peers: dict[str, Runner] = {"skawld": skawld_runner}
+    pycache = Path(tempfile.mkdtemp(prefix="skawld-pycache-"))
+    peers: dict[str, Runner] = {"skawld": skawld_runner(pycache)}
     claude = claude_code_peer()
     if claude.skipped or claude.argv is None:
         print(f"skipped Claude Code: {claude.skipped}")
     else:
         exe = str(ROOT / "bench" / ".cache" / "npm" / "node_modules" / ".bin" / "claude")
         peers["Claude Code"] = claude_runner(exe)
+    try:
+        measure(peers, args.runs, args.rounds)
+    finally:
+        shutil.rmtree(pycache, ignore_errors=True)
+
+
+def measure(peers: dict[str, Runner], runs: int, rounds: int) -> None:
+    """The warm-up runs, then `rounds` rounds of `runs` interleaved runs per peer."""
     with WireServer() as srv:
         srv.anthropic.default = turn(text(f"{WORD} says hi"))
         counter = 0
         for runner in peers.values():  # warm-up
             one_run(runner, srv.url, counter)
             counter += 1
-        for rnd in range(1, args.rounds + 1):
+        for rnd in range(1, rounds + 1):
             frames: dict[str, list[float]] = {n: [] for n in peers}
             words: dict[str, list[float]] = {n: [] for n in peers}
             prompt_runs: list[float] = []
-            for _ in range(args.runs):
+            for _ in range(runs):
                 for name, runner in peers.items():
                     frame, word = one_run(runner, srv.url, counter)
                     counter += 1
                     frames[name].append(frame)
                     words[name].append(word)
-                prompt_runs.append(initial_prompt_run(srv.url, counter))
+                prompt_runs.append(initial_prompt_run(peers["skawld"], srv.url, counter))
                 counter += 1
-            print(f"\nround {rnd}: {args.runs} interleaved runs each, medians (seconds)")
+            print(f"\nround {rnd}: {runs} interleaved runs each, medians (seconds)")
             print(f"  {'':<12} {'first frame':>12} {'Enter→word':>11}")
             med_f = {n: statistics.median(v) for n, v in frames.items()}
             med_w = {n: statistics.median(v) for n, v in words.items()}
