@@ -1,69 +1,92 @@
-"""Tools: the `Tool` contract, the registry, the `@tool` decorator and the built-ins."""
+"""Tools: the `Tool` contract, the registry, the `@tool` decorator and the built-ins.
+
+The names below load on first access, so importing one tools module (the permission
+engine needs `tools.base`, the remembered-rules file `tools.atomic_write`) does not
+import every built-in tool (about 35 ms the app would pay before its first frame).
+"""
 
 from __future__ import annotations
 
-from .ask_user import (
-    AskUserAnswer,
-    AskUserAnswers,
-    AskUserDeclined,
-    AskUserHandler,
-    AskUserInput,
-    AskUserOption,
-    AskUserQuestion,
-    AskUserRequest,
-    AskUserResponse,
-    AskUserTool,
-)
-from .background import BashOutputTool, KillShellTool
-from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
-from .bash import BashTool
-from .decorator import FunctionTool, tool
-from .edit import EditTool
-from .exit_plan_mode import ExitPlanModeTool
-from .file_tracker import FileReadTracker, canonical_path
-from .glob import GlobTool
-from .grep import GrepTool
-from .notebook_edit import NotebookEditTool
-from .read import ReadTool
-from .registry import ToolRegistry
-from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
-from .web_fetch import WebFetchTool
-from .write import WriteTool
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .ask_user import (
+        AskUserAnswer,
+        AskUserAnswers,
+        AskUserDeclined,
+        AskUserHandler,
+        AskUserInput,
+        AskUserOption,
+        AskUserQuestion,
+        AskUserRequest,
+        AskUserResponse,
+        AskUserTool,
+    )
+    from .background import BashOutputTool, KillShellTool
+    from .base import AnyTool, Tool, ToolContext, ToolResult, ToolScope
+    from .bash import BashTool
+    from .decorator import FunctionTool, tool
+    from .defaults import default_tools
+    from .edit import EditTool
+    from .exit_plan_mode import ExitPlanModeTool
+    from .file_tracker import FileReadTracker, canonical_path
+    from .glob import GlobTool
+    from .grep import GrepTool
+    from .notebook_edit import NotebookEditTool
+    from .read import ReadTool
+    from .registry import ToolRegistry
+    from .tasks import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
+    from .web_fetch import WebFetchTool
+    from .write import WriteTool
+
+_LAZY = {
+    "AnyTool": ".base",
+    "AskUserAnswer": ".ask_user",
+    "AskUserAnswers": ".ask_user",
+    "AskUserDeclined": ".ask_user",
+    "AskUserHandler": ".ask_user",
+    "AskUserInput": ".ask_user",
+    "AskUserOption": ".ask_user",
+    "AskUserQuestion": ".ask_user",
+    "AskUserRequest": ".ask_user",
+    "AskUserResponse": ".ask_user",
+    "AskUserTool": ".ask_user",
+    "BashOutputTool": ".background",
+    "BashTool": ".bash",
+    "EditTool": ".edit",
+    "ExitPlanModeTool": ".exit_plan_mode",
+    "FileReadTracker": ".file_tracker",
+    "FunctionTool": ".decorator",
+    "GlobTool": ".glob",
+    "GrepTool": ".grep",
+    "KillShellTool": ".background",
+    "NotebookEditTool": ".notebook_edit",
+    "ReadTool": ".read",
+    "TaskCreateTool": ".tasks",
+    "TaskGetTool": ".tasks",
+    "TaskListTool": ".tasks",
+    "TaskUpdateTool": ".tasks",
+    "Tool": ".base",
+    "ToolContext": ".base",
+    "ToolRegistry": ".registry",
+    "ToolResult": ".base",
+    "ToolScope": ".base",
+    "WebFetchTool": ".web_fetch",
+    "WriteTool": ".write",
+    "canonical_path": ".file_tracker",
+    "default_tools": ".defaults",
+    "tool": ".decorator",
+}
 
 
-def default_tools(
-    *,
-    ask_user: AskUserHandler | None = None,
-    background_shells: bool = False,
-    web_fetch: bool = False,
-    notebook_edit: bool = False,
-) -> list[AnyTool]:
-    """Read, Write, Edit, Bash, Glob, Grep, TaskCreate, TaskList, TaskGet, TaskUpdate
-    (the reference's ten, fresh instances, in that order), then BashOutput and
-    KillShell with `background_shells`, WebFetch with `web_fetch`, NotebookEdit
-    with `notebook_edit` (the `skawld` command turns these on), plus AskUser when
-    a handler is given."""
-    tools: list[AnyTool] = [
-        ReadTool(),
-        WriteTool(),
-        EditTool(),
-        BashTool(),
-        GlobTool(),
-        GrepTool(),
-        TaskCreateTool(),
-        TaskListTool(),
-        TaskGetTool(),
-        TaskUpdateTool(),
-    ]
-    if background_shells:
-        tools += [BashOutputTool(), KillShellTool()]
-    if web_fetch:
-        tools.append(WebFetchTool())
-    if notebook_edit:
-        tools.append(NotebookEditTool())
-    if ask_user is not None:
-        tools.append(AskUserTool(ask_user))
-    return tools
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
