@@ -577,25 +577,20 @@ def load_config(
     merged: dict[str, Any] = {}
     origins: dict[str, str] = {}
 
-    if not ignore_user_config:
-        user_path = user_config_dir(environ) / "config.json"
-        loaded = _read_file(user_path)
-        if loaded is not None:
-            doc, warns = loaded
-            _resolve_paths(doc, user_path.parent, home_dir(environ))
-            merged = _merge(merged, doc)
-            _record_origins(origins, doc, str(user_path))
-            warnings.extend(warns)
-            sources.append(ConfigSource("user", str(user_path)))
-        claude_user = home_dir(environ) / USER_SETTINGS_FILE
-        loaded = _read_claude_settings(claude_user)
-        if loaded is not None:
-            doc, warns = loaded
-            _resolve_paths(doc, claude_user.parent, home_dir(environ))
-            merged = _merge(merged, doc)
-            _record_origins(origins, doc, str(claude_user))
-            warnings.extend(warns)
-            sources.append(ConfigSource("user", str(claude_user)))
+    user_layers = (
+        (user_config_dir(environ) / "config.json", _read_file),
+        (home_dir(environ) / USER_SETTINGS_FILE, _read_claude_settings),  # Claude Code's, above skawld's
+    )
+    for user_path, read in () if ignore_user_config else user_layers:
+        loaded = read(user_path)
+        if loaded is None:
+            continue
+        doc, warns = loaded
+        _resolve_paths(doc, user_path.parent, home_dir(environ))
+        merged = _merge(merged, doc)
+        _record_origins(origins, doc, str(user_path))
+        warnings.extend(warns)
+        sources.append(ConfigSource("user", str(user_path)))
 
     chosen = project_config_path or environ.get("SKAWLD_CONFIG")
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
