@@ -8,8 +8,9 @@ repository) against the local wire server and polls the screen (``capture-pane``
 - **first frame**: start → the prompt box is on screen;
 - **Enter → first word**: after a pause (a user typing), ``say hi`` is typed and Enter
   pressed; the time until the model's first word is on screen;
-- skawld only, **``skawld "prompt"`` → first word**: start with the prompt on the
-  command line until its answer is on screen (compare with the headless first request).
+- skawld only, **``skawld "prompt"``**: start with the prompt on the command line until its
+  request reaches the server (compare with the headless first request) and until its
+  answer is on screen.
 
 Claude Code is the npm package `bench/peers.py` installs (skipped with the reason when it
 cannot be); its first-run dialogs are pre-answered in its ``~/.claude.json``. skawld runs
@@ -137,8 +138,9 @@ def one_run(runner: Runner, url: str, n: int) -> tuple[float, float]:
         return frame, word
 
 
-def initial_prompt_run(runner: Runner, url: str, n: int) -> float:
-    """``skawld "say hi"``: start → the answer's first word on screen."""
+def initial_prompt_run(runner: Runner, url: str, n: int, arrivals: list[float]) -> tuple[float, float]:
+    """``skawld "say hi"``: (start → its request reached the server, start → the answer's
+    first word on screen)."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         home, repo = Path(tmp, "home"), Path(tmp, "repo")
         home.mkdir()
@@ -147,8 +149,10 @@ def initial_prompt_run(runner: Runner, url: str, n: int) -> float:
         argv, env, _ = runner(home, repo, url)
         name = f"benchp{n}"
         try:
+            arrivals.clear()
             start = _start(name, repo, env, [*argv, "say hi"])
-            return _wait_for(name, WORD) - start
+            word = _wait_for(name, WORD) - start
+            return arrivals[0] - start, word
         finally:
             _kill(name)
 
@@ -177,7 +181,13 @@ def main() -> None:
 def measure(peers: dict[str, Runner], runs: int, rounds: int) -> None:
     """The warm-up runs, then `rounds` rounds of `runs` interleaved runs per peer."""
     with WireServer() as srv:
-        srv.anthropic.default = turn(text(f"{WORD} says hi"))
+        arrivals: list[float] = []
+
+        def stamped(_req: object) -> object:
+            arrivals.append(time.perf_counter())
+            return turn(text(f"{WORD} says hi"))
+
+        srv.anthropic.default = stamped
         counter = 0
         for runner in peers.values():  # warm-up
             one_run(runner, srv.url, counter)
@@ -185,14 +195,14 @@ def measure(peers: dict[str, Runner], runs: int, rounds: int) -> None:
         for rnd in range(1, rounds + 1):
             frames: dict[str, list[float]] = {n: [] for n in peers}
             words: dict[str, list[float]] = {n: [] for n in peers}
-            prompt_runs: list[float] = []
+            prompt_runs: list[tuple[float, float]] = []
             for _ in range(runs):
                 for name, runner in peers.items():
                     frame, word = one_run(runner, srv.url, counter)
                     counter += 1
                     frames[name].append(frame)
                     words[name].append(word)
-                prompt_runs.append(initial_prompt_run(peers["skawld"], srv.url, counter))
+                prompt_runs.append(initial_prompt_run(peers["skawld"], srv.url, counter, arrivals))
                 counter += 1
             print(f"\nround {rnd}: {runs} interleaved runs each, medians (seconds)")
             print(f"  {'':<12} {'first frame':>12} {'Enter→word':>11}")
@@ -200,7 +210,9 @@ def measure(peers: dict[str, Runner], runs: int, rounds: int) -> None:
             med_w = {n: statistics.median(v) for n, v in words.items()}
             for name in peers:
                 print(f"  {name:<12} {med_f[name]:12.3f} {med_w[name]:11.3f}")
-            print(f'  skawld "say hi": start → first word {statistics.median(prompt_runs):.3f}')
+            request = statistics.median(r for r, _ in prompt_runs)
+            word = statistics.median(w for _, w in prompt_runs)
+            print(f'  skawld "say hi": start → request at the server {request:.3f}, → first word on screen {word:.3f}')
             if "Claude Code" in peers:
                 print(
                     f"  skawld / Claude Code: first frame {med_f['skawld'] / med_f['Claude Code']:.2f}x, "

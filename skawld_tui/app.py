@@ -58,7 +58,14 @@ AFTER_FIRST_FRAME = (
     "skawld_tui.screens.ask_user",
     "skawld_tui.file_commands",
     "skawld_tui.widgets.welcome",
+    # what `build_agent` imports, so that the main thread only builds
     "skawld_core.agent",
+    "skawld_core.tools.defaults",
+    "skawld_core.providers.anthropic",
+    "skawld_core.sessions.sqlite",
+    "skawld_core.checkpoints",
+    "skawld_core.sandbox.probe",
+    "skawld_tui.local_models",
 )
 
 AgentFactory = Callable[..., "Agent"]
