@@ -19,6 +19,7 @@ The app keeps thin bindings that call into this object (`app.runs`).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from skawld_core.events import (
@@ -49,6 +50,15 @@ IDLE_ESCAPE_WINDOW = 0.8  # seconds between the two Esc presses that open the re
 QUIT_WINDOW = 2.0  # seconds between the two Ctrl+C presses that quit
 
 
+@dataclass(frozen=True)
+class _Prompt:
+    """A prompt waiting for the next run, with what the composer attached to it."""
+
+    text: str
+    images: tuple[ImageSpec, ...] = ()
+    context: tuple[str, ...] = ()
+
+
 class RunController:
     """Starts, steers and stops the app's runs (one at a time)."""
 
@@ -58,8 +68,8 @@ class RunController:
         self.runs_completed = 0
         self.stopping = False  # Esc / Ctrl+C: the run is being aborted
         self.finishing_step = False  # Ctrl+S: the run stops at the next turn boundary
-        self._pending_steers: list[tuple[str, asyncio.Future[None], NoteLine]] = []
-        self._queued_prompts: list[str] = []
+        self._pending_steers: list[tuple[_Prompt, asyncio.Future[None], NoteLine]] = []
+        self._queued_prompts: list[_Prompt] = []
         self._last_idle_escape = 0.0
         self._last_ctrl_c = 0.0
 
@@ -68,14 +78,15 @@ class RunController:
     def steer(self, text: str, *, images: Sequence[ImageSpec] = (), context: Sequence[str] = ()) -> None:
         """Text submitted while a run is going: steer it (or queue it for the next run
         when the run is being stopped or has not reached the model yet; a queued
-        prompt keeps its text only)."""
+        prompt keeps its images and context blocks)."""
         session = self.app.session
         note = NoteLine(f"queued: {text}", classes="note queued")
+        prompt = _Prompt(text, tuple(images), tuple(context))
         if session is not None and session.is_running and not self.stopping:
             future = session.steer(text, images=images, context=context)
-            self._pending_steers.append((text, future, note))
+            self._pending_steers.append((prompt, future, note))
         else:
-            self._queued_prompts.append(text)
+            self._queued_prompts.append(prompt)
         self.app.transcript.mount(note)
 
     async def start(self, text: str, *, images: Sequence[ImageSpec] = (), context: Sequence[str] = ()) -> None:
@@ -159,7 +170,7 @@ class RunController:
             except Exception:
                 pass
         renderer.reset()
-        leftovers = [t for t, f, _ in self._pending_steers if f.done() and not f.cancelled() and f.exception()]
+        leftovers = [p for p, f, _ in self._pending_steers if f.done() and not f.cancelled() and f.exception()]
         for _, _, note in self._pending_steers:
             note.remove()
         self._pending_steers.clear()
@@ -168,8 +179,12 @@ class RunController:
         queued = leftovers + self._queued_prompts
         self._queued_prompts = []
         app.call_after_refresh(app._prune_transcript)
-        if queued:
-            await self.start("\n\n".join(queued))
+        if queued:  # one run for all of them, their images and context blocks in order
+            await self.start(
+                "\n\n".join(p.text for p in queued),
+                images=[i for p in queued for i in p.images],
+                context=[c for p in queued for c in p.context],
+            )
 
     # -- stopping -------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import struct
 import zlib
 from pathlib import Path
@@ -10,10 +11,12 @@ import pytest
 
 from skawld_core.messages import ImageBlock, TextBlock
 from skawld_core.sessions import InMemorySessionStore
-from skawld_core.testing import reply
+from skawld_core.testing import reply, tool_call
+from skawld_core.tools import ToolContext, ToolResult
 from skawld_tui.images import CLIPBOARD_HINT, ImageError, dimensions, from_bytes, sniff
-from skawld_tui.widgets.blocks import UserMessage
+from skawld_tui.widgets.blocks import NoteLine, UserMessage
 from skawld_tui.widgets.prompt import AttachmentBar, AttachmentChip
+from tests.support.mock_tools import MockExec, PathInput
 
 from .helpers import SIZE, make_app, ready, run_done, until
 
@@ -199,3 +202,45 @@ async def test_a_typed_image_path_is_attached_on_send(tmp_path: Path) -> None:
         assert [b.text for b in sent if isinstance(b, TextBlock)][
             -1
         ] == "why this error?\nsee [image: err.gif 30×20] please"
+
+
+class SlowToStop(MockExec):
+    """MockExec that, once cancelled, takes until `stopped` is set to end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()  # never set: only Esc ends the call
+        self.stopped = asyncio.Event()
+
+    async def execute(self, value: PathInput, ctx: ToolContext) -> ToolResult:
+        try:
+            return await super().execute(value, ctx)
+        except asyncio.CancelledError:
+            await self.stopped.wait()
+            raise
+
+
+async def test_a_prompt_queued_while_the_run_stops_keeps_its_image(tmp_path: Path) -> None:
+    """Sent while Esc is still ending the run, the prompt waits for the next run; its
+    image chip goes with it."""
+    (tmp_path / "bug.png").write_bytes(png_bytes(6, 4))
+    tool = SlowToStop()
+    turns = [reply(tool_call("MockExec", {"path": "x"})), reply("a red box")]
+    app = make_app(turns, cwd=tmp_path, tools=[tool], mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press(*"go")
+        await pilot.press("enter")
+        await until(lambda: tool.started.is_set(), pilot)
+        await pilot.press("escape")
+        await until(lambda: tool.cancelled, pilot)
+        app.prompt.post_message(_paste(str(tmp_path / "bug.png")))
+        await until(lambda: len(app.query(AttachmentChip)) == 1, pilot)
+        await pilot.press(*"and this")
+        await pilot.press("enter")
+        await until(lambda: any("queued: and this" in str(n.render()) for n in app.query(NoteLine)), pilot)
+        tool.stopped.set()
+        await run_done(pilot, runs=2)
+        sent = app.test_provider.requests[-1].messages[-1].content  # type: ignore[attr-defined]
+        assert [b.source.media_type for b in sent if isinstance(b, ImageBlock)] == ["image/png"]  # type: ignore[union-attr]
+        assert "and this" in [b.text for b in sent if isinstance(b, TextBlock)][-1]
