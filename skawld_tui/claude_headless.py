@@ -39,16 +39,8 @@ from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
 from .claude_dialect import ClaudeEmitter, init_message
 from .control import warn
-from .headless_common import (
-    EXIT_ABORT,
-    EXIT_ERROR,
-    EXIT_OK,
-    EXIT_TERM,
-    EXIT_USAGE,
-    RunnerBase,
-    deny_ask,
-    open_session_id,
-)
+from .exit_codes import EXIT_ABORT, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
+from .headless_common import RunnerBase, deny_ask, open_session_id
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent

@@ -24,6 +24,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from .exit_codes import EXIT_AUTH, EXIT_CONFIG, EXIT_USAGE
+
 if TYPE_CHECKING:
     from .headless_common import HeadlessOptions
 
@@ -47,7 +49,6 @@ def _lazy_typer() -> Any:
 
 typer = _lazy_typer()
 
-EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH = 2, 3, 4
 
 EPILOG = (
     "Sessions: skawld sessions list|show|delete|export (see skawld sessions --help); "

@@ -27,18 +27,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .background_report import report_ended
 from .control import PermissionAnswer, note, parse_control, permission_answer, warn
-from .headless_common import (
-    EXIT_ABORT,
-    EXIT_AUTH,
-    EXIT_CONFIG,
-    EXIT_ERROR,
-    EXIT_OK,
-    EXIT_TERM,
-    EXIT_USAGE,
-    RunnerBase,
-    deny_ask,
-    open_session_id,
-)
+from .exit_codes import EXIT_ABORT, EXIT_AUTH, EXIT_CONFIG, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
+from .headless_common import RunnerBase, deny_ask, open_session_id
 
 if TYPE_CHECKING:
     from skawld_core.events import Event, ResultEvent

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 P = TypeVar("P")
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG, EXIT_AUTH, EXIT_ABORT, EXIT_TERM = 0, 1, 2, 3, 4, 130, 143
 
 Dialect = Literal["skawld", "claude"]
 

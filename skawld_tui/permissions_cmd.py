@@ -23,11 +23,12 @@ from typing import Annotated, Any
 
 import typer
 
+from .exit_codes import EXIT_CONFIG, EXIT_USAGE
 from .subcommand import new_app
 
 app = new_app("Explain permission decisions.")
 
-EXIT_USAGE, EXIT_CONFIG = 2, 3
+
 _CALL = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\((.*)\)\s*$", re.DOTALL)
 # The input field a `Tool(arg)` shorthand fills, and placeholders that make the input valid.
 _SHORTHAND: dict[str, tuple[str, dict[str, Any]]] = {

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from .exit_codes import EXIT_CONFIG, EXIT_ERROR, EXIT_USAGE
 from .subcommand import new_app, run_on_store
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-EXIT_ERROR, EXIT_USAGE, EXIT_CONFIG = 1, 2, 3
 
 tasks_app = new_app("Manage a shared task list (the graph `skawld work` drains).")
 work_app = new_app("Claim ready tasks from a task list and run each in its own session.", no_args_is_help=False)
