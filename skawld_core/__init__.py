@@ -68,6 +68,7 @@ from .events import (
     is_user_event,
     to_json,
 )
+from .lazy_exports import lazy_exports
 from .messages import (
     ContentBlock,
     DocumentBlock,
@@ -93,13 +94,10 @@ if TYPE_CHECKING:
 
     __version__: str
 
-_LAZY = {
-    "Agent": ".agent",
-    "Session": ".session",
-    "Run": ".session",
-    "load_config": ".config",
-    "default_tools": ".tools",
-}
+_lazy = lazy_exports(
+    __name__,
+    {"Agent": ".agent", "Session": ".session", "Run": ".session", "load_config": ".config", "default_tools": ".tools"},
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -107,11 +105,7 @@ def __getattr__(name: str) -> Any:
         value = package_version()
         globals()["__version__"] = value
         return value
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _lazy(name)
 
 
 __all__ = [

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_exports import lazy_exports
 from .base import (
     BaseProvider,
     MessageEnd,
@@ -44,16 +45,11 @@ __all__ = [
     "ToolUseStart",
 ]
 
-_LAZY = {
-    "AnthropicProvider": ".anthropic",
-    "OpenAIChatProvider": ".openai_chat",
-    "OpenAIResponsesProvider": ".openai_responses",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "AnthropicProvider": ".anthropic",
+        "OpenAIChatProvider": ".openai_chat",
+        "OpenAIResponsesProvider": ".openai_responses",
+    },
+)

@@ -9,8 +9,9 @@ loads on first use, so `import skawld_core` stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_exports import lazy_exports
 from .settings import SANDBOX_MODES, SandboxMode, SandboxSettings, SandboxStatus, coerce_sandbox
 
 if TYPE_CHECKING:
@@ -33,23 +34,15 @@ __all__ = [
     "sandbox_denial_note",
 ]
 
-_LAZY = {
-    "Launch": "spawn",
-    "ShellPolicy": "policy",
-    "sandbox_denial_note": "policy",
-    "INSTALL_HINT": "probe",
-    "BwrapProbe": "probe",
-    "probe_bwrap": "probe",
-    "reset_probe": "probe",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "Launch": ".spawn",
+        "ShellPolicy": ".policy",
+        "sandbox_denial_note": ".policy",
+        "INSTALL_HINT": ".probe",
+        "BwrapProbe": ".probe",
+        "probe_bwrap": ".probe",
+        "reset_probe": ".probe",
+    },
+)

@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy_exports import lazy_exports
 from .fork import fork_session
 from .listing import SessionLookupError, SessionSummary, list_conversations, newest_conversation, resolve_session_id
 from .memory import InMemorySessionStore
@@ -37,13 +38,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "SqliteSessionStore":
-        from .sqlite import SqliteSessionStore  # lazy: aiosqlite only when the SQLite store is used
-
-        return SqliteSessionStore
-    if name == "PostgresSessionStore":
-        from .postgres import PostgresSessionStore  # lazy: asyncpg is optional
-
-        return PostgresSessionStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# aiosqlite loads only when the SQLite store is used; asyncpg is optional
+__getattr__ = lazy_exports(__name__, {"SqliteSessionStore": ".sqlite", "PostgresSessionStore": ".postgres"})

@@ -7,8 +7,9 @@ import every built-in tool (about 35 ms the app would pay before its first frame
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .ask_user import (
@@ -40,53 +41,47 @@ if TYPE_CHECKING:
     from .web_fetch import WebFetchTool
     from .write import WriteTool
 
-_LAZY = {
-    "AnyTool": ".base",
-    "AskUserAnswer": ".ask_user",
-    "AskUserAnswers": ".ask_user",
-    "AskUserDeclined": ".ask_user",
-    "AskUserHandler": ".ask_user",
-    "AskUserInput": ".ask_user",
-    "AskUserOption": ".ask_user",
-    "AskUserQuestion": ".ask_user",
-    "AskUserRequest": ".ask_user",
-    "AskUserResponse": ".ask_user",
-    "AskUserTool": ".ask_user",
-    "BashOutputTool": ".background",
-    "BashTool": ".bash",
-    "EditTool": ".edit",
-    "ExitPlanModeTool": ".exit_plan_mode",
-    "FileReadTracker": ".file_tracker",
-    "FunctionTool": ".decorator",
-    "GlobTool": ".glob",
-    "GrepTool": ".grep",
-    "KillShellTool": ".background",
-    "NotebookEditTool": ".notebook_edit",
-    "ReadTool": ".read",
-    "TaskCreateTool": ".tasks",
-    "TaskGetTool": ".tasks",
-    "TaskListTool": ".tasks",
-    "TaskUpdateTool": ".tasks",
-    "Tool": ".base",
-    "ToolContext": ".base",
-    "ToolRegistry": ".registry",
-    "ToolResult": ".base",
-    "ToolScope": ".base",
-    "WebFetchTool": ".web_fetch",
-    "WriteTool": ".write",
-    "canonical_path": ".file_tracker",
-    "default_tools": ".defaults",
-    "tool": ".decorator",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "AnyTool": ".base",
+        "AskUserAnswer": ".ask_user",
+        "AskUserAnswers": ".ask_user",
+        "AskUserDeclined": ".ask_user",
+        "AskUserHandler": ".ask_user",
+        "AskUserInput": ".ask_user",
+        "AskUserOption": ".ask_user",
+        "AskUserQuestion": ".ask_user",
+        "AskUserRequest": ".ask_user",
+        "AskUserResponse": ".ask_user",
+        "AskUserTool": ".ask_user",
+        "BashOutputTool": ".background",
+        "BashTool": ".bash",
+        "EditTool": ".edit",
+        "ExitPlanModeTool": ".exit_plan_mode",
+        "FileReadTracker": ".file_tracker",
+        "FunctionTool": ".decorator",
+        "GlobTool": ".glob",
+        "GrepTool": ".grep",
+        "KillShellTool": ".background",
+        "NotebookEditTool": ".notebook_edit",
+        "ReadTool": ".read",
+        "TaskCreateTool": ".tasks",
+        "TaskGetTool": ".tasks",
+        "TaskListTool": ".tasks",
+        "TaskUpdateTool": ".tasks",
+        "Tool": ".base",
+        "ToolContext": ".base",
+        "ToolRegistry": ".registry",
+        "ToolResult": ".base",
+        "ToolScope": ".base",
+        "WebFetchTool": ".web_fetch",
+        "WriteTool": ".write",
+        "canonical_path": ".file_tracker",
+        "default_tools": ".defaults",
+        "tool": ".decorator",
+    },
+)
 
 
 __all__ = [
