@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 
 MAX_HEADER = 12
 
@@ -179,13 +179,11 @@ class AskUserTool(Tool[AskUserInput]):
         try:
             raw = await self.handler(request)
         except Exception as exc:
-            return ToolResult(content=f"AskUser failed: {exc}", summary="error", is_error=True)
+            return error_result(f"AskUser failed: {exc}", prefix="")
         try:
             response = parse_response(raw, value.questions)
         except InvalidResponse as exc:
-            return ToolResult(
-                content=f"Error: AskUser handler returned an invalid response: {exc}", summary="error", is_error=True
-            )
+            return error_result(f"AskUser handler returned an invalid response: {exc}")
         if isinstance(response, AskUserDeclined):
             reason = f" (reason: {response.reason})" if response.reason else ""
             text = (

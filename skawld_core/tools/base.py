@@ -33,6 +33,12 @@ class ToolResult:
     is_error: bool = False
 
 
+def error_result(text: str, *, prefix: str = "Error: ") -> ToolResult:
+    """An `is_error` result (summary ``error``) saying `prefix` + `text`; the file tools
+    whose reference messages are bare sentences pass ``prefix=""``."""
+    return ToolResult(content=f"{prefix}{text}", summary="error", is_error=True)
+
+
 def _allow_every_path(_: Path) -> bool:
     return True
 

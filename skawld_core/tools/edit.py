@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import edit_target_problem
 from .paths import display_path, resolve_path
 from .safe_open import OpenRefused, Verify, open_verified
@@ -110,13 +110,10 @@ class EditTool(Tool[EditInput]):
         path = resolve_path(value.file_path, ctx.cwd)
         rel = display_path(path, ctx.cwd)
 
-        def fail(text: str) -> ToolResult:
-            return ToolResult(content=text, summary="error", is_error=True)
-
         if not ctx.file_read_tracker.has_read(path):
-            return fail("Error: You must Read this file before editing it.")
+            return error_result("You must Read this file before editing it.")
         if value.old_string == value.new_string:
-            return fail("Error: No changes to make: old_string and new_string are exactly the same.")
+            return error_result("No changes to make: old_string and new_string are exactly the same.")
         problem = edit_target_problem(
             path,
             rel,
@@ -125,17 +122,17 @@ class EditTool(Tool[EditInput]):
             too_large=lambda _size: "Error: File too large to edit; use Read + Write.",
         )
         if problem:
-            return fail(problem)
+            return error_result(problem, prefix="")
         try:
             outcome = await asyncio.to_thread(
                 _apply, path, value.old_string, value.new_string, value.replace_all, ctx.verify_open
             )
         except OpenRefused as exc:
-            return fail(f"Error: {exc}.")
+            return error_result(f"{exc}.")
         except OSError as exc:
-            return fail(f"Error: could not edit {rel}: {exc.strerror or exc}.")
+            return error_result(f"could not edit {rel}: {exc.strerror or exc}.")
         if outcome.error:
-            return fail(outcome.error)
+            return error_result(outcome.error, prefix="")
         ctx.file_read_tracker.mark_read(path)
         delta = f"{outcome.delta:+d}"
         return ToolResult(content=f"Edited {rel}: {delta} lines in {rel}", summary=self.summarize(value))

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 
 __all__ = ["ExitPlanModeInput", "ExitPlanModeTool"]
 
@@ -58,7 +58,7 @@ class ExitPlanModeTool(Tool[ExitPlanModeInput]):
         session: Any = ctx.extras.get("session")
         agent: Any = getattr(session, "agent", None)
         if agent is None:
-            return ToolResult(content="Error: ExitPlanMode needs a session.", summary="error", is_error=True)
+            return error_result("ExitPlanMode needs a session.")
         if getattr(session, "is_child", False):
             return ToolResult(
                 content="Error: only the main conversation can leave plan mode; report your plan instead.",

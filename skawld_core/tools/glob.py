@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .file_search import FileQuery, SearchError, list_files_with_mtime, printable, readable_checker, real_root
 from .globmatch import PathGlob, split_static_prefix
 from .paths import resolve_path
@@ -90,4 +90,4 @@ class GlobTool(Tool[GlobInput]):
 
 
 def _error(message: str) -> ToolResult:
-    return ToolResult(content=f"Glob error: {message}", summary="error", is_error=True)
+    return error_result(f"Glob error: {message}", prefix="")

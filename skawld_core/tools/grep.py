@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult, _allow_every_path, _no_objection
+from .base import Tool, ToolContext, ToolResult, _allow_every_path, _no_objection, error_result
 from .file_search import FileQuery, SearchError, filter_readable, printable, real_root
 from .file_tracker import canonical_path
 from .globmatch import PathGlob
@@ -191,4 +191,4 @@ def _verifier(ctx: ToolContext, is_file: bool) -> Verify | None:
 
 
 def _error(message: str) -> ToolResult:
-    return ToolResult(content=f"Error: Grep error: {message}", summary="error", is_error=True)
+    return error_result(f"Grep error: {message}")

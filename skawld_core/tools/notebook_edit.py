@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import edit_target_problem
 from .notebook_render import cell_label
 from .paths import display_path, resolve_path
@@ -183,13 +183,10 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         path = resolve_path(value.notebook_path, ctx.cwd)
         rel = display_path(path, ctx.cwd)
 
-        def fail(text: str) -> ToolResult:
-            return ToolResult(content=text, summary="error", is_error=True)
-
         if path.suffix.lower() != ".ipynb":
-            return fail(f"Error: {rel} is not a .ipynb notebook; use Edit for other files.")
+            return error_result(f"{rel} is not a .ipynb notebook; use Edit for other files.")
         if not ctx.file_read_tracker.has_read(path):
-            return fail("Error: You must Read this notebook before editing it.")
+            return error_result("You must Read this notebook before editing it.")
         problem = edit_target_problem(
             path,
             rel,
@@ -198,14 +195,14 @@ class NotebookEditTool(Tool[NotebookEditInput]):
             too_large=lambda size: f"Error: {rel} is too large to edit ({size} bytes).",
         )
         if problem:
-            return fail(problem)
+            return error_result(problem, prefix="")
         try:
             outcome = await asyncio.to_thread(_apply, path, value, ctx.verify_open)
         except OpenRefused as exc:
-            return fail(f"Error: {exc}.")
+            return error_result(f"{exc}.")
         except OSError as exc:
-            return fail(f"Error: could not edit {rel}: {exc.strerror or exc}.")
+            return error_result(f"could not edit {rel}: {exc.strerror or exc}.")
         if outcome.error:
-            return fail(outcome.error)
+            return error_result(outcome.error, prefix="")
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=f"{outcome.message} in {rel}.", summary=self.summarize(value))

@@ -20,7 +20,7 @@ import io
 import logging
 
 from ..messages import Base64Source, DocumentBlock, TextBlock
-from .base import ToolResult
+from .base import ToolResult, error_result
 from .text_format import truncate_text
 
 __all__ = ["DOCUMENT_MAX_BYTES", "MAX_PAGES_PER_READ", "PAGES_REQUIRED_OVER", "parse_pages", "pdf_result"]
@@ -67,10 +67,6 @@ def _label(indexes: list[int]) -> str:
     return ",".join(runs)
 
 
-def _error(text: str) -> ToolResult:
-    return ToolResult(content=f"Error: {text}", summary="error", is_error=True)
-
-
 def pdf_result(data: bytes, rel: str, pages: str | None) -> ToolResult:
     """The Read result for the PDF bytes `data` (runs in a worker thread)."""
     from pypdf import PdfReader, PdfWriter
@@ -80,15 +76,15 @@ def pdf_result(data: bytes, rel: str, pages: str | None) -> ToolResult:
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            return _error(f"{rel} is an encrypted PDF and cannot be read without its password.")
+            return error_result(f"{rel} is an encrypted PDF and cannot be read without its password.")
         total = len(reader.pages)
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:
-        return _error(f"{rel} is not a readable PDF ({exc or type(exc).__name__}).")
+        return error_result(f"{rel} is not a readable PDF ({exc or type(exc).__name__}).")
     if total == 0:
         return ToolResult(content=f"PDF {rel} has no pages.", summary=f"Read PDF {rel} (0 pages)")
     if pages is None:
         if total > PAGES_REQUIRED_OVER:
-            return _error(
+            return error_result(
                 f"{rel} has {total} pages; pass pages to read part of it, e.g. pages: "
                 f'"1-{MAX_PAGES_PER_READ}" (at most {MAX_PAGES_PER_READ} pages per call).'
             )
@@ -97,9 +93,9 @@ def pdf_result(data: bytes, rel: str, pages: str | None) -> ToolResult:
         try:
             indexes = parse_pages(pages, total)
         except PagesError as exc:
-            return _error(f"{exc}.")
+            return error_result(f"{exc}.")
         if len(indexes) > MAX_PAGES_PER_READ:
-            return _error(f"pages selects {len(indexes)} pages; at most {MAX_PAGES_PER_READ} pages per call.")
+            return error_result(f"pages selects {len(indexes)} pages; at most {MAX_PAGES_PER_READ} pages per call.")
     texts: list[str] = []
     for i in indexes:
         try:

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from ..messages import Base64Source, ImageBlock, TextBlock
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .notebook_render import NotebookError, render_notebook
 from .paths import display_path, is_device_path, resolve_path
 from .pdf_read import pdf_result
@@ -94,14 +94,14 @@ def _read_lines(path: Path, verify: Verify, offset: int, limit: int) -> _Lines:
 def _open_error(exc: OSError | _NotRegular) -> ToolResult:
     """The error result for a file that could not be stat'ed, opened or read."""
     if isinstance(exc, OpenRefused):
-        return _error(f"{exc}.")
+        return error_result(f"{exc}.")
     if isinstance(exc, _NotRegular):
-        return _error("Path is not a regular file.")
+        return error_result("Path is not a regular file.")
     if isinstance(exc, FileNotFoundError):
-        return _error("File not found.")
+        return error_result("File not found.")
     if isinstance(exc, PermissionError):
-        return _error("Permission denied.")
-    return _error(f"Cannot read file: {exc.strerror or exc}.")
+        return error_result("Permission denied.")
+    return error_result(f"Cannot read file: {exc.strerror or exc}.")
 
 
 async def _read_whole(path: Path, ctx: ToolContext) -> bytes | ToolResult:
@@ -143,10 +143,6 @@ def _read_open_lines(fh: BinaryIO, size: int, offset: int, limit: int) -> _Lines
     return _Lines(picked, total)
 
 
-def _error(text: str) -> ToolResult:
-    return ToolResult(content=f"Error: {text}", summary="error", is_error=True)
-
-
 class ReadTool(Tool[ReadInput]):
     """Read a file with line numbers (cat -n style); images come back as image blocks."""
 
@@ -176,17 +172,17 @@ class ReadTool(Tool[ReadInput]):
         """Run the checks of the reference in order, then read in a worker thread."""
         path = resolve_path(value.file_path, ctx.cwd)
         if is_device_path(path):
-            return _error(f"{path} is a device path and cannot be read.")
+            return error_result(f"{path} is a device path and cannot be read.")
         try:
             st = os.stat(path)
         except OSError as exc:
             return _open_error(exc)
         if stat.S_ISDIR(st.st_mode):
-            return _error("Path is a directory.")
+            return error_result("Path is a directory.")
         if not stat.S_ISREG(st.st_mode):
-            return _error("Path is not a regular file.")
+            return error_result("Path is not a regular file.")
         if not os.access(path, os.R_OK):
-            return _error("Permission denied.")
+            return error_result("Permission denied.")
         rel = display_path(path, ctx.cwd)
         ext = path.suffix.lower().lstrip(".")
         if ext in IMAGE_TYPES:
@@ -196,9 +192,9 @@ class ReadTool(Tool[ReadInput]):
         if ext == "pdf":
             return await self._read_pdf(path, rel, value.pages, st.st_size, ctx)
         if value.pages is not None:
-            return _error("pages applies to PDF files only; use offset and limit for text files.")
+            return error_result("pages applies to PDF files only; use offset and limit for text files.")
         if ext in BINARY_EXTENSIONS:
-            return _error(f"{rel} is a binary file (.{ext}) and cannot be read.")
+            return error_result(f"{rel} is a binary file (.{ext}) and cannot be read.")
         summary = self.summarize(value)
         if st.st_size == 0:
             ctx.file_read_tracker.mark_read(path)
@@ -208,16 +204,16 @@ class ReadTool(Tool[ReadInput]):
         except (OSError, _NotRegular) as exc:
             return _open_error(exc)
         if got.sniffed_binary:
-            return _error(f"{rel} appears to be a binary file and cannot be read.")
+            return error_result(f"{rel} appears to be a binary file and cannot be read.")
         if value.offset > got.total:
-            return _error(f"offset {value.offset} is beyond end of file ({got.total} lines total).")
+            return error_result(f"offset {value.offset} is beyond end of file ({got.total} lines total).")
         body = "\n".join(number_line(value.offset + i, _clip_line(line)) for i, line in enumerate(got.lines))
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=truncate_text(body, MAX_OUTPUT_CHARS), summary=summary)
 
     async def _read_image(self, path: Path, rel: str, ext: str, size: int, ctx: ToolContext) -> ToolResult:
         if size > MAX_IMAGE_BYTES:
-            return _error(f"Image {rel} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES} bytes).")
+            return error_result(f"Image {rel} is too large ({size} bytes; the limit is {MAX_IMAGE_BYTES} bytes).")
         data = await _read_whole(path, ctx)
         if isinstance(data, ToolResult):
             return data
@@ -228,14 +224,14 @@ class ReadTool(Tool[ReadInput]):
 
     async def _read_notebook(self, path: Path, rel: str, size: int, ctx: ToolContext) -> ToolResult:
         if size > MAX_NOTEBOOK_BYTES:
-            return _error(f"Notebook {rel} is too large ({size} bytes; the limit is {MAX_NOTEBOOK_BYTES} bytes).")
+            return error_result(f"Notebook {rel} is too large ({size} bytes; the limit is {MAX_NOTEBOOK_BYTES} bytes).")
         data = await _read_whole(path, ctx)
         if isinstance(data, ToolResult):
             return data
         try:
             blocks = render_notebook(data)
         except NotebookError as exc:
-            return _error(f"{rel} is {exc}.")
+            return error_result(f"{rel} is {exc}.")
         content: list[TextBlock | ImageBlock] = [
             TextBlock(text=truncate_text(b.text, MAX_OUTPUT_CHARS)) if isinstance(b, TextBlock) else b for b in blocks
         ]
@@ -245,7 +241,7 @@ class ReadTool(Tool[ReadInput]):
 
     async def _read_pdf(self, path: Path, rel: str, pages: str | None, size: int, ctx: ToolContext) -> ToolResult:
         if size > MAX_PDF_BYTES:
-            return _error(f"PDF {rel} is too large ({size} bytes; the limit is {MAX_PDF_BYTES} bytes).")
+            return error_result(f"PDF {rel} is too large ({size} bytes; the limit is {MAX_PDF_BYTES} bytes).")
         data = await _read_whole(path, ctx)
         if isinstance(data, ToolResult):
             return data

@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field, field_validator
 from ..errors import SessionStoreError
 from ..model_base import SkawldModel
 from ..sessions.store import CreateTaskInput, SessionStore, Task, TaskPatch, TaskPatchStatus
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 
 _ID_CONFIG = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
@@ -19,10 +19,6 @@ _ID_CONFIG = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 def _norm_id(value: str) -> str:
     value = value.strip()
     return value[1:] if value.startswith("#") else value
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult(content=f"Error: {text}", summary="error", is_error=True)
 
 
 def _store(ctx: ToolContext) -> SessionStore | None:
@@ -72,7 +68,7 @@ class TaskCreateTool(Tool[TaskCreateInput]):
         """Create the task and report its id."""
         store = _store(ctx)
         if store is None:
-            return _error(NO_STORE)
+            return error_result(NO_STORE)
         data = CreateTaskInput(
             subject=value.subject,
             description=value.description,
@@ -82,7 +78,7 @@ class TaskCreateTool(Tool[TaskCreateInput]):
         try:
             task = await store.create_task(ctx.session_id, data)
         except SessionStoreError as exc:
-            return _error(str(exc))
+            return error_result(str(exc))
         return ToolResult(content=f"Task #{task.id} created: {task.subject}", summary=self.summarize(value))
 
 
@@ -120,11 +116,11 @@ class TaskListTool(Tool[TaskListInput]):
         """One line per task, in numeric id order."""
         store = _store(ctx)
         if store is None:
-            return _error(NO_STORE)
+            return error_result(NO_STORE)
         try:
             tasks = await store.list_tasks(ctx.session_id)
         except SessionStoreError as exc:
-            return _error(str(exc))
+            return error_result(str(exc))
         if not tasks:
             return ToolResult(content="No tasks found.", summary="0 tasks")
         status_of = {t.id: t.status for t in tasks}
@@ -184,13 +180,13 @@ class TaskGetTool(Tool[TaskGetInput]):
         """Render the task, or report that it does not exist."""
         store = _store(ctx)
         if store is None:
-            return _error(NO_STORE)
+            return error_result(NO_STORE)
         try:
             task = await store.get_task(ctx.session_id, value.task_id)
         except SessionStoreError as exc:
-            return _error(str(exc))
+            return error_result(str(exc))
         if task is None:
-            return _error("Task not found.")
+            return error_result("Task not found.")
         return ToolResult(content=render_task(task), summary=self.summarize(value))
 
 
@@ -275,22 +271,22 @@ class TaskUpdateTool(Tool[TaskUpdateInput]):
         """Apply the patch and describe what changed."""
         store = _store(ctx)
         if store is None:
-            return _error(NO_STORE)
+            return error_result(NO_STORE)
         summary = self.summarize(value)
         try:
             before = await store.get_task(ctx.session_id, value.task_id)
             if before is None:
-                return _error("Task not found.")
+                return error_result("Task not found.")
             if value.status == "deleted":
                 if not await store.delete_task(ctx.session_id, value.task_id):
-                    return _error("Task not found.")
+                    return error_result("Task not found.")
                 return ToolResult(content=f"Task #{value.task_id} deleted.", summary=summary)
             patch = TaskPatch.model_validate(value.model_dump(exclude={"task_id"}))
             after = await store.update_task(ctx.session_id, value.task_id, patch)
         except SessionStoreError as exc:
-            return _error(str(exc))
+            return error_result(str(exc))
         if after is None:
-            return _error("Task not found.")
+            return error_result("Task not found.")
         changes = diff_tasks(before, after)
         text = "; ".join(changes) if changes else "no changes"
         return ToolResult(content=f"Task #{value.task_id} updated: {text}", summary=summary)

@@ -16,7 +16,7 @@ import asyncio
 from pydantic import ConfigDict, Field, field_validator
 
 from ..model_base import SkawldModel
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .html_markdown import html_to_markdown
 from .text_format import truncate_text
 from .web_cache import PageCache
@@ -67,10 +67,6 @@ def _decode(got: Fetched) -> str:
         return got.body.decode("utf-8", errors="replace")
 
 
-def _error(text: str) -> ToolResult:
-    return ToolResult(content=f"Error: {text}", summary="error", is_error=True)
-
-
 class WebFetchTool(Tool[WebFetchInput]):
     """Fetch a web page and return it as Markdown (or the parts matching `prompt`)."""
 
@@ -103,7 +99,7 @@ class WebFetchTool(Tool[WebFetchInput]):
             cached = self.cache.get(url)
             got = cached if cached is not None else await fetch_url(url, self.limits)
         except FetchError as exc:
-            return _error(f"{exc}.")
+            return error_result(f"{exc}.")
         if cached is None:
             self.cache.put(url, got)
         if isinstance(got, CrossHostRedirect):
@@ -117,10 +113,10 @@ class WebFetchTool(Tool[WebFetchInput]):
         if got.status >= 400:
             excerpt = _decode(got)[:500].strip() if _is_text(got.content_type) else ""
             detail = f"\n{excerpt}" if excerpt else ""
-            return _error(f"{got.url} answered HTTP {got.status} {got.reason}.{detail}")
+            return error_result(f"{got.url} answered HTTP {got.status} {got.reason}.{detail}")
         is_html = got.content_type in _HTML_TYPES or (not got.content_type and got.body[:1024].lstrip()[:1] == b"<")
         if not is_html and got.content_type and not _is_text(got.content_type):
-            return _error(
+            return error_result(
                 f"{got.url} is {got.content_type} ({len(got.body)} bytes); WebFetch returns web pages and text only."
             )
         # Parsing megabytes of HTML takes a while: keep it off the event loop.

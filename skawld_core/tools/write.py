@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
-from .base import Tool, ToolContext, ToolResult
+from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import stale_or_unwritable
 from .paths import display_path, is_device_path, resolve_path
 from .safe_open import OpenRefused, Verify
@@ -23,10 +23,6 @@ class WriteInput(SkawldModel):
 
     file_path: str = Field(min_length=1, description="Absolute path, or a path relative to the working directory.")
     content: str = Field(description="The full new content of the file.")
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult(content=text, summary="error", is_error=True)
 
 
 class WriteTool(Tool[WriteInput]):
@@ -50,34 +46,33 @@ class WriteTool(Tool[WriteInput]):
         path = resolve_path(value.file_path, ctx.cwd)
         rel = display_path(path, ctx.cwd)
         if is_device_path(path):
-            return _error(f"Error: {path} is a device path and cannot be written.")
+            return error_result(f"{path} is a device path and cannot be written.")
         try:
             data = value.content.encode("utf-8")
         except UnicodeEncodeError:
-            return _error("Error: content is not valid Unicode (lone surrogate).")
+            return error_result("content is not valid Unicode (lone surrogate).")
         try:
             st = os.stat(path)
         except FileNotFoundError:
             st = None
         except OSError as exc:
-            return _error(f"Error: cannot access {rel}: {exc.strerror or exc}.")
+            return error_result(f"cannot access {rel}: {exc.strerror or exc}.")
         if st is not None:
             if not stat.S_ISREG(st.st_mode):
-                return _error(f"Error: {rel} exists and is not a regular file.")
+                return error_result(f"{rel} exists and is not a regular file.")
             if not ctx.file_read_tracker.has_read(path):
-                return _error(
-                    f"Error: {rel} already exists and has not been Read in this session. "
-                    "Read the file first, then write it."
+                return error_result(
+                    f"{rel} already exists and has not been Read in this session. Read the file first, then write it."
                 )
             problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
             if problem:
-                return _error(problem)
+                return error_result(problem, prefix="")
         try:
             await asyncio.to_thread(_write, path, data, ctx.verify_open)
         except OpenRefused as exc:
-            return _error(f"Error: {exc}.")
+            return error_result(f"{exc}.")
         except OSError as exc:
-            return _error(f"Error: could not write {rel}: {exc.strerror or exc}.")
+            return error_result(f"could not write {rel}: {exc.strerror or exc}.")
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=f"wrote {len(data)} bytes to {rel}", summary=self.summarize(value))
 
