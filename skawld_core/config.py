@@ -35,7 +35,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,10 +43,10 @@ from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE, setting
 from .config_files import home_dir, read_config_file, user_config_dir
 from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarning, pointer, validate_document
 from .errors import ConfigError
-from .instructions import find_repo_root, project_instruction_files
 from .mcp_json import MCP_JSON_FILE, mcp_json_document
 from .permissions.remembered import gated_settings
-from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
+from .trust import TrustRequest, config_requests, describe_requests, inside
+from .trust_items import TrustItem, command_items, grant_items, instruction_items
 
 __all__ = [
     "ConfigSource",
@@ -60,6 +60,7 @@ __all__ = [
     "file_sha256",
     "home_dir",
     "is_project_config_trusted",
+    "project_trust_state",
     "load_config",
     "read_config_file",
     "trust_project_config",
@@ -173,8 +174,13 @@ class UntrustedProjectConfigError(ConfigError):
         self.pointers = [r.pointer for r in requests if r.pointer]
         self.extra = extra
         project = path.parent.parent if path.parent.name == ".skawld" else path.parent
+        again = (
+            "changed since you accepted it (the new or changed items are marked below) and needs your approval again"
+            if any(r.changed for r in requests)
+            else "needs your approval"
+        )
         super().__init__(
-            f"The project {project} needs your approval before skawld uses "
+            f"The project {project} {again} before skawld uses "
             f"{path if path.is_file() else 'its files'}. It asks for:\n"
             f"{describe_requests(requests)}\n"
             "Review it, then run once with --accept-project-config (or accept it in the app) "
@@ -200,13 +206,17 @@ def file_sha256(path: Path) -> str:
 
 def _trust_digest(path: Path, extra: tuple[str, ...]) -> str:
     """SHA-256 of the file (of nothing when absent), folded with what else the acceptance covers."""
-    try:
-        digest = file_sha256(path)
-    except FileNotFoundError:
-        digest = hashlib.sha256(b"").hexdigest()
+    digest = _file_digest(path)
     if not extra:
         return digest
     return hashlib.sha256("\n".join([digest, *sorted(extra)]).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return file_sha256(path)
+    except FileNotFoundError:
+        return hashlib.sha256(b"").hexdigest()
 
 
 def _read_trust(env: Mapping[str, str] | None) -> dict[str, Any]:
@@ -218,6 +228,29 @@ def _read_trust(env: Mapping[str, str] | None) -> dict[str, Any]:
     return projects if isinstance(projects, dict) else {}
 
 
+def project_trust_state(
+    path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()
+) -> tuple[bool, frozenset[str] | None]:
+    """(accepted as it is now, the item tokens the last acceptance covered or None if never accepted).
+
+    Accepted means: the same file and items, or the same file with items that are all
+    among the accepted ones (a command or a skill removed asks nothing).
+    """
+    p = Path(path).resolve()
+    entry = _read_trust(env).get(str(p))
+    if not isinstance(entry, dict):
+        return False, None
+    recorded = entry.get("items")
+    tokens = frozenset(t for t in recorded if isinstance(t, str)) if isinstance(recorded, list) else frozenset()
+    try:
+        if entry.get("sha256") == _trust_digest(p, extra):
+            return True, tokens
+        narrowed = isinstance(recorded, list) and entry.get("file") == _file_digest(p) and set(extra) <= tokens
+    except OSError:
+        return False, tokens
+    return narrowed, tokens
+
+
 def is_project_config_trusted(
     path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()
 ) -> bool:
@@ -225,13 +258,7 @@ def is_project_config_trusted(
 
     A project without a config file can be accepted too (its digest is the empty file's).
     """
-    p = Path(path).resolve()
-    try:
-        digest = _trust_digest(p, extra)
-    except OSError:
-        return False
-    entry = _read_trust(env).get(str(p))
-    return isinstance(entry, dict) and entry.get("sha256") == digest
+    return project_trust_state(path, env=env, extra=extra)[0]
 
 
 def trust_project_config(
@@ -240,13 +267,18 @@ def trust_project_config(
     """Remember that the user accepted this project config (path + current SHA-256).
 
     `extra` is what else the acceptance covers (`UntrustedProjectConfigError.extra`,
-    `LoadedConfig.trust_extra`). Writes ``~/.skawld/trusted-projects.json``
-    atomically; returns the digest.
+    `LoadedConfig.trust_extra`: the `TrustItem` tokens), recorded so a later change can
+    say what is new. Writes ``~/.skawld/trusted-projects.json`` atomically; returns the digest.
     """
     p = Path(path).resolve()
     digest = _trust_digest(p, extra)
     projects = _read_trust(env)
-    projects[str(p)] = {"sha256": digest, "accepted_at": _dt.datetime.now(_dt.UTC).isoformat()}
+    projects[str(p)] = {
+        "sha256": digest,
+        "file": _file_digest(p),
+        "items": sorted(extra),
+        "accepted_at": _dt.datetime.now(_dt.UTC).isoformat(),
+    }
     target = trusted_projects_path(env)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -379,27 +411,16 @@ def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) ->
         ]
 
 
+def _work_dir(merged: Mapping[str, Any], base: Path) -> Path:
+    return (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
+
+
 def _project_config_dirs(merged: Mapping[str, Any], base: Path, user_dir: Path) -> list[Path]:
     """The project's own skill/agent directories: ``.skawld/``, ``.claude/`` and ``configDirs`` inside it."""
-    work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
+    work = _work_dir(merged, base)
     dirs = [work / ".skawld", work / ".claude", *(Path(d) for d in merged.get("configDirs", []))]
     user = user_dir.resolve()
     return [d for d in dict.fromkeys(p.resolve() for p in dirs) if d != user and inside(d, base)]
-
-
-def _instruction_requests(merged: Mapping[str, Any], base: Path) -> tuple[list[TrustRequest], tuple[str, ...]]:
-    """An instruction file (AGENTS.md/CLAUDE.md) that links outside its repository."""
-    work = (base / Path(merged["cwd"]).expanduser()).resolve() if merged.get("cwd") else base
-    root = find_repo_root(work).resolve()
-    requests: list[TrustRequest] = []
-    keys: list[str] = []
-    for found in project_instruction_files(work):
-        target = found.resolve()
-        if inside(target, root) or inside(target, base):
-            continue
-        requests.append(TrustRequest("reads", "", f"{target} into the prompt sent to the model ({found} links there)"))
-        keys.append(f"instructions:{found}->{target}")
-    return requests, tuple(keys)
 
 
 def _env_layer(env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
@@ -553,6 +574,29 @@ def _merged_model(merged: dict[str, Any]) -> ConfigFile:
         raise ConfigError(f"Invalid merged config: {exc.errors(include_url=False)[0]['msg']}") from None
 
 
+def _gate(
+    project_path: Path,
+    environ: Mapping[str, str],
+    requests: list[TrustRequest],
+    items: list[TrustItem],
+    accept: bool,
+) -> tuple[bool, list[TrustRequest], list[TrustRequest], tuple[str, ...]]:
+    """The trust gate: (trusted, blocking requests, withheld requests, acceptance tokens).
+
+    Raises `UntrustedProjectConfigError` when a blocking request is not accepted, or
+    when an accepted project gained an item that asks for something (listed as changed).
+    """
+    extra = tuple(i.token for i in items)
+    accepted, recorded = project_trust_state(project_path, env=environ, extra=extra)
+    trusted = accept or accepted
+    fresh = set() if recorded is None else {i.token for i in items if i.requests and i.token not in recorded}
+    shown = [*requests, *(replace(r, changed=i.token in fresh) for i in items for r in i.requests)]
+    blocking = [*requests, *(r for i in items if not i.withheld for r in i.requests)]
+    if not trusted and (blocking or fresh):
+        raise UntrustedProjectConfigError(project_path, shown, extra)
+    return trusted, blocking, [r for i in items if i.withheld for r in i.requests], extra
+
+
 def load_config(
     *,
     cwd: str | os.PathLike[str] | None = None,
@@ -605,7 +649,7 @@ def load_config(
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
-    settings_extra: list[str] = []
+    items: list[TrustItem] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
         raw = read_config_file(settings_path)
@@ -617,7 +661,7 @@ def load_config(
         gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
         requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
         if digest is not None:
-            settings_extra.append(f"claude-settings:{settings_path}:{digest}")
+            items.append(TrustItem("claude-settings", str(settings_path), digest))
         _resolve_paths(doc, settings_path.parent, base)
         merged = _merge(merged, doc)
         _record_origins(origins, doc, str(settings_path))
@@ -632,23 +676,21 @@ def load_config(
             TrustRequest(r.capability, f"{MCP_JSON_FILE} {r.pointer}", r.what)
             for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=merged)
         )
-        settings_extra.append(f"mcp-json:{mcp_json_path}:{file_sha256(mcp_json_path)}")
+        items.append(TrustItem("mcp-json", str(mcp_json_path), file_sha256(mcp_json_path)))
         merged = _merge(merged, doc)
         _record_origins(origins, doc, str(mcp_json_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(mcp_json_path)))
-    more, extra = _instruction_requests(merged, base)
-    requests.extend(more)
-    grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
-    extra = (*extra, *settings_extra, *grant_extra)
-    trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
-    if requests and not trusted:
-        raise UntrustedProjectConfigError(project_path, [*requests, *grants], extra)
-    if grants and not trusted:
+    work, home = _work_dir(merged, base), home_dir(environ)
+    items[:0] = instruction_items(work, base, home)
+    items += grant_items(_project_config_dirs(merged, base, user_config_dir(environ)))
+    items += command_items(work, home)
+    trusted, _blocking, withheld, extra = _gate(project_path, environ, requests, items, accept_project_config)
+    if withheld and not trusted:
         warnings.append(
             ConfigWarning(
-                f"this project's skills ask for tools ({'; '.join(r.what for r in grants)}); "
-                "they run without those grants until you accept the project (--accept-project-config)"
+                f"this project's files ask for: {'; '.join(r.what for r in withheld)}; "
+                "they run without it until you accept the project (--accept-project-config)"
             )
         )
 

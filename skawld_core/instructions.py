@@ -12,7 +12,12 @@ Which files, in the order they reach the system prompt:
 importing file (`@~/x` from the home directory), five levels deep at most, each file once
 (a cycle is refused), and never inside code spans or fenced code blocks. An import that leaves
 the project (or, for a user file, the user's home) is only followed when the caller allows it;
-otherwise it is reported in `InstructionSet.refused` so the trust gate can ask.
+otherwise it is reported in `InstructionSet.refused` so the trust gate can ask
+(`skawld_core.trust_items.instruction_items` lists every such import for the acceptance).
+A nested file (read when the model reads below it) never imports from outside the project.
+
+Each file is capped at `MAX_INSTRUCTION_CHARS` characters (Claude Code warns above 40k):
+a longer one is cut there and reported in `InstructionSet.truncated`.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 
 __all__ = [
     "MAX_IMPORT_DEPTH",
+    "MAX_INSTRUCTION_CHARS",
     "NESTED_FILE_NAMES",
     "PROJECT_FILE_NAMES",
     "InstructionFile",
@@ -36,6 +42,7 @@ __all__ = [
 ]
 
 MAX_IMPORT_DEPTH = 5
+MAX_INSTRUCTION_CHARS = 100_000
 PROJECT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 NESTED_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 
@@ -60,6 +67,7 @@ class InstructionSet:
 
     files: list[InstructionFile] = field(default_factory=list)
     refused: list[tuple[Path, Path, str]] = field(default_factory=list)  # (importer, target, reason)
+    truncated: list[tuple[Path, int]] = field(default_factory=list)  # (file, its size in bytes)
 
     @property
     def paths(self) -> list[Path]:
@@ -122,7 +130,11 @@ class _Reader:
                 self.result.refused.append((imported_by, path, "already included (import cycle or duplicate)"))
             return
         try:
-            text = real.read_text(encoding="utf-8")
+            with real.open(encoding="utf-8") as stream:
+                text = stream.read(MAX_INSTRUCTION_CHARS + 1)
+            if len(text) > MAX_INSTRUCTION_CHARS:
+                text = text[:MAX_INSTRUCTION_CHARS]
+                self.result.truncated.append((path, real.stat().st_size))
         except (OSError, UnicodeDecodeError) as exc:
             if imported_by is not None:
                 self.result.refused.append((imported_by, path, f"cannot read: {exc}"))
@@ -148,6 +160,7 @@ def load_instructions(
     home: Path,
     cwd: Path | None = None,
     allow_imports_outside: bool = False,
+    include_user: bool = True,
 ) -> InstructionSet:
     """Read the user-level and project-level files with their imports.
 
@@ -156,9 +169,10 @@ def load_instructions(
     working directory at start; those below it are `NestedInstructions`).
     A user-level file may import from the home directory; a project file from the
     project, and from elsewhere only with `allow_imports_outside` (a trusted project).
+    `include_user=False` leaves the user-level files out (the trust scan).
     """
     reader = _Reader(home, [home], allow_imports_outside)
-    for path in user_instruction_paths(home):
+    for path in user_instruction_paths(home) if include_user else ():
         if path.is_file():
             reader.read(path)
     reader.allowed_roots = [project_root.resolve()]

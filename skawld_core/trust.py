@@ -18,6 +18,7 @@ from .config_model import pointer
 
 __all__ = [
     "CAPABILITY_TITLES",
+    "CHANGED_MARK",
     "Capability",
     "TrustRequest",
     "config_requests",
@@ -33,6 +34,7 @@ CAPABILITY_TITLES: dict[Capability, str] = {
     "reads": "Reads",
     "widens": "Widens permissions",
 }
+CHANGED_MARK = "[new since you accepted] "
 _STRICTNESS = {"off": 0, "auto": 1, "required": 2}
 KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai-chat": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY"}
 
@@ -44,9 +46,11 @@ class TrustRequest:
     capability: Capability
     pointer: str
     what: str
+    changed: bool = False  # new or changed since the user accepted the project
 
     def __str__(self) -> str:
-        return f"{self.what} ({self.pointer})" if self.pointer else self.what
+        text = f"{self.what} ({self.pointer})" if self.pointer else self.what
+        return f"{CHANGED_MARK}{text}" if self.changed else text
 
 
 def inside(path: Path, root: Path) -> bool:
@@ -194,31 +198,3 @@ def describe_requests(requests: Sequence[TrustRequest]) -> str:
         lines.append(f"  {title}:")
         lines.extend(f"    - {r}" for r in items)
     return "\n".join(lines)
-
-
-def grant_requests(config_dirs: Sequence[Path]) -> tuple[list[TrustRequest], tuple[str, ...]]:
-    """What the project's skills and agents would grant: tools without asking, another model.
-
-    These never block a run (the skill runs without its grants until the project is
-    accepted) but they are listed in the trust prompt and covered by the acceptance,
-    so a later change to a grant asks again.
-    """
-    dirs = [d for d in config_dirs if (d / "skills").is_dir() or (d / "agents").is_dir()]
-    if not dirs:
-        return [], ()
-    # lazy: config imports this module at its top; the skills and subagents packages bring the tools
-    from .skills.loader import load_skills
-    from .subagents.definitions import load_agent_definitions
-
-    requests: list[TrustRequest] = []
-    extra: list[str] = []
-    for skill in load_skills(dirs, ()).skills:
-        if skill.allowed_tools:
-            tools = ", ".join(skill.allowed_tools)
-            requests.append(TrustRequest("widens", "", f"the skill {skill.name!r} runs {tools} without asking"))
-        if skill.allowed_tools or skill.model:
-            extra.append(f"skill:{skill.directory}:{','.join(skill.allowed_tools)}:{skill.model or ''}")
-    for agent in load_agent_definitions(dirs).agents:
-        if agent.model:
-            extra.append(f"agent:{agent.path}:{agent.model}")
-    return requests, tuple(extra)

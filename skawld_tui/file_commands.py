@@ -8,8 +8,11 @@ Frontmatter (all optional): `description`, `argument-hint`, `allowed-tools`, `mo
 The body is the prompt, expanded when the command is typed:
 
 - `$ARGUMENTS` is everything after the command; `$1` … `$9` are its words (shell quoting);
-- `@path` attaches that file's content (relative to the working directory; only files
-  the permission rules let the model read);
+- `@path` attaches that file's content (relative to the working directory, `~/` from
+  the home directory, or absolute; only files the permission rules let the model read).
+  A project's command attaches a file outside the project only when the project is
+  accepted (the acceptance lists those files: `skawld_core.trust_items`), or when the
+  user typed the reference in the arguments;
 - ``!`command` `` runs the command first and puts its output in its place. It runs
   through the permission engine like a Bash call: a deny rule refuses it, an allow rule
   or the command's own `allowed-tools` lets it run, and anything else refuses the
@@ -20,40 +23,40 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skawld_core.skills.frontmatter import FrontmatterError, model_override, split_frontmatter
+from skawld_core.command_files import (
+    FILE_REF,
+    SHELL_LINE,
+    FileCommand,
+    command_dirs,
+    load_file_commands,
+    resolve_ref,
+)
+from skawld_core.skills.frontmatter import model_override
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.session import Session
 
-__all__ = ["CommandExpansionError", "ExpandedCommand", "FileCommand", "expand_command", "load_file_commands"]
+__all__ = [
+    "CommandExpansionError",
+    "ExpandedCommand",
+    "FileCommand",
+    "command_dirs",
+    "expand_command",
+    "load_file_commands",
+]
 
 _ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
-_FILE_REF = re.compile(r"(?:(?<=\s)|^)@([^\s`]+)", re.MULTILINE)
-_SHELL = re.compile(r"!`([^`\n]+)`")
 MAX_ATTACHED_CHARS = 100_000
 
 
 class CommandExpansionError(Exception):
     """A command could not be expanded (a refused `!` command, an unreadable file)."""
-
-
-@dataclass(frozen=True)
-class FileCommand:
-    """One command file."""
-
-    name: str
-    description: str
-    body: str
-    path: Path
-    argument_hint: str | None = None
-    allowed_tools: tuple[str, ...] = ()
-    model: str | None = None  # as written; `command_model` resolves it
 
 
 @dataclass
@@ -76,78 +79,6 @@ def command_model(command: FileCommand) -> tuple[str | None, str | None]:
     if model is None and command.model.lower() != "inherit":
         return None, f"/{command.name}: model {command.model!r} is a Claude Code alias; using the session's model"
     return model, None
-
-
-def command_dirs(cwd: Path, home: Path) -> list[Path]:
-    """Where command files are looked for, in precedence order."""
-    return [
-        cwd / ".skawld" / "commands",
-        cwd / ".claude" / "commands",
-        home / ".skawld" / "commands",
-        home / ".claude" / "commands",
-    ]
-
-
-def _tools(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        # `Bash(git add:*), Bash(git status:*)`: commas inside parentheses belong to the spec.
-        parts, depth, cur = [], 0, ""
-        for ch in value:
-            depth += (ch == "(") - (ch == ")")
-            if ch == "," and depth == 0:
-                parts.append(cur)
-                cur = ""
-            else:
-                cur += ch
-        parts.append(cur)
-        return tuple(p.strip() for p in parts if p.strip())
-    if isinstance(value, list):
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    return ()
-
-
-def _parse(path: Path, name: str) -> FileCommand:
-    text = path.read_text(encoding="utf-8")
-    try:
-        split = split_frontmatter(text)
-    except FrontmatterError:
-        split = None
-    data, body = split if split is not None else ({}, text)
-    description = data.get("description")
-    if not isinstance(description, str) or not description.strip():
-        first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")
-        description = first[:80] or f"/{name}"
-    hint = data.get("argument-hint", data.get("argument_hint"))
-    raw_model = data.get("model")
-    return FileCommand(
-        name=name,
-        description=" ".join(description.split()),
-        body=body.strip(),
-        path=path,
-        argument_hint=str(hint) if hint is not None else None,
-        allowed_tools=_tools(data.get("allowed-tools", data.get("allowed_tools"))),
-        model=str(raw_model).strip() or None if raw_model is not None else None,
-    )
-
-
-def load_file_commands(dirs: Sequence[Path]) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
-    """The commands (sorted by name) and the files skipped, with why. Never raises."""
-    found: dict[str, FileCommand] = {}
-    skipped: list[tuple[Path, str]] = []
-    for directory in dirs:
-        if not directory.is_dir():
-            continue
-        for path in sorted(directory.rglob("*.md")):
-            rel = path.relative_to(directory).with_suffix("")
-            name = ":".join(part.lower().replace(" ", "-") for part in rel.parts)
-            if name in found:
-                skipped.append((path, f"/{name} is already defined by {found[name].path}"))
-                continue
-            try:
-                found[name] = _parse(path, name)
-            except (OSError, UnicodeDecodeError) as exc:
-                skipped.append((path, f"cannot read: {exc}"))
-    return sorted(found.values(), key=lambda c: c.name), skipped
 
 
 def _substitute_args(body: str, args: str) -> str:
@@ -179,7 +110,7 @@ async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Ses
         tool_name="Bash", tool_use_id="command", input={"command": line}, summary=line, scope="exec", cwd=agent.cwd
     )
     decision = agent.permissions.evaluate(call).behavior
-    own_rules_apply = trusted or not command.path.resolve().is_relative_to(agent.cwd)
+    own_rules_apply = trusted or not _project_command(command, agent)
     if decision == "ask" and command.allowed_tools and own_rules_apply:
         own = PermissionEngine(rules=tool_rules(list(command.allowed_tools), "allow"), project_root=agent.cwd)
         decision = "allow" if own.evaluate(call).behavior == "allow" else "ask"
@@ -199,10 +130,19 @@ async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Ses
     )
 
 
-def _attach(command: FileCommand, ref: str, agent: Agent) -> tuple[str, Path] | None:
-    path = (agent.cwd / ref).resolve()
+def _project_command(command: FileCommand, agent: Agent) -> bool:
+    return command.path.resolve().is_relative_to(agent.cwd.resolve())
+
+
+def _attach(command: FileCommand, ref: str, agent: Agent, *, outside_ok: bool) -> tuple[str, Path] | None:
+    path = resolve_ref(ref, agent.cwd, Path.home())
     if not path.is_file():
         return None  # `@someone` in prose
+    if not outside_ok and not path.is_relative_to(agent.cwd.resolve()):
+        raise CommandExpansionError(
+            f"/{command.name}: @{ref} is outside the project; this project's commands attach files "
+            "from outside it only once you accept the project (--accept-project-config)"
+        )
     if not agent.permissions.can_read(path):
         raise CommandExpansionError(f"/{command.name}: @{ref} is not readable under the permission rules")
     try:
@@ -218,12 +158,13 @@ async def expand_command(
     """The prompt for `/name args`; raises `CommandExpansionError` with a readable message.
 
     A project's command file (below the working directory) grants its `allowed-tools`
-    to its `!` lines only when the project is `trusted`; the user's own always do.
+    to its `!` lines, and attaches files from outside the project, only when the project
+    is `trusted`; the user's own always do.
     """
     body = _substitute_args(command.body, args)
     pieces: list[str] = []
     last = 0
-    for match in _SHELL.finditer(body):
+    for match in SHELL_LINE.finditer(body):
         pieces.append(body[last : match.start()])
         pieces.append(await _run_shell(command, match.group(1).strip(), agent, session, trusted=trusted))
         last = match.end()
@@ -234,9 +175,11 @@ async def expand_command(
     if warning:
         expanded.warnings.append(warning)
     attachments: list[str] = []
-    for match in _FILE_REF.finditer(prompt):
+    typed = {m.group(1).rstrip(".,;:)") for m in FILE_REF.finditer(args)}
+    for match in FILE_REF.finditer(prompt):
         ref = match.group(1).rstrip(".,;:)")
-        hit = _attach(command, ref, agent)
+        outside_ok = trusted or ref in typed or not _project_command(command, agent)
+        hit = _attach(command, ref, agent, outside_ok=outside_ok)
         if hit is not None and hit[1] not in expanded.attached:
             expanded.attached.append(hit[1])
             attachments.append(f'<file path="{ref}">\n{hit[0]}\n</file>')

@@ -96,7 +96,7 @@ def test_allowing_skill_by_flag_still_grants_nothing_untrusted(cli: CliEnv) -> N
     assert not (cli.repo / "bash-ran").exists()
 
 
-def test_a_changed_grant_after_acceptance_is_withheld_until_accepted_again(cli: CliEnv) -> None:
+def test_a_changed_grant_after_acceptance_asks_again(cli: CliEnv) -> None:
     _project_skill(cli)
     cli.srv.anthropic.enqueue(turn(text("hello")))
     assert cli.run(*cli.args("-p", "hi", "--accept-project-config")).returncode == 0
@@ -104,9 +104,10 @@ def test_a_changed_grant_after_acceptance_is_withheld_until_accepted_again(cli: 
     skill_md.write_text(SKILL.replace("[Bash]", "[Bash, Write]"), encoding="utf-8")
     _script(cli)
     out = cli.run(*cli.args("-p", "deploy it", "--allowed-tools", "Skill"))
-    assert out.returncode == 0, out.stderr
-    assert "skills ask for tools" in out.stderr and "Bash, Write" in out.stderr
+    assert out.returncode == 3, out.stderr  # asked again (issue 26), as a changed config file is
+    assert "[new since you accepted] the skill 'deploy' runs Bash, Write without asking" in out.stderr
     assert not (cli.repo / "bash-ran").exists()
+    assert len(cli.srv.anthropic.requests) == 1, "only the accepted run reached the model"
 
 
 def test_skill_grants_are_listed_in_the_refusal(cli: CliEnv) -> None:
