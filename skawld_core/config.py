@@ -37,7 +37,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .claude_settings import PROJECT_SETTINGS_FILES, USER_SETTINGS_FILE, settings_document
 from .config_files import home_dir, read_config_file, user_config_dir
@@ -46,7 +46,9 @@ from .errors import ConfigError
 from .mcp_json import MCP_JSON_FILE, mcp_json_document
 from .permissions.remembered import gated_settings
 from .trust import TrustRequest, config_requests, describe_requests, inside
-from .trust_items import TrustItem, command_items, grant_items, instruction_items
+
+if TYPE_CHECKING:
+    from .trust_items import TrustItem
 
 __all__ = [
     "ConfigSource",
@@ -614,6 +616,9 @@ def load_config(
     the file and JSON pointer) and bad ``SKAWLD_*`` variables, and
     `UntrustedProjectConfigError` when the project needs approval.
     """
+    # lazy: the skills, subagents and command readers (and the tools they bring) are only needed here
+    from .trust_items import TrustItem, command_items, grant_items, instruction_items
+
     environ: Mapping[str, str] = os.environ if env is None else env
     base = Path(cwd).resolve() if cwd is not None else Path.cwd()
     sources = [ConfigSource("default")]

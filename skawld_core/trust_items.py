@@ -8,6 +8,9 @@ project. An item has a kind, a stable key and a digest of what was accepted; its
 changed item is noticed and asked about again. Other sources (plugins, say) add their
 own kinds the same way: build `TrustItem`s and pass them to the loader.
 
+The config loader imports this module when it loads a config (the skills and
+subagents packages it reads bring the tools in).
+
 `withheld` items do not block a project that was never accepted: until the user
 accepts, the grant is not applied (a command's `allowed-tools`, a skill's tools, an
 outside import). Items that are not withheld (an instruction file that is a link out
@@ -21,6 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .command_files import command_dirs, load_file_commands, outside_refs
+from .instructions import find_repo_root, load_instructions, project_instruction_files
+from .skills.loader import load_skills
+from .subagents.definitions import load_agent_definitions
 from .trust import TrustRequest, inside
 
 __all__ = ["TrustItem", "command_items", "grant_items", "instruction_items"]
@@ -47,10 +54,6 @@ def grant_items(config_dirs: Sequence[Path]) -> list[TrustItem]:
     dirs = [d for d in config_dirs if (d / "skills").is_dir() or (d / "agents").is_dir()]
     if not dirs:
         return []
-    # lazy: config imports this module at its top; the skills and subagents packages bring the tools
-    from .skills.loader import load_skills
-    from .subagents.definitions import load_agent_definitions
-
     items: list[TrustItem] = []
     for skill in load_skills(dirs, ()).skills:
         if not (skill.allowed_tools or skill.model):
@@ -75,8 +78,6 @@ def command_items(work: Path, home: Path) -> list[TrustItem]:
     """The project's command files (``.skawld/commands``, ``.claude/commands``) that can run
     or read something: `allowed-tools`, a `model`, ``!`…` `` lines, `@` files outside the
     project. The digest is the whole file's: its prompt runs with those grants."""
-    from .command_files import command_dirs, load_file_commands, outside_refs
-
     dirs = [d for d in command_dirs(work, home)[:2] if d.is_dir()]
     if not dirs:
         return []
@@ -87,9 +88,7 @@ def command_items(work: Path, home: Path) -> list[TrustItem]:
         if command.allowed_tools:
             tools = ", ".join(command.allowed_tools)
             requests.append(TrustRequest("widens", "", f"the command {where} runs {tools} without asking"))
-        requests.extend(
-            TrustRequest("runs", "", f"`{line}` when {where} is typed") for line in command.shell_lines
-        )
+        requests.extend(TrustRequest("runs", "", f"`{line}` when {where} is typed") for line in command.shell_lines)
         requests.extend(
             TrustRequest("reads", "", f"{target} into the prompt when {where} is typed")
             for target in outside_refs(command, work, home)
@@ -106,8 +105,6 @@ def instruction_items(work: Path, base: Path, home: Path) -> list[TrustItem]:
     """Instruction files that link out of the repository (blocking, as before) and every
     `@` import from a project instruction file to a file outside the project (withheld:
     not followed until accepted)."""
-    from .instructions import find_repo_root, load_instructions, project_instruction_files
-
     root = find_repo_root(work).resolve()
     items: list[TrustItem] = []
     for found in project_instruction_files(work):

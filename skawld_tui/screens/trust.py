@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from skawld_core.trust import TrustRequest, group_requests
+from skawld_core.trust import CHANGED_MARK, TrustRequest, group_requests
 
 __all__ = ["TrustPromptApp", "TrustScreen", "requests_text"]
 
@@ -29,7 +29,10 @@ def requests_text(requests: Sequence[TrustRequest]) -> Text:
     for title, items in group_requests(requests):
         out.append(f"{title}:\n", style="bold")
         for item in items:
-            out.append(f"  • {item.what}")
+            out.append("  • ")
+            if item.changed:
+                out.append(CHANGED_MARK, style="bold yellow")
+            out.append(item.what)
             if item.pointer:
                 out.append(f"  {item.pointer}", style="dim")
             out.append("\n")
@@ -53,7 +56,14 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="trust-dialog"):
             yield Label(Text("Trust this project?", style="bold"), id="trust-title")
-            yield Static(Text(f"{self.path} asks for the following. Review it before you accept:"), id="trust-intro")
+            changed = any(r.changed for r in self.requests)
+            intro = (
+                f"{self.path}: the project changed since you accepted it; what is new is marked. "
+                "Review it before you accept:"
+                if changed
+                else f"{self.path} asks for the following. Review it before you accept:"
+            )
+            yield Static(Text(intro), id="trust-intro")
             with VerticalScroll(id="trust-requests"):
                 yield Static(requests_text(self.requests), markup=False)
             with Horizontal(id="trust-buttons"):

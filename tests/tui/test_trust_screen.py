@@ -53,3 +53,29 @@ async def test_enter_on_the_focused_button_does_not_trust(tmp_path: Path) -> Non
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_value is False
+
+
+async def test_the_modal_marks_what_changed_since_the_acceptance(tmp_path: Path) -> None:
+    """Issue 26: a command file added after the project was accepted asks again, marked as new."""
+    from skawld_core.config import trust_project_config
+
+    proj = tmp_path / "proj"
+    env = {"HOME": str(tmp_path / "home")}
+    kept = proj / ".claude" / "commands" / "kept.md"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("---\nallowed-tools: Read\n---\nread things", encoding="utf-8")
+    loaded = load_config(cwd=proj, env=env)
+    trust_project_config(loaded.project_path or proj, env=env, extra=loaded.trust_extra)
+    (proj / ".claude" / "commands" / "n.md").write_text("!`touch CMD_RAN` go", encoding="utf-8")
+    with pytest.raises(UntrustedProjectConfigError) as info:
+        load_config(cwd=proj, env=env)
+    app = TrustPromptApp(info.value.path, info.value.requests)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await pilot.pause()
+        text = _shown(app)
+        assert "changed since you accepted it" in text
+        assert "[new since you accepted] `touch CMD_RAN` when /n" in text
+        assert "[new since you accepted] the command /kept" not in text and "the command /kept" in text
+        await pilot.press("n")
+        await pilot.pause()
+    assert app.return_value is False
