@@ -3,11 +3,14 @@
 - ``list [--session ID]``: the session's prompts, numbered, with their checkpoint
   commits (default session: the newest conversation of the directory);
   ``--json`` prints NDJSON ``{number, index, prompt, at, commit}``;
-- ``restore N [--session ID] [--what both|code|conversation] [--yes]``: restore
-  the project's files and/or the conversation to before prompt N. The
+- ``restore N [--session ID] [--what both|code|conversation] [--yes] [--keep-mine]``:
+  restore the project's files and/or the conversation to before prompt N. The
   conversation is restored by forking (a new session, printed as
   ``skawld --resume <id>``); the original session is kept. The file state
-  before the restore is itself kept as a checkpoint (printed).
+  before the restore is itself kept as a checkpoint (printed). Files that changed
+  after that checkpoint but not through the agent's file tools (your edits, files
+  you created; `skawld_core.checkpoints.user_changes`) are named before asking;
+  ``--yes`` names them on stderr and goes ahead, ``--keep-mine`` leaves them alone.
 
 Files outside the project and effects outside the filesystem are not covered.
 Exit codes: 0 ok, 1 failure, 2 usage (unknown session or prompt), 3 config.
@@ -56,7 +59,7 @@ def _settings(cwd: str | None) -> Any:
         raise _fail(str(exc), 3) from None
 
 
-async def _points(store: Any, cwd: Path, session: str | None) -> tuple[str, list[Any]]:
+async def _points(store: Any, cwd: Path, session: str | None) -> tuple[str, list[Any], list[Any]]:
     from skawld_core.sessions.listing import SessionLookupError, newest_conversation, resolve_session_id
     from skawld_core.sessions.meta import prompt_points
 
@@ -72,7 +75,7 @@ async def _points(store: Any, cwd: Path, session: str | None) -> tuple[str, list
         session_id = found
     record = await store.load(session_id)
     messages = [s.message for s in await store.load_messages(session_id)]
-    return session_id, prompt_points(record.meta if record else {}, messages)
+    return session_id, prompt_points(record.meta if record else {}, messages), messages
 
 
 def _run(settings: Any, work: Any) -> Any:
@@ -97,10 +100,10 @@ def list_cmd(
 
     settings = _settings(cwd)
 
-    async def work(store: Any) -> tuple[str, list[Any]]:
+    async def work(store: Any) -> tuple[str, list[Any], list[Any]]:
         return await _points(store, settings.cwd, session)
 
-    session_id, points = _run(settings, work)
+    session_id, points, _messages = _run(settings, work)
     if not as_json:
         print(f"session {session_id}")
     for number, p in enumerate(points, 1):
@@ -120,7 +123,12 @@ def restore_cmd(
     session: SessionOpt = None,
     cwd: CwdOpt = None,
     what: Annotated[What, typer.Option("--what", help="both | code | conversation.")] = What.both,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before rewriting files.")] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask before rewriting files (your changes are listed on stderr).")
+    ] = False,
+    keep_mine: Annotated[
+        bool, typer.Option("--keep-mine", help="Leave files changed since the checkpoint, not by the agent, alone.")
+    ] = False,
 ) -> None:
     """Restore files and/or the conversation to before prompt NUMBER."""
     from skawld_core.checkpoints import CheckpointEngine
@@ -128,18 +136,22 @@ def restore_cmd(
 
     settings = _settings(cwd)
 
-    async def load(store: Any) -> tuple[str, list[Any]]:
+    async def load(store: Any) -> tuple[str, list[Any], list[Any]]:
         return await _points(store, settings.cwd, session)
 
-    session_id, points = _run(settings, load)
+    session_id, points, messages = _run(settings, load)
     if number > len(points):
         raise _fail(f"session {session_id[:8]} has {len(points)} prompts; there is no prompt {number}", 2)
     point = points[number - 1]
     code = what in (What.both, What.code)
     if code and point.commit is None:
         raise _fail(f"prompt {number} has no code checkpoint (use --what conversation)", 2)
+    engine = CheckpointEngine(settings.cwd, env=settings.env)
+    mine = _run(settings, lambda _store: _user_changes(engine, point, messages, settings.cwd)) if code else []
+    _announce(mine, keep_mine=keep_mine)
     if code and not yes:
-        sys.stderr.write(f"Rewrite the files of {settings.cwd} to their state before prompt {number}? [y/N] ")
+        keeping = " (keeping the files listed above)" if mine and keep_mine else ""
+        sys.stderr.write(f"Rewrite the files of {settings.cwd} to their state before prompt {number}{keeping}? [y/N] ")
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             raise _fail("nothing restored")
@@ -147,7 +159,8 @@ def restore_cmd(
     async def work(store: Any) -> tuple[Any, str | None]:
         result = None
         if code:
-            result = await CheckpointEngine(settings.cwd, env=settings.env).restore(point.commit)
+            keep = {c.path for c in mine} if keep_mine else set()
+            result = await engine.restore(point.commit, keep=keep)
         fork_id = None
         if what in (What.both, What.conversation):
             fork_id = (await fork_session(store, session_id, upto=point.index)).id
@@ -156,6 +169,30 @@ def restore_cmd(
     result, fork_id = _run(settings, work)
     if result is not None:
         print(f"restored files: {len(result.written)} written, {len(result.deleted)} removed")
+        if result.kept:
+            print(f"left as they are (your changes): {', '.join(result.kept)}")
         print(f"the state before this restore is checkpoint {result.backup}")
     if fork_id is not None:
         print(f"conversation forked before prompt {number}: skawld --resume {fork_id}")
+
+
+async def _user_changes(engine: Any, point: Any, messages: list[Any], cwd: Path) -> list[Any]:
+    from skawld_core.checkpoints import agent_written_paths, user_changes
+
+    agent = agent_written_paths(messages[point.index :], engine.project, cwd)
+    return await user_changes(engine, point.commit, agent)
+
+
+def _announce(mine: list[Any], *, keep_mine: bool) -> None:
+    """Name the user's own changes since the checkpoint on stderr before anything is rewritten."""
+    if not mine:
+        return
+    from skawld_core.checkpoints import describe_changes
+
+    head = (
+        "These files changed after that checkpoint, not by the agent; --keep-mine leaves them as they are:"
+        if keep_mine
+        else "These files changed after that checkpoint, not by the agent; restoring overwrites them:"
+    )
+    sys.stderr.write(f"{head}\n{describe_changes(mine)}\n")
+    sys.stderr.flush()

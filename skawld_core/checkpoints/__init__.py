@@ -17,6 +17,7 @@ from .engine import (
     project_root,
 )
 from .git import CheckpointError
+from .overwrites import UserChange, agent_written_paths, describe_changes, user_changes
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -24,7 +25,11 @@ __all__ = [
     "CheckpointError",
     "RestoreResult",
     "Snapshot",
+    "UserChange",
+    "agent_written_paths",
     "default_checkpoint_root",
+    "describe_changes",
     "project_key",
     "project_root",
+    "user_changes",
 ]

@@ -22,7 +22,7 @@ import re
 import stat
 import time
 import zlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +70,8 @@ class RestoreResult:
     backup: str
     written: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    """Paths that differed but were left as they were (`restore(keep=...)`)."""
 
 
 def project_root(cwd: str | os.PathLike[str]) -> Path:
@@ -131,23 +133,30 @@ class CheckpointEngine:
         async with self._lock, self._process_lock():
             return await self._snapshot(message)
 
-    async def restore(self, commit: str) -> RestoreResult:
+    async def restore(self, commit: str, *, keep: Collection[str] = ()) -> RestoreResult:
         """Make the working tree match snapshot `commit` (tracked-by-snapshot
-        files only: ignored and skipped files are left alone)."""
+        files only: ignored and skipped files are left alone). Paths in `keep`
+        (relative to the project) are left as they are now."""
         self._check_project()
         async with self._lock, self._process_lock():
             target = await self._verify(commit)
             backup = await self._snapshot(f"before restoring {target[:12]}")
-            return await self._apply(backup.commit, target)
+            return await self._apply(backup.commit, target, keep)
 
     async def changed_since(self, commit: str) -> list[str]:
         """Paths that differ between snapshot `commit` and the working tree now
         (takes a snapshot to compare)."""
+        return [path for _, path in await self.changes_since(commit)]
+
+    async def changes_since(self, commit: str) -> list[tuple[str, str]]:
+        """(status, path) from the working tree now to snapshot `commit`, as a restore
+        would apply them: ``M`` rewrites, ``D`` deletes (created since), ``A``
+        recreates (deleted since). Takes a snapshot to compare."""
         self._check_project()
         async with self._lock, self._process_lock():
             target = await self._verify(commit)
             now = await self._snapshot("compare")
-            return [path for _, path in await self._diff(now.commit, target)]
+            return await self._diff(now.commit, target)
 
     async def file_at(self, commit: str, path: str) -> bytes | None:
         """The content of `path` (relative to the project) in snapshot `commit`;
@@ -365,8 +374,10 @@ class CheckpointEngine:
             pairs.append((parts[4][:1], path))
         return pairs
 
-    async def _apply(self, current: str, target: str) -> RestoreResult:
+    async def _apply(self, current: str, target: str, keep: Collection[str] = ()) -> RestoreResult:
         changes = await self._diff(current, target)
+        kept = [path for _, path in changes if path in keep]
+        changes = [(status, path) for status, path in changes if path not in keep]
         write = [path for status, path in changes if status != "D"]
         delete = [path for status, path in changes if status == "D"]
         if write:
@@ -393,7 +404,7 @@ class CheckpointEngine:
             except FileNotFoundError:
                 pass
             _prune_empty_dirs(full.parent, self.project)
-        return RestoreResult(commit=target, backup=current, written=write, deleted=delete)
+        return RestoreResult(commit=target, backup=current, written=write, deleted=delete, kept=kept)
 
 
 def _more_files_than(root: Path, limit: int) -> bool:
