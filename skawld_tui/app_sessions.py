@@ -9,6 +9,7 @@ from skawld_core.sessions.listing import list_conversations
 from skawld_core.sessions.meta import PromptPoint, prompt_points, title_from_prompt
 
 if TYPE_CHECKING:
+    from skawld_core.checkpoints import UserChange
     from skawld_core.session import Session
 
     from .app import SkawldApp
@@ -90,11 +91,22 @@ class SessionsMixin:
 
         async def chosen(choice: RewindChoice | None) -> None:
             if choice is not None:
-                await self.rewind(choice.point, choice.action)
+                await self.rewind(choice.point, choice.action, keep=choice.keep)
 
-        app.push_screen(RewindScreen(points), callback=chosen)
+        app.push_screen(RewindScreen(points, check=self._user_changes), callback=chosen)
 
-    async def rewind(self, point: PromptPoint, action: RewindAction) -> None:
+    async def _user_changes(self, point: PromptPoint) -> list[UserChange]:
+        """What restoring the code to before `point` would undo that the agent did not write."""
+        app: SkawldApp = self  # type: ignore[assignment]
+        engine = app.agent.checkpoints if app.agent is not None else None
+        if app.agent is None or engine is None or point.commit is None or app.session is None:
+            return []
+        from skawld_core.checkpoints import agent_written_paths, user_changes
+
+        agent = agent_written_paths(app.session.full_history[point.index :], engine.project, app.agent.cwd)
+        return await user_changes(engine, point.commit, agent)
+
+    async def rewind(self, point: PromptPoint, action: RewindAction, *, keep: tuple[str, ...] = ()) -> None:
         """Restore the code and/or the conversation to before `point`."""
         app: SkawldApp = self  # type: ignore[assignment]
         if app.agent is None or app.session is None:
@@ -105,11 +117,13 @@ class SessionsMixin:
             if engine is None or point.commit is None:
                 await self._note("no code checkpoint for that prompt; nothing restored", warning=True)
                 return
-            result = await engine.restore(point.commit)
+            result = await engine.restore(point.commit, keep=keep)
             notes.append(
                 f"code restored: {len(result.written)} files written, {len(result.deleted)} removed "
                 f"(the state before the rewind is checkpoint {result.backup[:12]})"
             )
+            if result.kept:
+                notes.append(f"left as they are (your changes): {', '.join(result.kept)}")
         if action in ("conversation", "both"):
             old = app.session.id
             copy = await app.session.fork(upto=point.index)

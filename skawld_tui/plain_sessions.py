@@ -82,12 +82,28 @@ async def rewind_plain(chat: PlainChat) -> None:
         if engine is None or point.commit is None:
             chat.out("no code checkpoint for that prompt; nothing restored", style="yellow")
             return
-        result = await engine.restore(point.commit)
+        from skawld_core.checkpoints import agent_written_paths, user_changes
+
+        agent = agent_written_paths(chat.session.full_history[point.index :], engine.project, chat.agent.cwd)
+        mine = await user_changes(engine, point.commit, agent)
+        keep: tuple[str, ...] = ()
+        if mine:
+            chat.out("These files changed after that checkpoint, not by the agent:", style="yellow")
+            for change in mine:
+                chat.out(f"  {change.describe()}")
+            answer = (await chat.ask("[o]verwrite them, [k]eep them as they are, Enter to cancel: ")).lower()[:1]
+            if answer not in ("o", "k"):
+                chat.out("nothing rewound", style="dim")
+                return
+            keep = tuple(c.path for c in mine) if answer == "k" else ()
+        result = await engine.restore(point.commit, keep=keep)
         chat.out(
             f"code restored: {len(result.written)} files written, {len(result.deleted)} removed "
             f"(the state before the rewind is checkpoint {result.backup[:12]})",
             style="dim",
         )
+        if result.kept:
+            chat.out(f"left as they are (your changes): {', '.join(result.kept)}", style="dim")
     if choice in ("b", "c"):
         old = chat.session.id
         chat.session = await chat.session.fork(upto=point.index)

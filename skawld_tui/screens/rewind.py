@@ -1,8 +1,13 @@
 """The /rewind dialog (also Esc Esc on an empty prompt): pick a prompt, then
-restore the code, the conversation, or both, to the state before it."""
+restore the code, the conversation, or both, to the state before it.
+
+When the code is restored and files changed after that checkpoint but not through
+the agent's file tools (the user's edits, new files: `check` finds them), a third
+step names them and asks: overwrite them, keep them, or go back."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -14,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from skawld_core.checkpoints.overwrites import UserChange
 from skawld_core.sessions.listing import ago
 from skawld_core.sessions.meta import PromptPoint, title_from_prompt
 
@@ -33,12 +39,20 @@ ACTIONS: tuple[tuple[RewindAction, str], ...] = (
 )
 
 
+OVERWRITE_CHOICES = (
+    ("overwrite", "Restore, overwriting the files above (the current state is kept as a checkpoint)"),
+    ("keep", "Restore, but leave the files above as they are"),
+)
+ChangeCheck = Callable[[PromptPoint], Awaitable[Sequence[UserChange]]]
+
+
 @dataclass(frozen=True)
 class RewindChoice:
-    """The prompt chosen and what to restore."""
+    """The prompt chosen, what to restore, and the paths to leave as they are."""
 
     point: PromptPoint
     action: RewindAction
+    keep: tuple[str, ...] = ()
 
 
 def point_label(point: PromptPoint, number: int) -> Text:
@@ -56,10 +70,13 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
-    def __init__(self, points: list[PromptPoint]) -> None:
+    def __init__(self, points: list[PromptPoint], check: ChangeCheck | None = None) -> None:
         super().__init__(classes="rewind")
         self.points = list(reversed(points))
         self.chosen: PromptPoint | None = None
+        self.check = check
+        self.action: RewindAction | None = None
+        self.changes: list[UserChange] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-dialog"):
@@ -74,14 +91,35 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         option_id = event.option.id or ""
         if self.chosen is None:
             self.chosen = next(p for p in self.points if f"p{p.index}" == option_id)
             self._show_actions(self.chosen)
             return
-        self.dismiss(RewindChoice(self.chosen, option_id))  # type: ignore[arg-type]
+        if self.action is not None:  # step 3: the user's own changes
+            keep = tuple(c.path for c in self.changes) if option_id == "keep" else ()
+            self.dismiss(RewindChoice(self.chosen, self.action, keep))
+            return
+        action: RewindAction = option_id  # type: ignore[assignment]
+        if action != "conversation" and self.check is not None:
+            self.changes = list(await self.check(self.chosen))
+            if self.changes:
+                self.action = action
+                self._show_changes(self.changes)
+                return
+        self.dismiss(RewindChoice(self.chosen, action))
+
+    def _show_changes(self, changes: list[UserChange]) -> None:
+        listing = "\n".join(f"  {c.describe()}" for c in changes)
+        self.query_one("#rewind-title", Label).update(
+            Text(f"These files changed after that checkpoint, not by the agent:\n{listing}", style="bold")
+        )
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(text, id=choice) for choice, text in OVERWRITE_CHOICES])
+        options.highlighted = 1
 
     def _show_actions(self, point: PromptPoint) -> None:
         title = self.query_one("#rewind-title", Label)
@@ -97,6 +135,10 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     def action_back(self) -> None:
         if self.chosen is None:
             self.dismiss(None)
+            return
+        if self.action is not None:
+            self.action = None
+            self._show_actions(self.chosen)
             return
         self.chosen = None
         self.query_one("#rewind-title", Label).update(Text("Rewind to before a prompt", style="bold"))
