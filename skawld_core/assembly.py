@@ -1,8 +1,14 @@
-"""Assembling one provider stream into an assistant `Message` (spec §2.6)."""
+"""Assembling one provider stream into an assistant `Message` (spec §2.6).
+
+Everything a model sends is made well-formed here, for every provider: a lone UTF-16
+surrogate (`"\\udcff"` in the wire JSON of a text delta or a tool input) becomes U+FFFD,
+so the message can always be stored, sent back and printed.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .events import PartialAssistantEvent, PartialDelta, PartialText, PartialThinking, PartialToolInput
@@ -18,18 +24,41 @@ from .providers.base import (
 )
 
 INVALID_JSON_KEY = "__invalidJson"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def well_formed(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD (a split pair is joined back)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def _well_formed_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return well_formed(value)
+    if isinstance(value, list):
+        return [_well_formed_value(v) for v in value]
+    if isinstance(value, dict):
+        return {well_formed(k): _well_formed_value(v) for k, v in value.items()}
+    return value
 
 
 def parse_tool_input(raw: str) -> dict[str, Any]:
-    """Empty or blank → `{}`; unparseable or non-object → the invalid-JSON marker."""
+    """Empty or blank → `{}`; unparseable or non-object → the invalid-JSON marker.
+    Lone surrogates in the strings become U+FFFD."""
     if not raw.strip():
         return {}
     try:
         value = json.loads(raw)
     except ValueError:
-        return {INVALID_JSON_KEY: True, "raw": raw}
+        return {INVALID_JSON_KEY: True, "raw": well_formed(raw)}
     if not isinstance(value, dict):
-        return {INVALID_JSON_KEY: True, "raw": raw}
+        return {INVALID_JSON_KEY: True, "raw": well_formed(raw)}
+    if _SURROGATE_ESCAPE.search(raw) or not raw.isascii():
+        return _well_formed_value(value)  # type: ignore[no-any-return]
     return value
 
 
@@ -52,10 +81,10 @@ class StreamAssembler:
 
     def _flush(self) -> None:
         if self._text is not None:
-            self.blocks.append(TextBlock(text="".join(self._text)))
+            self.blocks.append(TextBlock(text=well_formed("".join(self._text))))
             self._text = None
         if self._thinking is not None:
-            self.blocks.append(ThinkingBlock(thinking="".join(self._thinking), signature=self._signature))
+            self.blocks.append(ThinkingBlock(thinking=well_formed("".join(self._thinking)), signature=self._signature))
             self._thinking = None
             self._signature = None
 
@@ -67,7 +96,7 @@ class StreamAssembler:
                 self._flush()
                 self._text = []
             self._text.append(event.text)
-            return PartialText(text=event.text)
+            return PartialText(text=well_formed(event.text))
         if isinstance(event, ThinkingDelta):
             self.produced_output = True
             if self._thinking is None:
@@ -76,7 +105,7 @@ class StreamAssembler:
             self._thinking.append(event.text)
             if event.signature:
                 self._signature = event.signature
-            return PartialThinking(text=event.text) if event.text else None
+            return PartialThinking(text=well_formed(event.text)) if event.text else None
         if isinstance(event, ToolUseStart):
             self.produced_output = True
             self._flush()

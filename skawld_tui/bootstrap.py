@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from skawld_core.config import ConfigSource, ConfigWarning, home_dir, load_config, user_config_dir
 from skawld_core.errors import AuthError, ConfigError
-from skawld_core.instructions import find_repo_root, load_instructions
+from skawld_core.instructions import MAX_INSTRUCTION_CHARS, find_repo_root, load_instructions
 from skawld_core.pricing import PriceTable, parse_price_overrides
 
 if TYPE_CHECKING:
@@ -225,6 +225,13 @@ def _system_prompt(
     warnings = [
         ConfigWarning(f"not importing {target}: {reason}", file=str(importer))
         for importer, target, reason in instructions.refused
+    ]
+    warnings += [
+        ConfigWarning(
+            f"instruction file {path} is {size:,} bytes; only its first {MAX_INSTRUCTION_CHARS:,} characters "
+            "are sent to the model"
+        )
+        for path, size in instructions.truncated
     ]
     text = "\n\n".join(p for p in parts if p)
     return (text or None), files, warnings

@@ -5,7 +5,9 @@ remove <n>`` removes a remembered one (see `skawld_tui.permissions_view`).
 
 The input is a shell command (explained as a Bash call) or a tool call:
 ``Read(./.env)``, ``Write(src/x.py)``, ``Skill(deploy)``, or JSON
-``{"tool": "Read", "input": {"file_path": ".env"}}``. The config is loaded as a
+``{"tool": "Read", "input": {"file_path": ".env"}}``. Text starting with ``{`` is
+JSON only when it looks like a JSON object (``{`` then ``"`` or ``}``) or
+``--input-json`` says so; otherwise it is a shell command (``{ ls; }`` is a group). The config is loaded as a
 run in that directory would load it (user, project, environment layers), and
 the call is decided by the same `PermissionEngine`. The output names the
 decision, the rule that made it and the file the rule came from, and for Bash
@@ -53,10 +55,14 @@ class _Call:
     input: dict[str, Any]
 
 
-def parse_call(text: str) -> _Call:
-    """A tool call from the command line's text; a shell command when it is not one."""
+_JSON_START = re.compile(r'\{\s*["}]')
+
+
+def parse_call(text: str, *, as_json: bool = False) -> _Call:
+    """A tool call from the command line's text; a shell command when it is not one.
+    `as_json` reads it as a JSON tool call whatever it looks like."""
     stripped = text.strip()
-    if stripped.startswith("{"):
+    if as_json or _JSON_START.match(stripped):
         try:
             doc = json.loads(stripped)
         except json.JSONDecodeError as exc:
@@ -242,6 +248,9 @@ def _show(word: str) -> str:
 def explain(
     call: Annotated[str, typer.Argument(help="A shell command, or a tool call like 'Read(./.env)' or JSON.")],
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    input_json: Annotated[
+        bool, typer.Option("--input-json", help='Read CALL as a JSON tool call ({"tool": ..., "input": {...}}).')
+    ] = False,
     cwd: Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")] = None,
     permission_mode: Annotated[
         str | None, typer.Option("--permission-mode", help="default | acceptEdits | yolo.")
@@ -251,7 +260,7 @@ def explain(
 ) -> None:
     """Show the decision for a call, the rule that made it, the file of that rule, and the parsed commands."""
     try:
-        parsed = parse_call(call)
+        parsed = parse_call(call, as_json=input_json)
     except ValueError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     settings, notes = _load(cwd, permission_mode, config, no_user_config)

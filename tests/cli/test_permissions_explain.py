@@ -114,10 +114,12 @@ def test_untrusted_project_allow_rule_is_explained_with_a_note(cli: CliEnv) -> N
 
 
 def test_bad_input_exits_with_a_clear_message(cli: CliEnv) -> None:
-    r = cli.run("permissions", "explain", "{not json")
+    r = cli.run("permissions", "explain", "--input-json", "{not json")  # issue 26: JSON only when asked
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr.startswith("skawld: the tool call is not valid JSON")
     assert "Traceback" not in r.stderr
+    r = cli.run("permissions", "explain", '{"tool": "Read"')  # looks like JSON: a broken tool call
+    assert r.returncode == 2 and r.stderr.startswith("skawld: the tool call is not valid JSON")
     r = cli.run("permissions", "explain", json.dumps({"tool": "Write", "input": {}}))
     assert r.returncode == 2
     assert "invalid Write input" in r.stderr
@@ -136,3 +138,15 @@ def test_the_same_rule_in_two_files_is_traced_to_the_one_that_decides(cli: CliEn
     cli.write_project_config({"permissions": {"rules": [deny_rm]}})
     doc = _explain(cli, "rm x")
     assert doc["source"] == [f"{user} (user config)"]  # the user layer comes first: first match wins
+
+
+def test_a_command_that_starts_with_a_brace_is_a_shell_command(cli: CliEnv) -> None:
+    """Issue 26: `{ ls; }` is a bash group, not broken JSON."""
+    r = cli.run("permissions", "explain", "--json", "{ ls; }")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["tool"] == "Bash" and doc["input"]["command"] == "{ ls; }"
+    assert [c["words"] for c in doc["commands"]] == [["ls"]]
+    r = cli.run("permissions", "explain", "{ rm -rf /tmp/x; }")
+    assert r.returncode == 0, r.stderr
+    assert "rm" in r.stdout and "Traceback" not in r.stderr
