@@ -617,7 +617,7 @@ def load_config(
     `UntrustedProjectConfigError` when the project needs approval.
     """
     # lazy: the skills, subagents and command readers (and the tools they bring) are only needed here
-    from .trust_items import TrustItem, command_items, grant_items, instruction_items
+    from .trust_items import TrustItem, TrustScope, project_items
 
     environ: Mapping[str, str] = os.environ if env is None else env
     base = Path(cwd).resolve() if cwd is not None else Path.cwd()
@@ -686,10 +686,8 @@ def load_config(
         _record_origins(origins, doc, str(mcp_json_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(mcp_json_path)))
-    work, home = _work_dir(merged, base), home_dir(environ)
-    items[:0] = instruction_items(work, base, home)
-    items += grant_items(_project_config_dirs(merged, base, user_config_dir(environ)))
-    items += command_items(work, home)
+    config_dirs = tuple(_project_config_dirs(merged, base, user_config_dir(environ)))
+    items[:0] = project_items(TrustScope(_work_dir(merged, base), base, home_dir(environ), config_dirs))
     trusted, _blocking, withheld, extra = _gate(project_path, environ, requests, items, accept_project_config)
     if withheld and not trusted:
         warnings.append(

@@ -5,8 +5,8 @@ widen permissions: a skill or a command that grants tools, a command's ``!`…` 
 and `@` attachments, an instruction file that imports (or links to) a file outside the
 project. An item has a kind, a stable key and a digest of what was accepted; its
 `token` goes into the acceptance (``~/.skawld/trusted-projects.json``), so a new or
-changed item is noticed and asked about again. Other sources (plugins, say) add their
-own kinds the same way: build `TrustItem`s and pass them to the loader.
+changed item is noticed and asked about again. Each kind comes from one `ItemSource`
+in `ITEM_SOURCES`; another source of project code (plugins, say) adds its own there.
 
 The config loader imports this module when it loads a config (the skills and
 subagents packages it reads bring the tools in).
@@ -20,7 +20,7 @@ of the project) block like a config request.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +30,16 @@ from .skills.loader import load_skills
 from .subagents.definitions import load_agent_definitions
 from .trust import TrustRequest, inside
 
-__all__ = ["TrustItem", "command_items", "grant_items", "instruction_items"]
+__all__ = [
+    "ITEM_SOURCES",
+    "ItemSource",
+    "TrustItem",
+    "TrustScope",
+    "command_items",
+    "grant_items",
+    "instruction_items",
+    "project_items",
+]
 
 
 @dataclass(frozen=True)
@@ -121,3 +130,29 @@ def instruction_items(work: Path, base: Path, home: Path) -> list[TrustItem]:
         what = f"{target} into the prompt sent to the model (imported by {f.imported_by})"
         items.append(TrustItem("import", f"{f.imported_by}->{target}", "", (TrustRequest("reads", "", what),)))
     return items
+
+
+@dataclass(frozen=True)
+class TrustScope:
+    """Where a source looks: the working directory, the project (config) directory,
+    the home directory and the project's own skill/agent directories."""
+
+    work: Path
+    base: Path
+    home: Path
+    config_dirs: tuple[Path, ...] = ()
+
+
+ItemSource = Callable[[TrustScope], list[TrustItem]]
+"""One kind of fingerprinted project content."""
+
+ITEM_SOURCES: tuple[ItemSource, ...] = (
+    lambda s: instruction_items(s.work, s.base, s.home),
+    lambda s: grant_items(s.config_dirs),
+    lambda s: command_items(s.work, s.home),
+)
+
+
+def project_items(scope: TrustScope, sources: Sequence[ItemSource] = ITEM_SOURCES) -> list[TrustItem]:
+    """Every item the acceptance of the project in `scope` covers, source by source."""
+    return [item for source in sources for item in source(scope)]
