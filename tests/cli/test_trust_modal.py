@@ -79,3 +79,26 @@ def test_accepting_in_the_modal_records_the_trust(cli: CliEnv) -> None:
     finally:
         _stop(pid, fd)
     assert str(config.resolve()) in json.loads(trust.read_text())["projects"]
+
+
+def test_a_command_added_after_acceptance_shows_the_modal_with_what_changed(cli: CliEnv) -> None:
+    """Issue 26: the app asks again, the new command marked, before anything runs."""
+    from tests.support.wire_server import text, turn
+
+    cli.srv.anthropic.enqueue(turn(text("ok")))
+    assert cli.run(*cli.args("-p", "hi", "--accept-project-config")).returncode == 0
+    before = (cli.home / ".skawld" / "trusted-projects.json").read_text()
+    command = cli.repo / ".claude" / "commands" / "n.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("---\nallowed-tools: Bash\n---\n!`touch CMD_RAN` go\n", encoding="utf-8")
+    pid, fd = _start(cli)
+    try:
+        screen = _read_until(fd, b"Trust this project", b"CMD_RAN")
+        assert b"changed since you accepted" in screen and b"new since you accepted" in screen
+        assert b"CMD_RAN" in screen
+        os.write(fd, b"n")
+        assert _wait(pid) == 3
+    finally:
+        _stop(pid, fd)
+    assert (cli.home / ".skawld" / "trusted-projects.json").read_text() == before
+    assert not (cli.repo / "CMD_RAN").exists()

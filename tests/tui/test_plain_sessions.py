@@ -63,3 +63,47 @@ async def test_rename_fork_and_rewind_in_the_line_mode(tmp_path: Path) -> None:
     assert not (project / "made.txt").exists()
     titles = sorted(str(r.meta.get("title")) for r in await store.list_sessions())
     assert titles == ["Making files", "Making files", "Making files"]  # original, fork, rewind fork
+
+
+async def test_rewind_in_the_line_mode_names_changes_not_made_by_the_agent(tmp_path: Path) -> None:
+    """Issue 26: what a restore would overwrite that the agent's file tools did not write is
+    listed, and 'k' keeps it. A non-file tool stands in for the user (like a shell command, its
+    writes cannot be told from the user's)."""
+    from skawld_core.tools import tool
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("v1\n")
+
+    @tool(name="Elsewhere")
+    def elsewhere() -> str:
+        """Changes files the way a user would."""
+        (project / "notes.txt").write_text("my own edit\n")
+        (project / "mine.txt").write_text("my new file\n")
+        return "done"
+
+    provider = ScriptedProvider(
+        [
+            reply(tool_call("Write", {"file_path": str(project / "made.txt"), "content": "x\n"})),
+            reply(tool_call("Elsewhere", {})),
+            reply("made"),
+        ]
+    )
+    out = await chat(
+        ["make a file", "/rewind", "1", "k", "k", "/exit"],
+        {
+            "provider": provider,
+            "tools": [WriteTool(), elsewhere],
+            "permission_mode": "yolo",
+            "session_store": InMemorySessionStore(),
+            "cwd": project,
+            "checkpoints": CheckpointEngine(project, root=tmp_path / "cp"),
+        },
+    )
+    assert "These files changed after that checkpoint, not by the agent:" in out
+    assert "edited since: notes.txt (would be rewritten)" in out
+    assert "created since: mine.txt (would be removed)" in out
+    assert "made.txt (would" not in out
+    assert "left as they are (your changes): " in out
+    assert (project / "notes.txt").read_text() == "my own edit\n" and (project / "mine.txt").exists()
+    assert not (project / "made.txt").exists()
