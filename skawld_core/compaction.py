@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .assembly import well_formed
 from .messages import Message, TextBlock, Usage, add_usage
 from .providers.base import BaseProvider, MessageEnd, ProviderRequest, SystemBlock, TextDelta
 
@@ -118,7 +119,7 @@ async def summarize(
     finally:
         await gen.aclose()
     report.usage = usage
-    return "".join(parts).strip()
+    return well_formed("".join(parts)).strip()
 
 
 class KeepRecentTurns:

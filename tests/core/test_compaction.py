@@ -133,3 +133,11 @@ async def test_manual_compaction_between_runs(make_agent: MakeAgent) -> None:
     with pytest.raises(ConfigError):
         await session.compact()
     await run.aclose()
+
+
+async def test_a_lone_surrogate_in_the_summary_is_replaced() -> None:
+    """Issue 26: the summary is stored like any message, so it must be well-formed."""
+    provider = ScriptedProvider([reply("Summary \udcff here.")])
+    out = await KeepRecentTurns().compact(convo(15), provider=provider, model="m", usage_report=UsageReport())
+    assert first_text(out[0]) == f"{SUMMARY_PREFIX}\n\nSummary \ufffd here."
+    out[0].model_dump_json()  # would raise on a lone surrogate
