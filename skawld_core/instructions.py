@@ -14,7 +14,9 @@ importing file (`@~/x` from the home directory), five levels deep at most, each 
 the project (or, for a user file, the user's home) is only followed when the caller allows it;
 otherwise it is reported in `InstructionSet.refused` so the trust gate can ask
 (`skawld_core.trust_items.instruction_items` lists every such import for the acceptance).
-A nested file (read when the model reads below it) never imports from outside the project.
+A project file that is itself a link out of the project is read only when the caller allows
+outside reads (the trust gate lists it). A nested file (read when the model reads below it)
+never imports from, or links to, a file outside the project.
 
 Each file is capped at `MAX_INSTRUCTION_CHARS` characters (Claude Code warns above 40k):
 a longer one is cut there and reported in `InstructionSet.truncated`.
@@ -122,9 +124,14 @@ class _Reader:
         self.allow_outside = allow_outside
         self.result = InstructionSet()
         self.seen: set[Path] = set()
+        self.gate_links = False  # project files: one that is a link out of the project needs trust
 
     def read(self, path: Path, *, imported_by: Path | None = None, depth: int = 0) -> None:
         real = path.resolve()
+        outside = not self.allow_outside and not _within(real, self.allowed_roots)
+        if self.gate_links and imported_by is None and outside:
+            self.result.refused.append((path, real, "links outside the project (needs trust)"))
+            return
         if real in self.seen:
             if imported_by is not None:
                 self.result.refused.append((imported_by, path, "already included (import cycle or duplicate)"))
@@ -176,6 +183,7 @@ def load_instructions(
         if path.is_file():
             reader.read(path)
     reader.allowed_roots = [project_root.resolve()]
+    reader.gate_links = True
     for path in project_instruction_files(project_root):
         reader.read(path)
     for directory in _dirs_below(project_root, cwd):
@@ -234,6 +242,7 @@ class NestedInstructions:
                     continue
                 self.announced.add(candidate)
                 reader = _Reader(self.home, [self.root], allow_outside=False)
+                reader.gate_links = True
                 reader.read(candidate)
                 found.extend(reader.result.files)
         return found

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .command_files import command_dirs, load_file_commands, outside_refs
-from .instructions import find_repo_root, load_instructions, project_instruction_files
+from .instructions import find_repo_root, load_instructions
 from .skills.loader import load_skills
 from .subagents.definitions import load_agent_definitions
 from .trust import TrustRequest, inside
@@ -111,21 +111,21 @@ def command_items(work: Path, home: Path) -> list[TrustItem]:
 
 
 def instruction_items(work: Path, base: Path, home: Path) -> list[TrustItem]:
-    """Instruction files that link out of the repository (blocking, as before) and every
-    `@` import from a project instruction file to a file outside the project (withheld:
-    not followed until accepted)."""
+    """Instruction files that link out of the repository (at its root or on the way to the
+    working directory; blocking, as before) and every `@` import from a project instruction
+    file to a file outside the project (withheld: not followed until accepted)."""
     root = find_repo_root(work).resolve()
     items: list[TrustItem] = []
-    for found in project_instruction_files(work):
-        target = found.resolve()
-        if inside(target, root) or inside(target, base):
-            continue
-        what = f"{target} into the prompt sent to the model ({found} links there)"
-        items.append(TrustItem("instructions", f"{found}->{target}", "", (TrustRequest("reads", "", what),), False))
     scan = load_instructions(root, home=home, cwd=work, allow_imports_outside=True, include_user=False)
     for f in scan.files:
         target = f.path.resolve()
-        if f.imported_by is None or inside(target, root) or inside(target, base):
+        if inside(target, root) or inside(target, base):
+            continue
+        if f.imported_by is None:  # the file itself is a link out of the project: blocks, as before
+            what = f"{target} into the prompt sent to the model ({f.path} links there)"
+            items.append(
+                TrustItem("instructions", f"{f.path}->{target}", "", (TrustRequest("reads", "", what),), False)
+            )
             continue
         what = f"{target} into the prompt sent to the model (imported by {f.imported_by})"
         items.append(TrustItem("import", f"{f.imported_by}->{target}", "", (TrustRequest("reads", "", what),)))

@@ -229,3 +229,28 @@ def test_the_users_own_instruction_imports_stay_trusted(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "hi"))
     assert out.returncode == 0, out.stderr
     assert "USER-STYLE-88" in sent(cli)
+
+
+def test_a_nested_claude_md_that_links_outside_is_never_read(cli: CliEnv) -> None:
+    from tests.support.wire_server import tool_call
+
+    secret = write(cli.repo.parent / "outside" / "secret.md", SECRET)
+    write(cli.repo / "pkg" / "code.py", "x = 1\n")
+    accept(cli)
+    (cli.repo / "pkg" / "CLAUDE.md").symlink_to(secret)
+    cli.srv.anthropic.enqueue(turn(tool_call("Read", {"file_path": "pkg/code.py"}, id="r1")), turn(text("read")))
+    out = cli.run(*cli.args("-p", "read it", "--allowed-tools", "Read"))
+    assert out.returncode == 0, out.stderr
+    assert SECRET not in sent(cli)
+
+
+def test_a_linked_claude_md_on_the_way_to_the_working_directory_asks(cli: CliEnv) -> None:
+    secret = write(cli.repo.parent / "outside" / "secret.md", SECRET)
+    sub = cli.repo / "pkg"
+    sub.mkdir()
+    accept(cli, "--cwd", str(sub))
+    (sub / "CLAUDE.md").symlink_to(secret)
+    out = cli.run(*cli.args("-p", "hi", "--cwd", str(sub)))
+    assert out.returncode == 3, out.stderr
+    assert f"{secret} into the prompt sent to the model ({sub / 'CLAUDE.md'} links there)" in out.stderr
+    assert SECRET not in sent(cli)
