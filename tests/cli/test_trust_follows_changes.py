@@ -168,7 +168,7 @@ def test_an_outside_import_is_listed_and_withheld_before_acceptance(cli: CliEnv)
     cli.srv.anthropic.enqueue(turn(text("ok")))
     out = cli.run(*cli.args("-p", "hi"))
     assert out.returncode == 0, out.stderr
-    assert f"not importing {secret}: outside the project (needs trust)" in out.stderr
+    assert "not importing " in out.stderr and "outside/style.md: outside the project (needs trust)" in out.stderr
     assert f"this project's files ask for: {secret} into the prompt" in out.stderr
     assert "OUTSIDE-STYLE-12" not in sent(cli)
     cli.write_project_config({"permissions": {"mode": "acceptEdits"}})
