@@ -87,7 +87,8 @@ def command_items(work: Path, home: Path) -> list[TrustItem]:
     """The project's command files (``.skawld/commands``, ``.claude/commands``) that can run
     or read something: `allowed-tools`, a `model`, ``!`…` `` lines, `@` files outside the
     project. The digest is the whole file's: its prompt runs with those grants."""
-    dirs = [d for d in command_dirs(work, home)[:2] if d.is_dir()]
+    project_dirs, user_dirs = command_dirs(work, home)[:2], command_dirs(work, home)[2:]
+    dirs = [d for d in project_dirs if d.is_dir() and d not in user_dirs]  # run in ~: yours
     if not dirs:
         return []
     items: list[TrustItem] = []

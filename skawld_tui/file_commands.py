@@ -131,7 +131,12 @@ async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Ses
 
 
 def _project_command(command: FileCommand, agent: Agent) -> bool:
-    return command.path.resolve().is_relative_to(agent.cwd.resolve())
+    """A command file of the project, not the user's own (which live under ~ even when cwd is ~)."""
+    path = command.path.resolve()
+    home = Path.home().resolve()
+    if any(path.is_relative_to(home / d / "commands") for d in (".skawld", ".claude")):
+        return False
+    return path.is_relative_to(agent.cwd.resolve())
 
 
 def _attach(command: FileCommand, ref: str, agent: Agent, *, outside_ok: bool) -> tuple[str, Path] | None:

@@ -255,3 +255,12 @@ def test_a_linked_claude_md_on_the_way_to_the_working_directory_asks(cli: CliEnv
     assert out.returncode == 3, out.stderr
     assert f"{secret} into the prompt sent to the model ({sub / 'CLAUDE.md'} links there)" in out.stderr
     assert SECRET not in sent(cli)
+
+
+def test_the_users_own_commands_stay_theirs_when_run_in_the_home_directory(cli: CliEnv) -> None:
+    write(cli.home / ".claude" / "commands" / "mine.md", "---\nallowed-tools: Bash\n---\n!`touch MINE_RAN` go")
+    cli.srv.anthropic.enqueue(turn(text("done")))
+    out = cli.run(*cli.args("-p", "/mine", "--cwd", str(cli.home)))
+    assert out.returncode == 0, out.stderr
+    assert "this project's files ask for" not in out.stderr
+    assert (cli.home / "MINE_RAN").exists()
