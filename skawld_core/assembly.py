@@ -2,17 +2,29 @@
 
 Everything a model sends is made well-formed here, for every provider: a lone UTF-16
 surrogate (`"\\udcff"` in the wire JSON of a text delta or a tool input) becomes U+FFFD,
-so the message can always be stored, sent back and printed.
+so the message can always be stored, sent back and printed; `well_formed_result` does the
+same for a tool's result (the scheduler applies it).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from .events import PartialAssistantEvent, PartialDelta, PartialText, PartialThinking, PartialToolInput
-from .messages import ContentBlock, Message, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from .messages import (
+    ContentBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultContent,
+    ToolResultPart,
+    ToolUseBlock,
+    Usage,
+)
 from .providers.base import (
     MessageEnd,
     ProviderStreamEvent,
@@ -34,6 +46,17 @@ def well_formed(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
+
+
+def well_formed_result(content: str | Sequence[ToolResultPart]) -> ToolResultContent:
+    """A tool result's content with lone surrogates in its text replaced (a tool that decoded
+    bytes with ``surrogateescape``, an MCP server's JSON)."""
+    if isinstance(content, str):
+        return well_formed(content)
+    return [
+        part.model_copy(update={"text": well_formed(part.text)}) if isinstance(part, TextBlock) else part
+        for part in content
+    ]
 
 
 def _well_formed_value(value: Any) -> Any:

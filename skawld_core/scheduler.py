@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .assembly import INVALID_JSON_KEY
+from .assembly import INVALID_JSON_KEY, well_formed_result
 from .errors import AbortError
 from .events import (
     Event,
@@ -333,7 +333,9 @@ class Scheduler:
         if call.runnable and self.hooks is not None and self.hook_context is not None:
             result = await self._post_tool_use(call, result, duration_ms)
         self.completed[tool_use_id] = ToolResultBlock(
-            tool_use_id=tool_use_id, content=result.content, is_error=True if result.is_error else None
+            tool_use_id=tool_use_id,
+            content=well_formed_result(result.content),
+            is_error=True if result.is_error else None,
         )
         self._ended.add(tool_use_id)
         await self.emit(
