@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +36,26 @@ _ACTIVE_GROUPS: set[int] = set()
 
 @dataclass(frozen=True)
 class Launch:
-    """What to execute for one Bash call. `token` marks the call's processes."""
+    """What to execute for one Bash call. `token` marks the call's processes.
+
+    `fds` are handed to the child (the script, bwrap's arguments, the seccomp
+    program) and closed in this process once it started (`release`);
+    `watched` are paths the call must not create (`gitdirs.sweep_created`).
+    """
 
     argv: list[str]
     env: dict[str, str]
     sandboxed: bool
     token: str
     network: bool = False
+    fds: list[int] = field(default_factory=list)
+    watched: tuple[str, ...] = ()
+
+    def release(self) -> None:
+        """Close the descriptors meant for the child (idempotent)."""
+        while self.fds:
+            with contextlib.suppress(OSError):
+                os.close(self.fds.pop())
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
@@ -102,7 +115,11 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
     """Start `launch` in its own session with stdin closed; raises `OSError`."""
     # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
     # the pipes to close, which a background grandchild can delay forever.
-    out_r, out_w = os.pipe()
+    try:
+        out_r, out_w = os.pipe()
+    except BaseException:
+        launch.release()
+        raise
     err_r, err_w = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -113,6 +130,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
             stdout=out_w,
             stderr=err_w,
             start_new_session=True,
+            pass_fds=tuple(launch.fds),
         )
     except BaseException:
         for fd in (out_r, err_r):
@@ -121,6 +139,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
     finally:
         os.close(out_w)
         os.close(err_w)
+        launch.release()
     _ACTIVE_GROUPS.add(proc.pid)
     transports: list[asyncio.BaseTransport] = []
     try:
