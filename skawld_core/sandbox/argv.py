@@ -11,7 +11,7 @@ __all__ = ["bwrap_args"]
 def bwrap_args(
     spec: SandboxSpec,
     *,
-    git: GitMounts = GitMounts(),
+    git: GitMounts | None = None,
     seccomp_fd: int | None = None,
 ) -> list[str]:
     """`bwrap` options (no program name, no command): the whole file system
@@ -23,6 +23,7 @@ def bwrap_args(
     Order matters: later mounts cover earlier ones, so the read-only and hidden
     paths come after the writable binds they may sit in.
     """
+    git = git if git is not None else GitMounts()
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in spec.emptied:
         args += ["--tmpfs", path]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .gitdirs import sweep_created
 from .procs import call_processes, end_processes, signal_all
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "exit_trailer",
     "shielded_kill",
     "spawn",
+    "sweep_note",
     "terminate_call",
     "terminate_group",
 ]
@@ -103,12 +105,25 @@ class Spawned:
     out: asyncio.StreamReader
     err: asyncio.StreamReader
     transports: list[asyncio.BaseTransport]
+    watched: tuple[str, ...] = ()
 
     def close(self) -> None:
-        """Forget the process group and close the pipes."""
+        """Forget the process group, close the pipes and remove the watched paths the call made."""
         _ACTIVE_GROUPS.discard(self.proc.pid)
         for transport in self.transports:
             transport.close()
+        sweep_created(self.watched)
+
+
+def sweep_note(launch: Launch) -> str | None:
+    """Remove what the call created of `launch.watched`; a line saying so, or None."""
+    removed = sweep_created(launch.watched)
+    if not removed:
+        return None
+    return (
+        f"Bash: the sandbox removed {', '.join(removed)}: the command created it, and git outside the "
+        "sandbox would read it (it can point git at another config)."
+    )
 
 
 async def spawn(launch: Launch, cwd: Path) -> Spawned:
@@ -155,7 +170,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
         for transport in transports:
             transport.close()
         raise
-    return Spawned(proc, out_stream, err_stream, transports)
+    return Spawned(proc, out_stream, err_stream, transports, launch.watched)
 
 
 async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
