@@ -141,6 +141,10 @@ class ShellPolicy:
             if "TMPDIR" in env:
                 env["TMPDIR"] = "/tmp"
             args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
+            if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
+                for fd in fds:
+                    os.close(fd)
+                return _too_many_hidden(spec)
             args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
             fds.append(args_fd)
         except BaseException:
@@ -175,6 +179,18 @@ class ShellPolicy:
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None
+
+
+# bubblewrap refuses more arguments than this (MAX_ARGS in bubblewrap.c), --args included.
+BWRAP_MAX_ARGS = 9000
+
+
+def _too_many_hidden(spec: SandboxSpec) -> str:
+    hidden = len(spec.hidden_files) + len(spec.hidden_dirs)
+    return (
+        f"Bash: not run: Read deny rules hide {hidden:,} paths, more than bubblewrap can mount in one "
+        f"sandbox (about {BWRAP_MAX_ARGS // 3:,} in all); deny their folders instead of the files one by one."
+    )
 
 
 _READ_ONLY = "Read-only file system"
