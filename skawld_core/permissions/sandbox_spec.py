@@ -14,12 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from ..sandbox.hidden import hidden_paths
+from ..sandbox.hidden import HiddenPaths, hidden_paths
 from ..sandbox.spec import SandboxSpec
 from .paths import rule_applies_to
 from .rules import PathRule
 
-__all__ = ["ReadRules", "read_denied_patterns", "sandbox_spec"]
+__all__ = ["ReadRules", "read_denied_paths", "read_denied_patterns", "sandbox_spec"]
 
 
 class ReadRules(Protocol):
@@ -47,12 +47,25 @@ def read_denied_patterns(engine: ReadRules) -> list[str]:
     ]
 
 
+def _hidden(engine: ReadRules) -> HiddenPaths:
+    if not engine.restricts_reads:
+        return HiddenPaths()
+    patterns = read_denied_patterns(engine)
+    return hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(Path(path)))
+
+
+def read_denied_paths(engine: ReadRules) -> list[str]:
+    """The files and folders the engine's Read deny rules cover now (absolute paths):
+    what the sandbox hides and checkpoints never store."""
+    hidden = _hidden(engine)
+    return [*hidden.files, *hidden.dirs]
+
+
 def sandbox_spec(engine: ReadRules, base: SandboxSpec) -> SandboxSpec:
     """`base` with the paths the engine's Read deny rules cover hidden."""
-    if not engine.restricts_reads:
+    hidden = _hidden(engine)
+    if not (hidden.files or hidden.dirs):
         return base
-    patterns = read_denied_patterns(engine)
-    hidden = hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(Path(path)))
     return replace(
         base,
         hidden_files=(*base.hidden_files, *hidden.files),
