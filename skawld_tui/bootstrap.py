@@ -112,6 +112,7 @@ class Settings:
     # added directories, a PostgreSQL store, provider transport/compat/context window
     sandbox_mode: str = "auto"
     sandbox_network: bool = False
+    sandbox_unix_sockets: bool = False
     env_passthrough: list[str] = field(default_factory=list)
     additional_directories: list[Path] = field(default_factory=list)
     provider_transport: str | None = None
@@ -125,7 +126,8 @@ class Settings:
     @property
     def sandbox(self) -> dict[str, Any]:
         """The sandbox settings as `Agent(sandbox=...)` takes them."""
-        return {"mode": self.sandbox_mode, "network": self.sandbox_network}
+        box = {"mode": self.sandbox_mode, "network": self.sandbox_network}
+        return {**box, "allow_all_unix_sockets": True} if self.sandbox_unix_sockets else box
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -319,6 +321,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         untrusted_config_dirs=untrusted,
         sandbox_mode=cfg.sandbox.mode,
         sandbox_network=cfg.sandbox.network,
+        sandbox_unix_sockets=cfg.sandbox.allow_all_unix_sockets,
         env_passthrough=list(cfg.env_passthrough),
         additional_directories=[Path(d) for d in cfg.additional_directories],
         provider_transport=cfg.provider.transport,
