@@ -152,7 +152,16 @@ class ShellPolicy:
                 os.close(fd)
             raise
         argv = [probe.path, "--args", str(args_fd), "--", *shell_argv]
-        return Launch(argv, env, sandboxed=True, token=token, network=spec.network, fds=fds, watched=git.watched)
+        return Launch(
+            argv,
+            env,
+            sandboxed=True,
+            token=token,
+            network=spec.network,
+            unix_sockets=seccomp is None,
+            fds=fds,
+            watched=git.watched,
+        )
 
     def background(self, session_id: str) -> BackgroundShells:
         """The background shells of a session (created on first use)."""
@@ -204,12 +213,27 @@ _NO_NETWORK = (
 )
 
 
-def sandbox_denial_note(stderr: str, *, network: bool) -> str | None:
+_NO_HOST_SOCKET = (
+    "Cannot connect to the Docker daemon",
+    "connect to the Docker daemon socket",
+    "socket: operation not permitted",  # Go programs
+    "Error connecting to agent",  # ssh-add
+    "Could not open a connection to your authentication agent",
+    "message bus",  # D-Bus clients
+)
+
+
+def sandbox_denial_note(stderr: str, *, network: bool, unix_sockets: bool = True) -> str | None:
     """A line naming the sandbox when `stderr` shows it blocked the command."""
     if _READ_ONLY in stderr:
         return (
             "Bash: the sandbox blocked a write: only the project, added directories and /tmp are "
-            "writable inside it (sandbox config)."
+            "writable inside it, and not their git config and hooks or agent config (sandbox config)."
+        )
+    if not unix_sockets and any(marker in stderr for marker in _NO_HOST_SOCKET):
+        return (
+            "Bash: the sandbox keeps the host's Unix sockets (docker, ssh-agent, D-Bus) out of reach "
+            "(sandbox.network.allowAllUnixSockets turns that off)."
         )
     if not network and any(marker in stderr for marker in _NO_NETWORK):
         return (

@@ -50,6 +50,7 @@ class Launch:
     sandboxed: bool
     token: str
     network: bool = False
+    unix_sockets: bool = True
     fds: list[int] = field(default_factory=list)
     watched: tuple[str, ...] = ()
 

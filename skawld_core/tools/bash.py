@@ -177,7 +177,7 @@ class BashTool(Tool[BashInput]):
             raise
         note = None
         if launch.sandboxed and returncode != 0:
-            note = sandbox_denial_note(err.text(), network=launch.network)
+            note = sandbox_denial_note(err.text(), network=launch.network, unix_sockets=launch.unix_sockets)
         swept = sweep_note(launch)
         if swept is not None:
             note = swept if note is None else f"{note}\n{swept}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skawld_core.sandbox import ShellPolicy
+from skawld_core.sandbox import ShellPolicy, sandbox_denial_note
 
 from .conftest import bash, context, needs_bwrap, text
 
@@ -97,6 +97,23 @@ async def test_allow_all_unix_sockets_turns_the_filter_off(project: Path, server
     finally:
         policy.close()
     assert result.startswith("host-socket-answered"), result
+
+
+async def test_a_docker_client_gets_a_note_naming_the_sandbox(project: Path) -> None:
+    if shutil.which("docker") is None:
+        pytest.skip("no docker client here")  # the note's wording is tested below without one
+    policy = ShellPolicy(sandbox="required")
+    try:
+        result = text(await bash(context(project, policy), "docker ps"))
+    finally:
+        policy.close()
+    assert "Bash: the sandbox keeps the host's Unix sockets" in result
+
+
+def test_the_socket_note_only_when_the_filter_is_on() -> None:
+    stderr = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock."
+    assert "Unix sockets" in (sandbox_denial_note(stderr, network=False, unix_sockets=False) or "")
+    assert sandbox_denial_note(stderr, network=False, unix_sockets=True) is None
 
 
 def test_the_filter_is_on_by_default_and_says_nothing() -> None:
