@@ -74,8 +74,13 @@ def _is_git_dir(path: Path) -> bool:
 
 
 def _repository_of(root: Path) -> tuple[Path | None, Path | None]:
-    """(the `.git` file, the git dir) of the repository `root` is in (itself or an ancestor)."""
+    """(the `.git` file, the git dir) of the repository `root` is in (itself or an ancestor
+    below the home directory: a dotfiles repository in `~` is not made writable for a project
+    that merely lies inside it)."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
     for directory in (root, *root.parents):
+        if directory != root and (directory == home or directory in home.parents):
+            break
         dot_git = directory / ".git"
         if dot_git.is_dir() and not dot_git.is_symlink():
             return None, Path(os.path.realpath(dot_git))

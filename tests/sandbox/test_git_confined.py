@@ -222,3 +222,25 @@ async def test_git_workflows_work_inside_the_sandbox(tmp_path: Path, policy: She
         assert subject in subjects
     assert git(project, "stash", "list") == ""
     assert git(project, "status", "--porcelain") == ""
+
+
+async def test_a_repository_in_the_home_directory_stays_read_only(
+    outside: Path, policy: ShellPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A dotfiles repository in ~ holding the project folder: its git data is not the project's.
+    home = repo(outside / "home")
+    monkeypatch.setenv("HOME", str(home))
+    project = home / "work"
+    project.mkdir()
+    result = text(await bash(context(project, policy), "git update-ref refs/heads/evil HEAD"))
+    assert "Read-only file system" in result
+    assert "evil" not in git(home, "branch")
+
+
+async def test_a_subfolder_of_a_repository_commits_to_it(tmp_path: Path, policy: ShellPolicy) -> None:
+    project = repo(tmp_path / "p")
+    (project / "sub").mkdir()
+    command = SANDBOX_IDENTITY + "echo s > s.txt && git add s.txt && git commit -qm from-sub && echo committed"
+    result = text(await bash(context(project / "sub", policy), command))
+    assert "committed" in result, result
+    assert "from-sub" in git(project, "log", "--format=%s")
