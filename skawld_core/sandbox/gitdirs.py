@@ -14,6 +14,7 @@ writable:
 - `config`, `config.worktree`, `hooks/`, `info/`, `commondir` and a `.git`
   file are bound read-only over themselves; a missing `hooks/` or `info/` is
   created empty first (what `git init` makes), so it cannot be planted;
+- what the config points at (`core.hooksPath`, `include.path`) is read-only too;
 - the names that cannot be created harmlessly (`commondir`,
   `config.worktree`) are watched instead: `sweep_created` removes them after
   the call when the command made them.
@@ -123,6 +124,36 @@ def _submodule_dot_git(module_dir: Path) -> Path | None:
     return None
 
 
+def _config_references(git_dir: Path) -> list[Path]:
+    """Files git's config makes code or config: `core.hooksPath` and `include.path` /
+    `includeIf.*.path` (a project may keep its hooks or an included config in the work tree,
+    where a command could rewrite them). A simple reading of git's syntax: one key per line."""
+    found: list[Path] = []
+    for name in ("config", "config.worktree"):
+        config = git_dir / name
+        try:
+            lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        section = ""
+        for raw in lines:
+            line = raw.strip()
+            if line.startswith("["):
+                section = line[1:].split("]", 1)[0].split(" ", 1)[0].split(".", 1)[0].strip().lower()
+                continue
+            key, sep, value = line.partition("=")
+            key, value = key.strip().lower(), value.strip().strip('"')
+            wanted = (section == "core" and key == "hookspath") or (section.startswith("include") and key == "path")
+            if not (sep and value and wanted):
+                continue
+            target = Path(os.path.expanduser(value))
+            if not target.is_absolute():
+                base = git_dir.parent if key == "hookspath" else config.parent
+                target = base / target
+            found.append(Path(os.path.realpath(target)))
+    return found
+
+
 def _all_git_dirs(roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     """Every git dir reachable from `roots`, and the `.git` files found on the way."""
     pending: list[Path] = []
@@ -157,6 +188,7 @@ def git_mounts(roots: Sequence[Path]) -> GitMounts:
     read_only: list[str] = [str(f) for f in dot_git_files]
     watched: list[str] = []
     for git_dir in git_dirs:
+        read_only += [str(p) for p in _config_references(git_dir) if p.exists()]
         for name in _CREATED_EMPTY:
             target = git_dir / name
             if not os.path.lexists(target):

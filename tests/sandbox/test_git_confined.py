@@ -244,3 +244,24 @@ async def test_a_subfolder_of_a_repository_commits_to_it(tmp_path: Path, policy:
     result = text(await bash(context(project / "sub", policy), command))
     assert "committed" in result, result
     assert "from-sub" in git(project, "log", "--format=%s")
+
+
+async def test_hooks_and_included_config_kept_in_the_work_tree_are_read_only(
+    tmp_path: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    project = repo(tmp_path / "p")
+    (project / ".githooks").mkdir()
+    (project / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (project / ".githooks" / "pre-commit").chmod(0o755)
+    (project / "project.gitconfig").write_text("[user]\n\tname = shared\n")
+    git(project, "config", "core.hooksPath", ".githooks")
+    git(project, "config", "include.path", "../project.gitconfig")
+    attack = (
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > .githooks/pre-commit; "
+        f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' >> project.gitconfig; true"
+    )
+    await bash(context(project, policy), attack)
+    assert "fsmonitor" not in (project / "project.gitconfig").read_text()
+    host_status(project)
+    git(project, "commit", "-q", "--allow-empty", "-m", "runs the pre-commit hook")
+    assert not marker.exists()
