@@ -546,9 +546,18 @@ def checkpoint_engine(settings: Settings) -> Any:
     """The checkpoint engine for the project (``SKAWLD_CHECKPOINTS=0`` turns it off)."""
     if settings.env.get("SKAWLD_CHECKPOINTS", "").strip().lower() in ("0", "false", "off", "no"):
         return None
-    from skawld_core.checkpoints import CheckpointEngine
+    return project_checkpoints(settings)
 
-    return CheckpointEngine(settings.cwd, env=settings.env)
+
+def project_checkpoints(settings: Settings) -> Any:
+    """A checkpoint engine for the project that never stores what the config's Read deny
+    rules cover (the Agent sets the same exclusion from its own engine)."""
+    from skawld_core.checkpoints import CheckpointEngine
+    from skawld_core.permissions import PermissionEngine
+    from skawld_core.permissions.sandbox_spec import read_denied_paths
+
+    rules = PermissionEngine(rules=settings.permission_rules, project_root=settings.cwd)
+    return CheckpointEngine(settings.cwd, env=settings.env, exclude=lambda: read_denied_paths(rules))
 
 
 def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any]:

@@ -123,8 +123,9 @@ def restore_cmd(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before rewriting files.")] = False,
 ) -> None:
     """Restore files and/or the conversation to before prompt NUMBER."""
-    from skawld_core.checkpoints import CheckpointEngine
     from skawld_core.sessions.fork import fork_session
+
+    from .bootstrap import project_checkpoints
 
     settings = _settings(cwd)
 
@@ -147,7 +148,7 @@ def restore_cmd(
     async def work(store: Any) -> tuple[Any, str | None]:
         result = None
         if code:
-            result = await CheckpointEngine(settings.cwd, env=settings.env).restore(point.commit)
+            result = await project_checkpoints(settings).restore(point.commit)
         fork_id = None
         if what in (What.both, What.conversation):
             fork_id = (await fork_session(store, session_id, upto=point.index)).id

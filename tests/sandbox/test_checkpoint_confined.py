@@ -3,6 +3,7 @@ read the checkpoint store (`~/.skawld` is emptied inside the sandbox)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +18,7 @@ from skawld_core.permissions import PermissionEngine
 from skawld_core.permissions.sandbox_spec import read_denied_paths
 from skawld_core.sandbox import ShellPolicy
 from skawld_core.testing import ScriptedProvider
+from skawld_tui.bootstrap import CliOptions, project_checkpoints, resolve_settings
 
 from .conftest import bash, context, needs_bwrap, text
 
@@ -100,3 +102,14 @@ async def test_sandboxed_bash_cannot_read_the_checkpoint_store(home: Path, secre
     assert "skill-script" in result  # skills stay readable: their scripts run from Bash
     assert "Read-only file system" in result
     assert not (home / ".skawld" / "skills" / "tool" / "new").exists()
+
+
+async def test_the_command_lines_engine_excludes_the_configs_deny_rules(home: Path, secret_project: Path) -> None:
+    # `skawld checkpoints restore` snapshots before restoring: that snapshot obeys the rules too.
+    (home / ".skawld").mkdir()
+    (home / ".skawld" / "config.json").write_text(json.dumps({"permissions": {"rules": [DENY_ENV]}}))
+    settings = resolve_settings(CliOptions(cwd=str(secret_project)), env={"HOME": str(home)})
+    engine = project_checkpoints(settings)
+    await engine.snapshot("before")
+    assert not blob_stored(engine.git_dir, SECRET)
+    assert blob_stored(engine.git_dir, "print('hi')\n")
