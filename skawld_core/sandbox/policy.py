@@ -129,31 +129,36 @@ class ShellPolicy:
             enable_subreaper()
             return Launch(shell_argv, env, sandboxed=False, token=token, network=True, fds=[script])
         fds = [script]
+        launch: Launch | str = ""
         try:
-            probe = probe_bwrap()
-            assert probe.path is not None
-            spec = self.spec(cwd, session_id)
-            git = git_mounts(spec.writable)
-            program = None if spec.unix_sockets else self._socket_filter()
-            seccomp = None if program is None else data_fd(program)
-            if seccomp is not None:
-                fds.append(seccomp)
-            if "TMPDIR" in env:
-                env["TMPDIR"] = "/tmp"
-            args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
-            if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
+            launch = self._bwrap_launch(shell_argv, fds, cwd, session_id, env, token)
+        finally:  # on an error or a refusal, nothing will spawn: close what was opened
+            if not isinstance(launch, Launch):
                 for fd in fds:
                     os.close(fd)
-                return _too_many_hidden(spec)
-            args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
-            fds.append(args_fd)
-        except BaseException:
-            for fd in fds:
-                os.close(fd)
-            raise
-        argv = [probe.path, "--args", str(args_fd), "--", *shell_argv]
+        return launch
+
+    def _bwrap_launch(
+        self, shell_argv: list[str], fds: list[int], cwd: Path, session_id: str, env: dict[str, str], token: str
+    ) -> Launch | str:
+        """The sandboxed launch; the descriptors it opens are added to `fds`."""
+        probe = probe_bwrap()
+        assert probe.path is not None
+        spec = self.spec(cwd, session_id)
+        git = git_mounts(spec.writable)
+        program = None if spec.unix_sockets else self._socket_filter()
+        seccomp = None if program is None else data_fd(program)
+        if seccomp is not None:
+            fds.append(seccomp)
+        if "TMPDIR" in env:
+            env["TMPDIR"] = "/tmp"
+        args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
+        if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
+            return _too_many_hidden(spec)
+        args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
+        fds.append(args_fd)
         return Launch(
-            argv,
+            [probe.path, "--args", str(args_fd), "--", *shell_argv],
             env,
             sandboxed=True,
             token=token,
