@@ -3,6 +3,7 @@ about 2 MiB in all): the script and bwrap's arguments go through descriptors."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -71,3 +72,30 @@ async def test_more_hidden_paths_than_bwrap_can_mount_refuse_the_call(project: P
         policy.close()
     assert result.is_error
     assert "3,500 paths" in text(result) and "bubblewrap" in text(result)
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_no_descriptor_is_left_open(project: Path, any_policy: ShellPolicy) -> None:
+    await bash(context(project, any_policy), "true")  # first call: probe, tmp dir, imports
+    before = open_fds()
+    for _ in range(5):
+        await bash(context(project, any_policy), "echo hi")
+    await bash(context(project, any_policy), "sleep 30", run_in_background=True)
+    await any_policy.end_background()
+    assert open_fds() == before
+
+
+@needs_bwrap
+async def test_a_refused_call_leaves_no_descriptor_open(project: Path) -> None:
+    files = hidden_files(project / "many", 3_100)
+    policy = ShellPolicy(sandbox="required", permissions=ManyHidden(files))
+    try:
+        await bash(context(project, policy), "true")
+        before = open_fds()
+        assert (await bash(context(project, policy), "true")).is_error
+        assert open_fds() == before
+    finally:
+        policy.close()
