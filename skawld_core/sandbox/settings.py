@@ -53,7 +53,10 @@ class SandboxStatus(SkawldModel):
         if self.active:
             line = "sandbox: bubblewrap" + (" (network on)" if self.network else " (no network)")
             if self.unix_sockets:
-                line += "; warning: host Unix sockets are reachable (allowAllUnixSockets)"
+                line += (
+                    "; warning: host Unix sockets are reachable"
+                    " (sandbox.network.allowAllUnixSockets, or no seccomp filter for this machine)"
+                )
             return line
         if self.mode == "off":
             return "sandbox: off"

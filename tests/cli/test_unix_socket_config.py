@@ -85,6 +85,6 @@ def test_skawld_v_warns(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(turn(text("ok")))
     out = cli.run(*cli.args("-p", "hi", "--json", "--sandbox", "-v"))
     assert out.returncode == 0, out.stderr
-    assert "warning: host Unix sockets are reachable (allowAllUnixSockets)" in out.stderr
+    assert "warning: host Unix sockets are reachable (sandbox.network.allowAllUnixSockets" in out.stderr
     system = json.loads(out.stdout.splitlines()[0])
     assert system["sandbox"]["unix_sockets"] is True
