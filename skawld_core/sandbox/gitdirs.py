@@ -83,7 +83,7 @@ def _repository_of(root: Path) -> tuple[Path | None, Path | None]:
         if directory != root and (directory == home or directory in home.parents):
             break
         dot_git = directory / ".git"
-        if dot_git.is_dir() and not dot_git.is_symlink():
+        if dot_git.is_dir():  # a symlink to a git dir counts (the link itself can be replaced)
             return None, Path(os.path.realpath(dot_git))
         if dot_git.is_file():
             return Path(os.path.realpath(dot_git)), _read_gitdir_file(dot_git)

@@ -265,3 +265,11 @@ async def test_hooks_and_included_config_kept_in_the_work_tree_are_read_only(
     host_status(project)
     git(project, "commit", "-q", "--allow-empty", "-m", "runs the pre-commit hook")
     assert not marker.exists()
+
+
+async def test_a_git_dir_behind_a_symlink_is_protected(tmp_path: Path, policy: ShellPolicy, marker: Path) -> None:
+    project = repo(tmp_path / "p")
+    (project / ".git").rename(project / ".realgit")
+    (project / ".git").symlink_to(".realgit")
+    await bash(context(project, policy), f"git config core.fsmonitor 'touch {marker}; false'")
+    assert "fsmonitor" not in (project / ".realgit" / "config").read_text()
