@@ -76,6 +76,12 @@ def _emptied(home: Path | None) -> tuple[list[str], list[str]]:
     resolv = os.path.realpath("/etc/resolv.conf")
     if resolv.startswith("/run/") and os.path.isfile(resolv):
         kept.append(resolv)  # systemd-resolved: /etc/resolv.conf points into /run
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        # NixOS keeps the system's programs under /run/current-system and /run/wrappers
+        if entry.startswith("/run/") and len(entry.split("/")) > 2:
+            top = "/run/" + entry.split("/")[2]
+            if os.path.isdir(top) and top not in kept:
+                kept.append(top)
     if home is not None:
         skawld_home = home / ".skawld"
         if skawld_home.is_dir() and not skawld_home.is_symlink():

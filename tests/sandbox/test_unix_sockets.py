@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -121,3 +122,24 @@ def test_the_filter_is_on_by_default_and_says_nothing() -> None:
     assert not status.unix_sockets
     assert "warning" not in status.describe()
     assert "unix_sockets" not in status.model_dump()
+
+
+async def test_programs_on_path_under_run_stay_reachable(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # NixOS puts the system's programs under /run/current-system; /run is emptied otherwise.
+    if not os.access("/run", os.W_OK) and os.environ.get("CI") != "true":
+        pytest.skip("/run is not writable here (the test makes a folder in it)")
+    top = Path(tempfile.mkdtemp(prefix="skawld-test-", dir="/run"))
+    try:
+        (top / "bin").mkdir()
+        tool = top / "bin" / "skawld-probe-tool"
+        tool.write_text("#!/bin/sh\necho tool-ran\n")
+        tool.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{top / 'bin'}:{os.environ['PATH']}")
+        policy = ShellPolicy(sandbox="required")
+        try:
+            result = text(await bash(context(project, policy), "skawld-probe-tool; ls -A /run | wc -l"))
+        finally:
+            policy.close()
+    finally:
+        shutil.rmtree(top)
+    assert result.startswith("tool-ran\n1\n"), result
