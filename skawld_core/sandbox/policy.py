@@ -145,6 +145,8 @@ class ShellPolicy:
         probe = probe_bwrap()
         assert probe.path is not None
         spec = self.spec(cwd, session_id)
+        if spec.refusal is not None:
+            return f"Bash: not run: {spec.refusal}."
         git = git_mounts(spec.writable)
         program = None if spec.unix_sockets else self._socket_filter()
         seccomp = None if program is None else data_fd(program)

@@ -35,7 +35,8 @@ class SandboxSpec:
     `kept_read_only` bound back into them; `network`: the host's network;
     `unix_sockets`: allow creating `AF_UNIX` sockets (off: a seccomp filter
     refuses them); `tmp_dir`: the host folder mounted at `/tmp` (None: an
-    empty tmpfs).
+    empty tmpfs). `refusal`: why the call must not run at all (the set of paths
+    to hide cannot be known completely, say); the sandbox then refuses it.
     """
 
     cwd: Path
@@ -48,6 +49,7 @@ class SandboxSpec:
     network: bool = False
     unix_sockets: bool = False
     tmp_dir: Path | None = None
+    refusal: str | None = None
 
 
 class SpecSource(Protocol):

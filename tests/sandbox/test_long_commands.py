@@ -99,3 +99,23 @@ async def test_a_refused_call_leaves_no_descriptor_open(project: Path) -> None:
         assert open_fds() == before
     finally:
         policy.close()
+
+
+class Refusing:
+    """A spec source that cannot know what to hide."""
+
+    def sandbox_spec(self, base: SandboxSpec) -> SandboxSpec:
+        return replace(base, refusal="the files under Read deny rules could not be listed (test)")
+
+
+@needs_bwrap
+async def test_a_spec_that_refuses_stops_the_call(project: Path) -> None:
+    policy = ShellPolicy(sandbox="required", permissions=Refusing())
+    try:
+        before = open_fds()
+        result = await bash(context(project, policy), "echo ran > ran.txt")
+        assert open_fds() == before
+    finally:
+        policy.close()
+    assert result.is_error and "could not be listed (test)" in text(result)
+    assert not (project / "ran.txt").exists()
