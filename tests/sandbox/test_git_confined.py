@@ -273,3 +273,23 @@ async def test_a_git_dir_behind_a_symlink_is_protected(tmp_path: Path, policy: S
     (project / ".git").symlink_to(".realgit")
     await bash(context(project, policy), f"git config core.fsmonitor 'touch {marker}; false'")
     assert "fsmonitor" not in (project / ".realgit" / "config").read_text()
+
+
+async def test_an_added_directorys_repository_is_protected_and_usable(
+    tmp_path: Path, outside: Path, marker: Path
+) -> None:
+    project = repo(tmp_path / "p")
+    added = repo(outside / "added")
+    policy = ShellPolicy(sandbox="required", writable_dirs=[added])
+    try:
+        command = (
+            SANDBOX_IDENTITY + f"cd {added} && git config core.fsmonitor 'touch {marker}; false'; "
+            "echo n > n.txt && git add n.txt && git commit -qm in-added && echo committed"
+        )
+        result = text(await bash(context(project, policy), command))
+    finally:
+        policy.close()
+    assert "committed" in result, result
+    assert "in-added" in git(added, "log", "--format=%s")
+    host_status(added)
+    assert not marker.exists()
