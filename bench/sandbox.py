@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from skawld_core.permissions import PermissionEngine
-from skawld_core.sandbox import ShellPolicy, probe_bwrap
+from skawld_core.sandbox import Launch, ShellPolicy, probe_bwrap
 from skawld_core.tools import BashTool, ToolContext
 
 GOAL_MS = 30.0
@@ -68,22 +68,32 @@ async def pair(label: str, root: Path, n: int, engine: PermissionEngine | None) 
     return mb - ma
 
 
-async def spawn(argv: list[str]) -> float:
+async def spawn(launch: Launch, bare: bool = False) -> float:
+    """Start `launch` (or only its shell part, outside bwrap) and wait for it."""
+    argv = launch.argv[launch.argv.index("--") + 1 :] if bare else launch.argv
     start = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL)
+    try:
+        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, pass_fds=launch.fds)
+    finally:
+        launch.release()
     await proc.wait()
     return (time.perf_counter() - start) * 1000
 
 
 async def floor(root: Path, n: int) -> None:
     """bwrap's own cost with the same arguments, outside the Bash tool."""
-    launch = ShellPolicy(sandbox="required").launch("true", root, "floor")
-    assert not isinstance(launch, str)
-    bare = launch.argv[launch.argv.index("--") + 1 :]
+    policy = ShellPolicy(sandbox="required")
+
+    def launch() -> Launch:
+        made = policy.launch("true", root, "floor")
+        assert not isinstance(made, str)
+        return made
+
     a, b = [], []
     for _ in range(n):
-        a.append(await spawn(bare))
-        b.append(await spawn(launch.argv))
+        a.append(await spawn(launch(), bare=True))
+        b.append(await spawn(launch()))
+    policy.close()
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"Floor: the same argv spawned directly, N={n}")
     print(f"  $SHELL -c true        median {ma:7.2f} ms")

@@ -19,6 +19,7 @@ from .hooks import HookRunner
 from .messages import Message, PermissionMode
 from .permissions import PermissionEngine
 from .permissions.mode import EXIT_PLAN_MODE_TOOL
+from .permissions.sandbox_spec import read_denied_paths
 from .pricing import DEFAULT_TABLE, PriceTable
 from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .sandbox import ShellPolicy
@@ -200,7 +201,11 @@ class Agent:
             from .checkpoints import CheckpointEngine  # lazy: only agents with checkpoints=True build one
 
             self._checkpoints = CheckpointEngine(self.cwd)
-        return self._checkpoints or None
+        engine = self._checkpoints or None
+        if engine is not None and engine.exclude is None:
+            # never store what Read deny rules cover (sandboxed Bash could read the store otherwise)
+            engine.exclude = lambda: read_denied_paths(self.permissions)
+        return engine
 
     def _resolve_config_dirs(
         self, config_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None

@@ -2,9 +2,11 @@
 
 Bash, shell hooks and MCP stdio servers must not see the provider keys (a
 model can print them with `env`, and the output lands in the transcript). A
-variable is a secret when its name matches one of `SECRET_PATTERNS`
-(case-insensitive); names listed in `passthrough` (exact names or globs) are
-kept anyway.
+variable is a secret by its name (`is_secret_name`: ends in `_KEY`, `_PAT`,
+`_AUTH`, `_CREDENTIALS`, `_DSN`, or contains `TOKEN`, `SECRET`, `PASSWORD`,
+`PASSWD`, `WEBHOOK`; case-insensitive) or by its value (`has_url_password`: a
+URL that carries a password, like `postgres://user:pw@host/db`). Names listed
+in `passthrough` (exact names or globs) are kept anyway.
 """
 
 from __future__ import annotations
@@ -12,16 +14,55 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
 
-__all__ = ["SECRET_PATTERNS", "child_environment", "is_secret_name"]
+__all__ = ["SECRET_PATTERNS", "child_environment", "has_url_password", "is_secret", "is_secret_name"]
 
-SECRET_PATTERNS: tuple[str, ...] = ("*_API_KEY", "*_TOKEN", "*SECRET*", "*PASSWORD*")
+SECRET_PATTERNS: tuple[str, ...] = (
+    "*_KEY",
+    "*_PAT",
+    "*_AUTH",
+    "*_CREDENTIALS",
+    "*_DSN",
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*WEBHOOK*",
+)
+# Names a pattern matches that hold no secret (Hugging Face's tokenizers switch).
+_NOT_SECRET = ("*TOKENIZER*",)
+_SEPARATORS = str.maketrans({",": " ", ";": " "})
 
 
 def is_secret_name(name: str) -> bool:
     """True when `name` looks like a credential variable."""
     upper = name.upper()
+    if any(fnmatch.fnmatchcase(upper, pattern) for pattern in _NOT_SECRET):
+        return False
     return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
+
+
+def has_url_password(value: str) -> bool:
+    """True when `value` holds a URL with a password in it (`scheme://user:password@host`);
+    a list of URLs separated by blanks, commas or semicolons counts too."""
+    if "://" not in value or "@" not in value:
+        return False
+    for part in value.translate(_SEPARATORS).split():
+        if "://" not in part:
+            continue
+        try:
+            password = urlsplit(part).password
+        except ValueError:
+            continue
+        if password:
+            return True
+    return False
+
+
+def is_secret(name: str, value: str) -> bool:
+    """True when the variable is a secret by its name or by its value."""
+    return is_secret_name(name) or has_url_password(value)
 
 
 def _passes(name: str, passthrough: Iterable[str]) -> bool:
@@ -38,7 +79,7 @@ def child_environment(
     `passthrough` names, then `extra` on top (explicit values are kept as given)."""
     keep = tuple(passthrough)
     source = os.environ if base is None else base
-    env = {k: v for k, v in source.items() if not is_secret_name(k) or _passes(k, keep)}
+    env = {k: v for k, v in source.items() if not is_secret(k, v) or _passes(k, keep)}
     if extra:
         env.update(extra)
     return env

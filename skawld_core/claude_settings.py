@@ -8,6 +8,7 @@ What they can say that skawld applies:
   (`skawld_core.permissions.claude_rules`), enforced like skawld's own rules;
 - ``permissions.defaultMode``: ``default``, ``acceptEdits``, ``plan``, ``bypassPermissions``;
 - ``permissions.additionalDirectories``; ``model``;
+- ``sandbox.network.allowAllUnixSockets`` (the Bash sandbox's Unix socket filter off);
 - ``hooks`` in Claude Code's nested format, for the events skawld has
   (`skawld_core.hooks.claude_format`), run with Claude Code's JSON input and
   decision output (`skawld_tui.command_hooks`).
@@ -86,9 +87,34 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
         if hooks:
             out["hooks"] = hooks
         notes += hook_notes
+    notes += _sandbox(doc.get("sandbox"), out, where)
     notes += [f"permissions.{k} is not supported by skawld; ignored" for k in sorted(set(perms) - _PERMISSION_KEYS)]
     notes += [
         f"{k!r} is not supported by skawld; ignored"
-        for k in sorted(set(doc) - {"permissions", "model", "hooks", "$schema"})
+        for k in sorted(set(doc) - {"permissions", "model", "hooks", "sandbox", "$schema"})
     ]
     return out, notes
+
+
+def _sandbox(sandbox: object, out: dict[str, Any], where: str) -> list[str]:
+    """``sandbox.network.allowAllUnixSockets`` into `out`; notes for the sandbox keys skawld ignores."""
+    if sandbox is None:
+        return []
+    if not isinstance(sandbox, dict):
+        raise ConfigError(f"Invalid Claude Code settings in {where} (/sandbox): expected an object")
+    network = sandbox.get("network", {})
+    if not isinstance(network, dict):
+        raise ConfigError(f"Invalid Claude Code settings in {where} (/sandbox/network): expected an object")
+    allow = network.get("allowAllUnixSockets")
+    if allow is not None:
+        if not isinstance(allow, bool):
+            raise ConfigError(
+                f"Invalid Claude Code settings in {where} (/sandbox/network/allowAllUnixSockets): expected true or false"
+            )
+        out["sandbox"] = {"network": {"allowAllUnixSockets": allow}}
+    notes = [f"sandbox.{k} is not supported by skawld; ignored" for k in sorted(set(sandbox) - {"network"})]
+    notes += [
+        f"sandbox.network.{k} is not supported by skawld; ignored"
+        for k in sorted(set(network) - {"allowAllUnixSockets"})
+    ]
+    return notes

@@ -106,10 +106,12 @@ class SessionStoreConfig:
 
 @dataclass(frozen=True)
 class SandboxConfig:
-    """``sandbox``: ``"off" | "auto" | "required"`` or ``{"mode": ..., "network": bool}``."""
+    """``sandbox``: ``"off" | "auto" | "required"`` or ``{"mode": ..., "network": bool}``
+    (``network`` may also be ``{"enabled": bool, "allowAllUnixSockets": bool}``)."""
 
     mode: Literal["off", "auto", "required"] = "auto"
     network: bool = False
+    allow_all_unix_sockets: bool = False
 
 
 @dataclass(frozen=True)
@@ -497,17 +499,25 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "sandbox":
             low = out.get(key, {})
             low = {"mode": low} if isinstance(low, str) else low
-            out[key] = (
-                value
-                if isinstance(value, str) and not low
-                else {**low, **({"mode": value} if isinstance(value, str) else value)}
-            )
+            high = {"mode": value} if isinstance(value, str) else value
+            if isinstance(value, str) and not low:
+                out[key] = value
+                continue
+            merged = {**low, **high}
+            if "network" in low and "network" in high:
+                merged["network"] = {**network_object(low["network"]), **network_object(high["network"])}
+            out[key] = merged
         elif key == "env":
             passthrough = [*out.get(key, {}).get("passthrough", []), *value.get("passthrough", [])]
             out[key] = {**out.get(key, {}), **value, "passthrough": passthrough}
         else:
             out[key] = value
     return out
+
+
+def network_object(value: bool | Mapping[str, Any]) -> dict[str, Any]:
+    """``sandbox.network`` as its object form (``true`` is ``{"enabled": true}``)."""
+    return {"enabled": value} if isinstance(value, bool) else dict(value)
 
 
 def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
@@ -518,6 +528,7 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
     sandbox = doc.get("sandbox", {})
     if isinstance(sandbox, str):
         sandbox = {"mode": sandbox}
+    network = network_object(sandbox.get("network", False))
     return SkawldConfig(
         provider=ProviderConfig(
             id=p.get("id", "anthropic"),
@@ -545,7 +556,11 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
         mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
         hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
         config_dirs=list(doc.get("configDirs", [])),
-        sandbox=SandboxConfig(mode=sandbox.get("mode", "auto"), network=bool(sandbox.get("network", False))),
+        sandbox=SandboxConfig(
+            mode=sandbox.get("mode", "auto"),
+            network=bool(network.get("enabled", False)),
+            allow_all_unix_sockets=bool(network.get("allowAllUnixSockets", False)),
+        ),
         env_passthrough=list(doc.get("env", {}).get("passthrough", [])),
         additional_directories=list(doc.get("additionalDirectories", [])),
     )

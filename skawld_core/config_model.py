@@ -201,11 +201,23 @@ class HooksSection(_Section):
     PreCompact: list[HookCommand] | None = None
 
 
+class SandboxNetworkSection(_Section):
+    """``sandbox.network`` as an object (Claude Code's shape)."""
+
+    enabled: bool | None = Field(default=None, description="Allow network access inside the sandbox.")
+    allowAllUnixSockets: bool | None = Field(
+        default=None,
+        description="Let sandboxed commands create Unix sockets, and so reach the host's (docker, ssh-agent, D-Bus).",
+    )
+
+
 class SandboxSection(_Section):
     """The Bash sandbox: ``auto`` (default) uses it when it works, ``required`` refuses without it."""
 
     mode: Literal["off", "auto", "required"] = "auto"
-    network: bool | None = Field(default=None, description="Allow network access inside the sandbox.")
+    network: bool | SandboxNetworkSection | None = Field(
+        default=None, description="Allow network access inside the sandbox (true/false, or an object)."
+    )
 
 
 class EnvSection(_Section):

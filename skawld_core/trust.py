@@ -159,8 +159,13 @@ def config_requests(
             "turns the Bash sandbox off" if mode_s == "off" else f"relaxes the Bash sandbox from {low_mode} to {mode_s}"
         )
         add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
-    if isinstance(sandbox, Mapping) and sandbox.get("network") is True:
-        add(TrustRequest("widens", "/sandbox/network", "network access from sandboxed commands"))
+    network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
+    if network is True or (isinstance(network, Mapping) and network.get("enabled") is True):
+        where = "/sandbox/network" if network is True else "/sandbox/network/enabled"
+        add(TrustRequest("widens", where, "network access from sandboxed commands"))
+    if isinstance(network, Mapping) and network.get("allowAllUnixSockets") is True:
+        what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
+        add(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
     if doc.get("pricing"):
         # Prices of 0 would switch off the user's --max-budget-usd.
         add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))

@@ -112,6 +112,7 @@ class Settings:
     # added directories, a PostgreSQL store, provider transport/compat/context window
     sandbox_mode: str = "auto"
     sandbox_network: bool = False
+    sandbox_unix_sockets: bool = False
     env_passthrough: list[str] = field(default_factory=list)
     additional_directories: list[Path] = field(default_factory=list)
     provider_transport: str | None = None
@@ -125,7 +126,8 @@ class Settings:
     @property
     def sandbox(self) -> dict[str, Any]:
         """The sandbox settings as `Agent(sandbox=...)` takes them."""
-        return {"mode": self.sandbox_mode, "network": self.sandbox_network}
+        box = {"mode": self.sandbox_mode, "network": self.sandbox_network}
+        return {**box, "allow_all_unix_sockets": True} if self.sandbox_unix_sockets else box
 
 
 # -- --allowed-tools / --disallowed-tools ------------------------------------
@@ -326,6 +328,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         untrusted_config_dirs=untrusted,
         sandbox_mode=cfg.sandbox.mode,
         sandbox_network=cfg.sandbox.network,
+        sandbox_unix_sockets=cfg.sandbox.allow_all_unix_sockets,
         env_passthrough=list(cfg.env_passthrough),
         additional_directories=[Path(d) for d in cfg.additional_directories],
         provider_transport=cfg.provider.transport,
@@ -550,9 +553,18 @@ def checkpoint_engine(settings: Settings) -> Any:
     """The checkpoint engine for the project (``SKAWLD_CHECKPOINTS=0`` turns it off)."""
     if settings.env.get("SKAWLD_CHECKPOINTS", "").strip().lower() in ("0", "false", "off", "no"):
         return None
-    from skawld_core.checkpoints import CheckpointEngine
+    return project_checkpoints(settings)
 
-    return CheckpointEngine(settings.cwd, env=settings.env)
+
+def project_checkpoints(settings: Settings) -> Any:
+    """A checkpoint engine for the project that never stores what the config's Read deny
+    rules cover (the Agent sets the same exclusion from its own engine)."""
+    from skawld_core.checkpoints import CheckpointEngine
+    from skawld_core.permissions import PermissionEngine
+    from skawld_core.permissions.sandbox_spec import read_denied_paths
+
+    rules = PermissionEngine(rules=settings.permission_rules, project_root=settings.cwd)
+    return CheckpointEngine(settings.cwd, env=settings.env, exclude=lambda: read_denied_paths(rules))
 
 
 def session_meta(settings: Settings, prompt: str | None = None) -> dict[str, Any]:

@@ -131,8 +131,9 @@ def restore_cmd(
     ] = False,
 ) -> None:
     """Restore files and/or the conversation to before prompt NUMBER."""
-    from skawld_core.checkpoints import CheckpointEngine
     from skawld_core.sessions.fork import fork_session
+
+    from .bootstrap import project_checkpoints
 
     settings = _settings(cwd)
 
@@ -146,7 +147,7 @@ def restore_cmd(
     code = what in (What.both, What.code)
     if code and point.commit is None:
         raise _fail(f"prompt {number} has no code checkpoint (use --what conversation)", 2)
-    engine = CheckpointEngine(settings.cwd, env=settings.env)
+    engine = project_checkpoints(settings)
     mine = _run(settings, lambda _store: _user_changes(engine, point, messages, settings.cwd)) if code else []
     _announce(mine, keep_mine=keep_mine)
     if code and not yes:

@@ -22,7 +22,7 @@ import re
 import stat
 import time
 import zlib
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,6 +102,8 @@ class CheckpointEngine:
     `project` is resolved to its git work tree's top (or kept when it is not in
     a repository). `root` holds one shadow repository per project (default
     ``~/.skawld/checkpoints``). Files larger than `max_file_bytes` are skipped.
+    `exclude` returns absolute paths (files or folders) never stored: the
+    paths Read deny rules cover (the Agent sets it from its permission rules).
     """
 
     def __init__(
@@ -112,6 +114,7 @@ class CheckpointEngine:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         env: Mapping[str, str] | None = None,
         max_files_outside_git: int = DEFAULT_MAX_FILES_OUTSIDE_GIT,
+        exclude: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         self.project = project_root(project)
         base = Path(root) if root is not None else default_checkpoint_root(env)
@@ -124,6 +127,8 @@ class CheckpointEngine:
         self._ready = False
         self._exclude_text: str | None = None
         self._large: set[str] = set()
+        self.exclude = exclude
+        self._excluded: tuple[str, ...] = ()
 
     # -- public API ------------------------------------------------------------
 
@@ -270,6 +275,7 @@ class CheckpointEngine:
             self._large = still_large
             (self.git_dir / "skawld-large").write_text("\0".join(sorted(still_large)), encoding="utf-8")
         lines = [user.rstrip("\n"), "# skawld", *_ALWAYS_EXCLUDED, *("/" + _escape(p) for p in sorted(still_large))]
+        lines += ["# Read deny rules", *("/" + _escape(p) for p in self._excluded)]
         text = "\n".join(lines) + "\n"
         if text != self._exclude_text:
             info = self.git_dir / "info"
@@ -297,8 +303,37 @@ class CheckpointEngine:
         tmp.write_text(commit + "\n", encoding="ascii")
         os.replace(tmp, target)
 
+    def _denied_paths(self) -> tuple[str, ...]:
+        """The `exclude` paths inside the project, relative to it and sorted."""
+        if self.exclude is None:
+            return ()
+        found: set[str] = set()
+        for path in self.exclude():
+            try:
+                rel = Path(path).relative_to(self.project)
+            except ValueError:
+                continue
+            if rel.parts:
+                found.add(rel.as_posix())
+        return tuple(sorted(found))
+
+    async def _untrack_denied(self) -> None:
+        """Never store a path under a Read deny rule: exclude it from `git add` (so its
+        content is never hashed into the store), and drop it from the shadow index when
+        an earlier snapshot, taken before the rule, had it."""
+        denied = self._denied_paths()
+        if denied == self._excluded:
+            return
+        self._excluded = denied
+        self._exclude_text = None
+        if denied:
+            data = "\0".join(denied).encode("utf-8", "surrogateescape") + b"\0"
+            args = ("--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch")
+            await self._git(*args, "--pathspec-from-file=-", "--pathspec-file-nul", stdin=data)
+
     async def _snapshot(self, message: str) -> Snapshot:
         await self._init()
+        await self._untrack_denied()
         self._sync_excludes()
         code, out, err = await self._git(
             "-c", "advice.addEmbeddedRepo=false", "add", "-A", "-v", "--ignore-errors", check=False

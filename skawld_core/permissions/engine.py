@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ..errors import ConfigError
 from ..messages import PermissionMode
+from ..sandbox.spec import SandboxSpec
 from .bash_rules import analyze_bash
 from .domains import call_host, domain_rule_matches
 from .mode import ASKING_READ_TOOLS, EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
@@ -27,6 +28,7 @@ from .paths import (
     rule_names_path,
 )
 from .rules import BashRule, DomainRule, PathRule, ToolRule, parse_rule
+from .sandbox_spec import sandbox_spec
 from .types import (
     CanUseTool,
     CanUseToolRequest,
@@ -433,3 +435,7 @@ class PermissionEngine:
                 if path_rule_matches(rule, candidates, self._root):
                     return rule.decision != "deny"
         return True
+
+    def sandbox_spec(self, base: SandboxSpec) -> SandboxSpec:
+        """The spec of a sandboxed call under these rules (`permissions.sandbox_spec`)."""
+        return sandbox_spec(self, base)

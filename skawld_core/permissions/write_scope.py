@@ -90,19 +90,6 @@ def protected_reason(paths: Iterable[str]) -> str | None:
     return None
 
 
-# Inside the sandbox these stay read-only in a writable project: each runs code the next
-# time git or skawld starts (core.fsmonitor, hooks) or widens what skawld allows. The rest
-# of .git stays writable so that `git commit` works.
-SANDBOX_READ_ONLY = (".git/config", ".git/hooks", ".git/info", ".skawld", ".claude", ".mcp.json")
-
-
-def sandbox_read_only_paths(roots: Sequence[Path]) -> list[Path]:
-    """The existing `SANDBOX_READ_ONLY` paths in each writable root (symlinks left out:
-    one that points outside is read-only there already)."""
-    found = [Path(root) / rel for root in roots for rel in SANDBOX_READ_ONLY]
-    return [p for p in dict.fromkeys(found) if p.exists() and not p.is_symlink()]
-
-
 def protected_paths(roots: Sequence[Path]) -> list[Path]:
     """Existing protected paths directly in `roots` and in the home directory.
 

@@ -1,45 +1,47 @@
-"""The bubblewrap command line for one Bash call."""
+"""The bubblewrap arguments that enforce a `SandboxSpec`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from .gitdirs import GitMounts
+from .spec import SandboxSpec
 
-__all__ = ["bwrap_argv"]
+__all__ = ["bwrap_args"]
 
 
-def bwrap_argv(
-    bwrap: str,
-    command: Sequence[str],
+def bwrap_args(
+    spec: SandboxSpec,
     *,
-    cwd: Path,
-    writable: Sequence[Path] = (),
-    tmp_dir: Path | None = None,
-    hidden_files: Sequence[str] = (),
-    hidden_dirs: Sequence[str] = (),
-    read_only: Sequence[str] = (),
-    network: bool = False,
+    git: GitMounts | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """`bwrap` arguments: the whole file system read-only, `cwd` and `writable`
-    writable except the `read_only` paths inside them, `tmp_dir` (or an empty
-    tmpfs) at `/tmp`, hidden paths covered,
-    own PID namespace (and network namespace unless `network`), killed with us.
+    """`bwrap` options (no program name, no command): the whole file system
+    read-only, the spec's writable roots writable except their read-only paths
+    and git's code (`git`), the tmp dir (or an empty tmpfs) at `/tmp`, emptied
+    and hidden paths covered, own PID namespace (and network namespace unless
+    `spec.network`), the seccomp program read from `seccomp_fd`, killed with us.
 
-    Order matters: later mounts cover earlier ones, so the hidden paths come
-    after the writable binds they may sit in.
+    Order matters: later mounts cover earlier ones, so the read-only and hidden
+    paths come after the writable binds they may sit in.
     """
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--bind", str(tmp_dir), "/tmp"] if tmp_dir is not None else ["--tmpfs", "/tmp"]
-    for path in dict.fromkeys([cwd, *writable]):
-        argv += ["--bind", str(path), str(path)]
-    for p in read_only:
-        argv += ["--ro-bind", p, p]
-    for d in hidden_dirs:
-        argv += ["--tmpfs", d]
-    for f in hidden_files:
-        argv += ["--ro-bind", "/dev/null", f]
-    if not network:
-        argv.append("--unshare-net")
-    argv += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd), "--"]
-    argv += list(command)
-    return argv
+    git = git if git is not None else GitMounts()
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for path in spec.emptied:
+        args += ["--tmpfs", path]
+    for path in spec.kept_read_only:
+        args += ["--ro-bind", path, path]
+    args += ["--bind", str(spec.tmp_dir), "/tmp"] if spec.tmp_dir is not None else ["--tmpfs", "/tmp"]
+    for root in spec.writable:
+        args += ["--bind", str(root), str(root)]
+    for git_dir in git.mount_points:
+        args += ["--bind", git_dir, git_dir]
+    for path in (*git.read_only, *(str(p) for p in spec.read_only)):
+        args += ["--ro-bind", path, path]
+    for d in spec.hidden_dirs:
+        args += ["--tmpfs", d]
+    for f in spec.hidden_files:
+        args += ["--ro-bind", "/dev/null", f]
+    if not spec.network:
+        args.append("--unshare-net")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return [*args, "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(spec.cwd)]

@@ -9,19 +9,19 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..child_env import child_environment
-from .argv import bwrap_argv
-from .hidden import HiddenPaths, hidden_paths
+from .argv import bwrap_args
+from .gitdirs import git_mounts
+from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
+from .seccomp import UnsupportedArchitecture, unix_socket_filter
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 from .shells import BackgroundShell, BackgroundShells
 from .spawn import Launch
-
-if TYPE_CHECKING:
-    from ..permissions.engine import PermissionEngine
+from .spec import SandboxSpec, SpecSource, base_spec
 
 __all__ = ["ShellPolicy", "sandbox_denial_note"]
 
@@ -32,9 +32,10 @@ class ShellPolicy:
     """Builds the argv and environment of Bash calls for one agent.
 
     `writable_dirs` (a sequence or a callable returning one) are writable
-    besides the call's cwd. `permissions` supplies the Read deny rules whose
-    paths the sandbox hides. The per-session `/tmp` directories live under one
-    private temporary directory, removed by `close()`.
+    besides the call's cwd. `permissions` (the permission engine, or any
+    `SpecSource`) turns the sandbox's floor into each call's `SandboxSpec`:
+    it adds the paths Read deny rules hide. The per-session `/tmp` directories
+    live under one private temporary directory, removed by `close()`.
     """
 
     def __init__(
@@ -42,7 +43,7 @@ class ShellPolicy:
         *,
         sandbox: SandboxSettings | str | Mapping[str, Any] | None = None,
         env_passthrough: Iterable[str] = (),
-        permissions: PermissionEngine | None = None,
+        permissions: SpecSource | None = None,
         writable_dirs: Sequence[str | os.PathLike[str]] | Callable[[], Iterable[str | os.PathLike[str]]] = (),
     ) -> None:
         self.settings = coerce_sandbox(sandbox)
@@ -61,8 +62,24 @@ class ShellPolicy:
                 self._status = SandboxStatus(active=False, mode=mode, network=True)
             else:
                 probe = probe_bwrap()
-                self._status = SandboxStatus(active=probe.ok, mode=mode, network=network, reason=probe.reason)
+                self._status = SandboxStatus(
+                    active=probe.ok,
+                    mode=mode,
+                    network=network,
+                    reason=probe.reason,
+                    unix_sockets=probe.ok and self._socket_filter() is None,
+                )
         return self._status
+
+    def _socket_filter(self) -> bytes | None:
+        """The seccomp program that refuses Unix sockets; None when they are allowed
+        (`allow_all_unix_sockets`) or this machine has no system call table for it."""
+        if self.settings.allow_all_unix_sockets:
+            return None
+        try:
+            return unix_socket_filter()
+        except UnsupportedArchitecture:
+            return None
 
     @property
     def sandboxed(self) -> bool:
@@ -82,54 +99,76 @@ class ShellPolicy:
         path.mkdir(mode=0o700, exist_ok=True)
         return path
 
-    def hidden(self, root: Path) -> HiddenPaths:
-        """The paths the Read deny rules cover, expanded now."""
-        engine = self.permissions
-        if engine is None or not engine.restricts_reads:
-            return HiddenPaths()
-        # lazy: importing permissions runs its package, which imports tools, which import this module
-        from ..permissions.paths import rule_applies_to
-        from ..permissions.rules import PathRule
-
-        patterns = [
-            p
-            for rule in engine.rules
-            if isinstance(rule, PathRule) and rule.decision == "deny" and rule_applies_to(rule, "Read")
-            for p in rule.paths
-        ]
-        return hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(path))
+    def spec(self, cwd: Path, session_id: str) -> SandboxSpec:
+        """The sandbox of a call in `cwd` now: the floor, refined by the spec source."""
+        base = base_spec(
+            cwd,
+            self.writable_dirs(),
+            network=self.status().network,
+            unix_sockets=self._socket_filter() is None,
+            tmp_dir=self.tmp_dir(session_id),
+        )
+        return base if self.permissions is None else self.permissions.sandbox_spec(base)
 
     def launch(self, command: str, cwd: Path, session_id: str) -> Launch | str:
         """The argv and environment for `command`, or an error text when
-        `sandbox: required` and the sandbox cannot run."""
+        `sandbox: required` and the sandbox cannot run.
+
+        The command reaches the shell through a descriptor (`. /dev/fd/N`), and
+        bwrap its arguments through another (`--args N`): neither is bounded by
+        the kernel's argv limits."""
         shell = os.environ.get("SHELL") or "/bin/sh"
         token = secrets.token_hex(8)
         env = child_environment(self.env_passthrough, extra={CALL_TOKEN_VAR: token})
         status = self.status()
+        if not status.active and status.mode == "required":
+            return f"Bash: not run: the sandbox is required (sandbox: required) but {status.reason}."
+        script = data_fd(command.encode("utf-8", "surrogateescape"))
+        shell_argv = [shell, "-c", f". /dev/fd/{script}"]
         if not status.active:
-            if status.mode == "required":
-                return f"Bash: not run: the sandbox is required (sandbox: required) but {status.reason}."
             enable_subreaper()
-            return Launch([shell, "-c", command], env, sandboxed=False, token=token, network=True)
-        from ..permissions.write_scope import sandbox_read_only_paths  # lazy: as in hidden()
+            return Launch(shell_argv, env, sandboxed=False, token=token, network=True, fds=[script])
+        fds = [script]
+        launch: Launch | str = ""
+        try:
+            launch = self._bwrap_launch(shell_argv, fds, cwd, session_id, env, token)
+        finally:  # on an error or a refusal, nothing will spawn: close what was opened
+            if not isinstance(launch, Launch):
+                for fd in fds:
+                    os.close(fd)
+        return launch
 
+    def _bwrap_launch(
+        self, shell_argv: list[str], fds: list[int], cwd: Path, session_id: str, env: dict[str, str], token: str
+    ) -> Launch | str:
+        """The sandboxed launch; the descriptors it opens are added to `fds`."""
         probe = probe_bwrap()
         assert probe.path is not None
-        hidden = self.hidden(cwd)
+        spec = self.spec(cwd, session_id)
+        if spec.refusal is not None:
+            return f"Bash: not run: {spec.refusal}."
+        git = git_mounts(spec.writable)
+        program = None if spec.unix_sockets else self._socket_filter()
+        seccomp = None if program is None else data_fd(program)
+        if seccomp is not None:
+            fds.append(seccomp)
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
-        argv = bwrap_argv(
-            probe.path,
-            [shell, "-c", command],
-            cwd=cwd,
-            writable=self.writable_dirs(),
-            tmp_dir=self.tmp_dir(session_id),
-            hidden_files=hidden.files,
-            hidden_dirs=hidden.dirs,
-            read_only=[str(p) for p in sandbox_read_only_paths([cwd, *self.writable_dirs()])],
-            network=status.network,
+        args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
+        if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
+            return _too_many_hidden(spec)
+        args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
+        fds.append(args_fd)
+        return Launch(
+            [probe.path, "--args", str(args_fd), "--", *shell_argv],
+            env,
+            sandboxed=True,
+            token=token,
+            network=spec.network,
+            unix_sockets=seccomp is None,
+            fds=fds,
+            watched=git.watched,
         )
-        return Launch(argv, env, sandboxed=True, token=token, network=status.network)
 
     def background(self, session_id: str) -> BackgroundShells:
         """The background shells of a session (created on first use)."""
@@ -158,6 +197,18 @@ class ShellPolicy:
             self._tmp_root = None
 
 
+# bubblewrap refuses more arguments than this (MAX_ARGS in bubblewrap.c), --args included.
+BWRAP_MAX_ARGS = 9000
+
+
+def _too_many_hidden(spec: SandboxSpec) -> str:
+    hidden = len(spec.hidden_files) + len(spec.hidden_dirs)
+    return (
+        f"Bash: not run: Read deny rules hide {hidden:,} paths, more than bubblewrap can mount in one "
+        f"sandbox (about {BWRAP_MAX_ARGS // 3:,} in all); deny their folders instead of the files one by one."
+    )
+
+
 _READ_ONLY = "Read-only file system"
 _NO_NETWORK = (
     "Network is unreachable",
@@ -169,12 +220,27 @@ _NO_NETWORK = (
 )
 
 
-def sandbox_denial_note(stderr: str, *, network: bool) -> str | None:
+_NO_HOST_SOCKET = (
+    "Cannot connect to the Docker daemon",
+    "connect to the Docker daemon socket",
+    "socket: operation not permitted",  # Go programs
+    "Error connecting to agent",  # ssh-add
+    "Could not open a connection to your authentication agent",
+    "message bus",  # D-Bus clients
+)
+
+
+def sandbox_denial_note(stderr: str, *, network: bool, unix_sockets: bool = True) -> str | None:
     """A line naming the sandbox when `stderr` shows it blocked the command."""
     if _READ_ONLY in stderr:
         return (
             "Bash: the sandbox blocked a write: only the project, added directories and /tmp are "
-            "writable inside it (sandbox config)."
+            "writable inside it, and not their git config and hooks or agent config (sandbox config)."
+        )
+    if not unix_sockets and any(marker in stderr for marker in _NO_HOST_SOCKET):
+        return (
+            "Bash: the sandbox keeps the host's Unix sockets (docker, ssh-agent, D-Bus) out of reach "
+            "(sandbox.network.allowAllUnixSockets turns that off)."
         )
     if not network and any(marker in stderr for marker in _NO_NETWORK):
         return (

@@ -22,12 +22,15 @@ class SandboxSettings(SkawldModel):
     `mode`: `"auto"` (the default) runs Bash under bubblewrap when it works and
     unsandboxed otherwise; `"required"` refuses to run Bash without it; `"off"`
     never uses it. `network`: allow network access inside the sandbox.
+    `allow_all_unix_sockets`: let commands create Unix sockets (and so reach the
+    host's: docker, ssh-agent, D-Bus); off, a seccomp filter refuses them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mode: SandboxMode = "auto"
     network: bool = Field(default=False, strict=True)
+    allow_all_unix_sockets: bool = Field(default=False, strict=True)
 
 
 class SandboxStatus(SkawldModel):
@@ -43,11 +46,18 @@ class SandboxStatus(SkawldModel):
     mode: SandboxMode
     network: bool = False
     reason: str | None = None
+    unix_sockets: bool = Field(default=False, exclude_if=lambda v: not v)
 
     def describe(self) -> str:
         """One line for the status bar and `skawld -v`."""
         if self.active:
-            return "sandbox: bubblewrap" + (" (network on)" if self.network else " (no network)")
+            line = "sandbox: bubblewrap" + (" (network on)" if self.network else " (no network)")
+            if self.unix_sockets:
+                line += (
+                    "; warning: host Unix sockets are reachable"
+                    " (sandbox.network.allowAllUnixSockets, or no seccomp filter for this machine)"
+                )
+            return line
         if self.mode == "off":
             return "sandbox: off"
         return f"sandbox: unavailable ({self.reason})" if self.reason else "sandbox: unavailable"

@@ -12,10 +12,11 @@ import contextlib
 import os
 import signal
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .gitdirs import sweep_created
 from .procs import call_processes, end_processes, signal_all
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "exit_trailer",
     "shielded_kill",
     "spawn",
+    "sweep_note",
     "terminate_call",
     "terminate_group",
 ]
@@ -36,13 +38,27 @@ _ACTIVE_GROUPS: set[int] = set()
 
 @dataclass(frozen=True)
 class Launch:
-    """What to execute for one Bash call. `token` marks the call's processes."""
+    """What to execute for one Bash call. `token` marks the call's processes.
+
+    `fds` are handed to the child (the script, bwrap's arguments, the seccomp
+    program) and closed in this process once it started (`release`);
+    `watched` are paths the call must not create (`gitdirs.sweep_created`).
+    """
 
     argv: list[str]
     env: dict[str, str]
     sandboxed: bool
     token: str
     network: bool = False
+    unix_sockets: bool = True
+    fds: list[int] = field(default_factory=list)
+    watched: tuple[str, ...] = ()
+
+    def release(self) -> None:
+        """Close the descriptors meant for the child (idempotent)."""
+        while self.fds:
+            with contextlib.suppress(OSError):
+                os.close(self.fds.pop())
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
@@ -90,19 +106,36 @@ class Spawned:
     out: asyncio.StreamReader
     err: asyncio.StreamReader
     transports: list[asyncio.BaseTransport]
+    watched: tuple[str, ...] = ()
 
     def close(self) -> None:
-        """Forget the process group and close the pipes."""
+        """Forget the process group, close the pipes and remove the watched paths the call made."""
         _ACTIVE_GROUPS.discard(self.proc.pid)
         for transport in self.transports:
             transport.close()
+        sweep_created(self.watched)
+
+
+def sweep_note(launch: Launch) -> str | None:
+    """Remove what the call created of `launch.watched`; a line saying so, or None."""
+    removed = sweep_created(launch.watched)
+    if not removed:
+        return None
+    return (
+        f"Bash: the sandbox removed {', '.join(removed)}: the command created it, and git outside the "
+        "sandbox would read it (it can point git at another config)."
+    )
 
 
 async def spawn(launch: Launch, cwd: Path) -> Spawned:
     """Start `launch` in its own session with stdin closed; raises `OSError`."""
     # Our own pipes, not asyncio's PIPE: with asyncio's, `wait()` also waits for
     # the pipes to close, which a background grandchild can delay forever.
-    out_r, out_w = os.pipe()
+    try:
+        out_r, out_w = os.pipe()
+    except BaseException:
+        launch.release()
+        raise
     err_r, err_w = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -113,6 +146,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
             stdout=out_w,
             stderr=err_w,
             start_new_session=True,
+            pass_fds=tuple(launch.fds),
         )
     except BaseException:
         for fd in (out_r, err_r):
@@ -121,6 +155,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
     finally:
         os.close(out_w)
         os.close(err_w)
+        launch.release()
     _ACTIVE_GROUPS.add(proc.pid)
     transports: list[asyncio.BaseTransport] = []
     try:
@@ -136,7 +171,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
         for transport in transports:
             transport.close()
         raise
-    return Spawned(proc, out_stream, err_stream, transports)
+    return Spawned(proc, out_stream, err_stream, transports, launch.watched)
 
 
 async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:

@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field
 from ..model_base import SkawldModel
 from ..sandbox.policy import ShellPolicy, sandbox_denial_note
 from ..sandbox.shells import MAX_SHELLS
-from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, terminate_call
+from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, sweep_note, terminate_call
 from .base import Tool, ToolContext, ToolResult
 from .text_format import truncation_marker
 
@@ -177,7 +177,10 @@ class BashTool(Tool[BashInput]):
             raise
         note = None
         if launch.sandboxed and returncode != 0:
-            note = sandbox_denial_note(err.text(), network=launch.network)
+            note = sandbox_denial_note(err.text(), network=launch.network, unix_sockets=launch.unix_sockets)
+        swept = sweep_note(launch)
+        if swept is not None:
+            note = swept if note is None else f"{note}\n{swept}"
         return ToolResult(content=render_output(out, err, exit_trailer(returncode), note), summary=summary)
 
 
@@ -218,6 +221,7 @@ async def _start_background(
     """Start `launch` as a background shell of the call's session."""
     shells = policy.background(ctx.session_id)
     if shells.running >= MAX_SHELLS:
+        launch.release()
         text = f"Bash: {MAX_SHELLS} background shells are already running; end one with KillShell first."
         return ToolResult(content=text, summary=summary, is_error=True)
     try:

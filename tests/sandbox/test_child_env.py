@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skawld_core import Agent
-from skawld_core.child_env import child_environment, is_secret_name
+from skawld_core.child_env import child_environment, has_url_password, is_secret_name
 from skawld_core.hooks import HookContext
 from skawld_core.sandbox import ShellPolicy
 from skawld_core.sessions import InMemorySessionStore
@@ -48,10 +48,47 @@ def secret_env(monkeypatch: pytest.MonkeyPatch) -> None:
         ("HOME", False),
         ("TOKENIZERS_PARALLELISM", False),
         ("KEYBOARD", False),
+        # issue 24: names the first list missed
+        ("API_KEY", True),
+        ("OPENAI_KEY", True),
+        ("AZURE_OPENAI_KEY", True),
+        ("GITLAB_PAT", True),
+        ("DOCKER_AUTH", True),
+        ("GOOGLE_APPLICATION_CREDENTIALS", True),
+        ("SENTRY_DSN", True),
+        ("SLACK_WEBHOOK_URL", True),
+        ("NPM_ACCESSTOKEN", True),
+        ("MYSQL_PASSWD", True),
+        ("SSH_AUTH_SOCK", False),
+        ("XAUTHORITY", False),
+        ("KEYMAP", False),
+        ("PATHEXT", False),
     ],
 )
 def test_secret_names(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        ("postgres://app:s3cret@db.internal:5432/app", True),
+        ("redis://:only-a-password@cache:6379/0", True),
+        ("amqp://guest:guest@rabbit/,amqp://u:pw@rabbit2/", True),
+        ("https://user@example.com/", False),
+        ("https://example.com/a?password=x", False),
+        ("http://[::1", False),  # not a URL urllib can split: left alone
+        ("plain text with user:pw@host but no scheme", False),
+    ],
+)
+def test_url_passwords(value: str, secret: bool) -> None:
+    assert has_url_password(value) is secret
+
+
+def test_a_credential_url_under_any_name_is_scrubbed_unless_passed_through() -> None:
+    base = {"DATABASE_URL": "postgres://app:s3cret@db/app", "DOCS_URL": "https://example.com/", "PATH": "/bin"}
+    assert child_environment(base=base) == {"DOCS_URL": "https://example.com/", "PATH": "/bin"}
+    assert "DATABASE_URL" in child_environment(["DATABASE_URL"], base=base)
 
 
 def test_child_environment_filters_and_keeps() -> None:
