@@ -412,7 +412,7 @@ def make_provider(settings: Settings) -> BaseProvider:
 
     configure_windows(provider, settings, key)
     if settings.no_cache:
-        from .no_cache import NoCacheProvider
+        from skawld_core.providers.no_cache import NoCacheProvider
 
         provider = NoCacheProvider(provider)
     return provider
@@ -476,7 +476,7 @@ def build_agent(
     use_price_table(settings.pricing)
     hooks = None
     if settings.hooks:
-        from .command_hooks import command_hooks
+        from skawld_core.hooks.commands import command_hooks
 
         hooks = command_hooks(settings.hooks, settings.env_passthrough)
     if extra_hooks:

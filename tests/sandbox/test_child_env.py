@@ -15,7 +15,7 @@ from skawld_core.sandbox import ShellPolicy
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import BashTool
-from skawld_tui.command_hooks import command_hook
+from skawld_core.hooks.commands import command_hook
 
 from .conftest import bash, context, text
 
