@@ -446,7 +446,7 @@ def _merge_tagged(low: Mapping[str, Any] | None, high: Mapping[str, Any], tag: s
     return {**low, **high}
 
 
-def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+def merge_layers(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(low)
     for key, value in high.items():
         if key == "limits":
@@ -587,7 +587,7 @@ def load_config(
             continue
         doc, warns = loaded
         _resolve_paths(doc, user_path.parent, home_dir(environ))
-        merged = _merge(merged, doc)
+        merged = merge_layers(merged, doc)
         _record_origins(origins, doc, str(user_path))
         warnings.extend(warns)
         sources.append(ConfigSource("user", str(user_path)))
@@ -601,7 +601,7 @@ def load_config(
         doc, warns = loaded
         requests = config_requests(doc, file=project_path, project_root=base, lower=merged)
         _resolve_paths(doc, project_path.parent, base)
-        merged = _merge(merged, doc)
+        merged = merge_layers(merged, doc)
         _record_origins(origins, doc, str(project_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(project_path)))
@@ -619,7 +619,7 @@ def load_config(
         if digest is not None:
             settings_extra.append(f"claude-settings:{settings_path}:{digest}")
         _resolve_paths(doc, settings_path.parent, base)
-        merged = _merge(merged, doc)
+        merged = merge_layers(merged, doc)
         _record_origins(origins, doc, str(settings_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(settings_path)))
@@ -633,7 +633,7 @@ def load_config(
             for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=merged)
         )
         settings_extra.append(f"mcp-json:{mcp_json_path}:{file_sha256(mcp_json_path)}")
-        merged = _merge(merged, doc)
+        merged = merge_layers(merged, doc)
         _record_origins(origins, doc, str(mcp_json_path))
         warnings.extend(warns)
         sources.append(ConfigSource("project", str(mcp_json_path)))
@@ -654,14 +654,14 @@ def load_config(
 
     env_doc = _env_layer(environ, base)
     if env_doc:
-        merged = _merge(merged, env_doc)
+        merged = merge_layers(merged, env_doc)
         _record_origins(origins, env_doc, "environment")
         sources.append(ConfigSource("env"))
 
     if overrides:
         _m, doc, warns = validate_document(dict(overrides), file="overrides")
         _resolve_paths(doc, base)
-        merged = _merge(merged, doc)
+        merged = merge_layers(merged, doc)
         _record_origins(origins, doc, "command line")
         warnings.extend(warns)
         sources.append(ConfigSource("override"))

@@ -65,7 +65,7 @@ AFTER_FIRST_FRAME = (
     "skawld_core.sessions.sqlite",
     "skawld_core.checkpoints",
     "skawld_core.sandbox.probe",
-    "skawld_tui.local_models",
+    "skawld_core.from_config",
 )
 
 AgentFactory = Callable[..., "Agent"]

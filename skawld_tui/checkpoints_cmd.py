@@ -46,8 +46,7 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 def _settings(cwd: str | None) -> Any:
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import CliOptions, resolve_settings
+    from skawld_core.settings import CliOptions, resolve_settings
 
     base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
     try:  # nothing runs, so the project-config trust gate does not apply
@@ -77,8 +76,7 @@ async def _points(store: Any, cwd: Path, session: str | None) -> tuple[str, list
 
 def _run(settings: Any, work: Any) -> Any:
     from skawld_core.errors import SkawldError
-
-    from .bootstrap import make_store
+    from skawld_core.settings import make_store
 
     try:
         return run_on_store(lambda: make_store(settings), work)

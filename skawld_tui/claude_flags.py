@@ -169,16 +169,16 @@ class FlagConfig:
 
 def flag_config(flags: ClaudeFlags, cwd: Path) -> FlagConfig:
     """Read ``--settings`` and ``--mcp-config`` (raises `ConfigError`, exit 3)."""
-    from skawld_core.config import _merge
+    from skawld_core.config import merge_layers
 
     out = FlagConfig()
     if flags.settings is not None:
         doc, notes = settings_doc(flags.settings, cwd)
-        out.extra_config = _merge(out.extra_config, doc)
+        out.extra_config = merge_layers(out.extra_config, doc)
         out.notes += notes
     if flags.mcp_config:
         doc, out.sdk_servers = mcp_config_doc(flags.mcp_config, cwd)
-        out.extra_config = _merge(out.extra_config, doc)
+        out.extra_config = merge_layers(out.extra_config, doc)
         if flags.strict_mcp_config:
             out.strict_servers = list(doc.get("mcpServers", {}))
     return out

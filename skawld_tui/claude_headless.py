@@ -45,8 +45,8 @@ from .headless_common import RunnerBase, deny_ask, open_session_id
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.events import ResultEvent, SystemEvent
+    from skawld_core.settings import Settings
 
-    from .bootstrap import Settings
     from .headless_common import HeadlessOptions
 
 SCHEMA_INSTRUCTION = (

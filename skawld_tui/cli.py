@@ -323,7 +323,8 @@ def run(
     ] = None,
 ) -> None:
     """skawld: a terminal coding agent. Without -p it opens the interactive app."""
-    from .bootstrap import CliOptions
+    from skawld_core.settings import CliOptions
+
     from .claude_flags import ClaudeFlags, check_conflicts, flag_config, skawld_mode, unhonoured
 
     if sum(x is not None for x in (session, resume, session_id)) + int(continue_last) > 1:
@@ -454,8 +455,7 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
     """Resolve settings; maps config problems to exit codes (3, or 2 for bad flag syntax)."""
     from skawld_core.config import UntrustedProjectConfigError, trust_project_config
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import resolve_settings
+    from skawld_core.settings import resolve_settings
 
     try:
         settings = resolve_settings(opts)
@@ -478,7 +478,7 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
         for path in settings.instruction_files:
             sys.stderr.write(f"skawld: instructions from {path}\n")
         sys.stderr.write(f"skawld: provider {settings.provider_id}, model {settings.model}, cwd {settings.cwd}\n")
-        from .bootstrap import store_label
+        from skawld_core.settings import store_label
 
         sys.stderr.write(f"skawld: sessions in {store_label(settings)}\n")
         from skawld_core.sandbox import ShellPolicy
@@ -517,7 +517,8 @@ def _confirm_trust(exc: Any, *, tui: bool = False) -> bool:
 
 
 def _check_key(settings: Any) -> None:
-    from .bootstrap import MissingApiKeyError, resolve_api_key
+    from skawld_core.providers.registry import MissingApiKeyError
+    from skawld_core.settings import resolve_api_key
 
     try:
         resolve_api_key(settings)

@@ -172,8 +172,7 @@ def _substitute_args(body: str, args: str) -> str:
 async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Session, *, trusted: bool) -> str:
     from skawld_core.permissions import PermissionEngine
     from skawld_core.permissions.types import PendingToolCall
-
-    from .bootstrap import tool_rules
+    from skawld_core.settings import tool_rules
 
     call = PendingToolCall(
         tool_name="Bash", tool_use_id="command", input={"command": line}, summary=line, scope="exec", cwd=agent.cwd

@@ -33,8 +33,8 @@ from .headless_common import RunnerBase, deny_ask, open_session_id
 if TYPE_CHECKING:
     from skawld_core.events import Event, ResultEvent
     from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.settings import Settings
 
-    from .bootstrap import Settings
     from .file_commands import PromptCommands
     from .headless_common import HeadlessOptions
 

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
     from skawld_core.session import Session
     from skawld_core.sessions.store import SessionStore
-
-    from .bootstrap import Settings
+    from skawld_core.settings import Settings
 
 P = TypeVar("P")
 

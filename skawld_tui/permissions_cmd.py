@@ -103,8 +103,7 @@ def _rule_origins(settings: Any, disallowed: int) -> list[str | None]:
 def _load(cwd: str | None, mode: str | None, config: str | None, no_user_config: bool) -> tuple[Any, list[str]]:
     from skawld_core.config import UntrustedProjectConfigError
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import CliOptions, resolve_settings
+    from skawld_core.settings import CliOptions, resolve_settings
 
     notes: list[str] = []
     opts = CliOptions(cwd=cwd, permission_mode=mode, config=config, no_user_config=no_user_config)

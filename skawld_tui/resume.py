@@ -53,7 +53,8 @@ async def resolve_start(store: Any, *, cwd: Path, resume: str | None, continue_l
 
 def start_session_id(settings: Any, *, resume: str | None, continue_last: bool, fork: bool) -> str | None:
     """`resolve_start` on the settings' store (opened and closed here)."""
-    from .bootstrap import make_store
+    from skawld_core.settings import make_store
+
     from .subcommand import run_on_store
 
     return run_on_store(

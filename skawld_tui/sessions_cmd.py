@@ -44,8 +44,7 @@ def _with_store(db: str | None, cwd: str | None, work: Callable[[Any], Awaitable
     """Open the configured store, run `work(store)`, close it. Config errors exit 3."""
     from skawld_core.errors import ConfigError, SessionStoreError
     from skawld_core.sessions.sqlite import SqliteSessionStore
-
-    from .bootstrap import CliOptions, make_store, resolve_settings
+    from skawld_core.settings import CliOptions, make_store, resolve_settings
 
     base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
     path: Path | None = None

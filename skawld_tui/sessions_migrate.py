@@ -43,8 +43,7 @@ def _open(spec: str, base: Path) -> tuple[Any, str]:
 def _configured(base: Path, accept_project_config: bool) -> tuple[Any, str]:
     from skawld_core.config import UntrustedProjectConfigError
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import CliOptions, make_store, resolve_settings, store_label
+    from skawld_core.settings import CliOptions, make_store, resolve_settings, store_label
 
     try:
         settings = resolve_settings(CliOptions(cwd=str(base), accept_project_config=accept_project_config))

@@ -25,8 +25,7 @@ def _store_path(db: str | None, cwd: str | None) -> Path:
     if db is not None:
         return Path(db).expanduser().resolve()
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import CliOptions, resolve_settings
+    from skawld_core.settings import CliOptions, resolve_settings
 
     base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
     try:  # repair starts nothing, so the project gate does not apply

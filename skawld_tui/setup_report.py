@@ -16,7 +16,7 @@ _SETTINGS_NAMES = ("settings.json", "settings.local.json")
 
 
 def setup_report(settings: Any) -> list[str]:
-    """The lines (without the ``skawld: `` prefix) for `settings` (a `bootstrap.Settings`)."""
+    """The lines (without the ``skawld: `` prefix) for `settings` (a `skawld_core.settings.Settings`)."""
     from skawld_core.config import home_dir
 
     lines: list[str] = []

@@ -39,8 +39,7 @@ from .subcommand import new_app, run_on_store
 
 if TYPE_CHECKING:
     from skawld_core.sessions.store import Task
-
-    from .bootstrap import CliOptions, Settings
+    from skawld_core.settings import CliOptions, Settings
 
 T = TypeVar("T")
 
@@ -80,8 +79,7 @@ def _list_name(value: str | None) -> str:
 def _settings(opts: CliOptions) -> Settings:
     from skawld_core.config import UntrustedProjectConfigError, trust_project_config
     from skawld_core.errors import ConfigError
-
-    from .bootstrap import resolve_settings
+    from skawld_core.settings import resolve_settings
 
     try:
         settings = resolve_settings(opts)
@@ -96,8 +94,7 @@ def _settings(opts: CliOptions) -> Settings:
 
 def _graph_store(settings: Settings) -> Any:
     from skawld_core.sessions.claims import ClaimableTaskGraph
-
-    from .bootstrap import make_store
+    from skawld_core.settings import make_store
 
     store = make_store(settings)
     if not isinstance(store, ClaimableTaskGraph):
@@ -185,8 +182,7 @@ def tasks_add(
 ) -> None:
     """Add tasks to the list; prints each new task as JSON."""
     from skawld_core.sessions.store import CreateTaskInput, TaskPatch
-
-    from .bootstrap import CliOptions
+    from skawld_core.settings import CliOptions
 
     if (subject is None) == (file is None):
         raise _fail("give a SUBJECT or --file, not both", EXIT_USAGE)
@@ -253,7 +249,7 @@ def tasks_list(
     accept_project_config: TrustOpt = False,
 ) -> None:
     """The list's tasks in id order, with status, outcome and dependencies."""
-    from .bootstrap import CliOptions
+    from skawld_core.settings import CliOptions
 
     name = _list_name(task_list)
     settings = _settings(CliOptions(cwd=cwd, accept_project_config=accept_project_config))
@@ -277,7 +273,7 @@ def tasks_show(
     accept_project_config: TrustOpt = False,
 ) -> None:
     """One task as JSON (metadata holds outcome, result, attempts and its session id)."""
-    from .bootstrap import CliOptions
+    from skawld_core.settings import CliOptions
 
     name = _list_name(task_list)
     settings = _settings(CliOptions(cwd=cwd, accept_project_config=accept_project_config))
@@ -305,7 +301,7 @@ def work(
     accept_project_config: TrustOpt = False,
 ) -> None:
     """Drain the task list: claim a ready task, run it, record done/failed, repeat."""
-    from .bootstrap import CliOptions
+    from skawld_core.settings import CliOptions
 
     name = _list_name(task_list)
     opts = CliOptions(

@@ -121,5 +121,7 @@ register_provider(
     )
 )
 register_provider(
-    ProviderEntry("openai-responses", "skawld_core.providers.openai_responses:OpenAIResponsesProvider", "OPENAI_API_KEY", "gpt-5")
+    ProviderEntry(
+        "openai-responses", "skawld_core.providers.openai_responses:OpenAIResponsesProvider", "OPENAI_API_KEY", "gpt-5"
+    )
 )

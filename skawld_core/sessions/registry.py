@@ -92,6 +92,19 @@ def _file_label(config: StoreConfig) -> str:
     return str(config.path) if config.path else "(memory)"
 
 
-register_store(StoreEntry("sqlite", "skawld_core.sessions.sqlite:SqliteSessionStore", lambda cls, c: cls(c.path, cwd=c.cwd), _file_label))
-register_store(StoreEntry("postgres", "skawld_core.sessions.postgres:PostgresSessionStore", _postgres, lambda c: f"PostgreSQL {redact_dsn(c.dsn or '')}"))
-register_store(StoreEntry("memory", "skawld_core.sessions.memory:InMemorySessionStore", lambda cls, c: cls(), lambda c: "(memory)"))
+register_store(
+    StoreEntry(
+        "sqlite", "skawld_core.sessions.sqlite:SqliteSessionStore", lambda cls, c: cls(c.path, cwd=c.cwd), _file_label
+    )
+)
+register_store(
+    StoreEntry(
+        "postgres",
+        "skawld_core.sessions.postgres:PostgresSessionStore",
+        _postgres,
+        lambda c: f"PostgreSQL {redact_dsn(c.dsn or '')}",
+    )
+)
+register_store(
+    StoreEntry("memory", "skawld_core.sessions.memory:InMemorySessionStore", lambda cls, c: cls(), lambda c: "(memory)")
+)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from skawld_core.settings import CliOptions, resolve_settings
 from skawld_tui import startup_gc
-from skawld_tui.bootstrap import CliOptions, build_agent, resolve_settings
+from skawld_tui.bootstrap import build_agent
 from tests.cli.harness import CliEnv
 
 PROBE = """

@@ -79,7 +79,7 @@ async def test_initial_prompt_streams_without_a_key_press() -> None:
 
 @pytest.mark.timeout(60)
 async def test_slash_model_lists_what_the_server_serves() -> None:
-    from skawld_tui.bootstrap import Settings
+    from skawld_core.settings import Settings
     from skawld_tui.widgets.blocks import CommandOutput
 
     with WireServer() as srv:
