@@ -95,39 +95,30 @@ def _remember(agent: Agent, spec: str) -> None:
 def apply_permission_updates(agent: Agent, updates: object) -> None:
     """Apply ``updatedPermissions`` from a ``can_use_tool`` answer to the running agent."""
     from skawld_core.permissions.claude_rules import parse_claude_rule
+    from skawld_core.permissions.updates import ModeUpdate, RuleUpdate, parse_permission_updates
 
     from .claude_flags import skawld_mode
 
-    if not isinstance(updates, list):
-        return
-    for update in updates:
-        if not isinstance(update, Mapping):
-            continue
-        kind = update.get("type")
-        if kind == "addRules" and update.get("behavior") in ("allow", "deny", "ask"):
-            for rule in update.get("rules") or []:
-                name = rule.get("toolName") if isinstance(rule, Mapping) else None
-                if not isinstance(name, str):
-                    continue
-                content = rule.get("ruleContent")
-                spec = f"{name}({content})" if isinstance(content, str) and content else name
-                try:
-                    parsed = parse_claude_rule(spec, update["behavior"])
-                except ValueError as exc:
-                    warn(f"updatedPermissions: {exc}")
-                    continue
-                for r in parsed.rules:
-                    agent.permissions.add_rule(r)
-                for note in parsed.notes:
-                    warn(note)
-                if update.get("destination") == "localSettings" and update["behavior"] == "allow" and parsed.rules:
-                    _remember(agent, spec)
-        elif kind == "setMode" and isinstance(update.get("mode"), str):
+    for update in parse_permission_updates(updates):
+        if isinstance(update, RuleUpdate):
             try:
-                agent.set_permission_mode(skawld_mode(update["mode"]))  # type: ignore[arg-type]
+                parsed = parse_claude_rule(update.spec, update.behavior)
+            except ValueError as exc:
+                warn(f"updatedPermissions: {exc}")
+                continue
+            for r in parsed.rules:
+                agent.permissions.add_rule(r)
+            for note in parsed.notes:
+                warn(note)
+            if update.remember and parsed.rules:
+                _remember(agent, update.spec)
+        elif isinstance(update, ModeUpdate) and isinstance(update.mode, str):
+            try:
+                agent.set_permission_mode(skawld_mode(update.mode))  # type: ignore[arg-type]
             except ValueError as exc:
                 warn(f"updatedPermissions: {exc}")
         else:
+            kind = "setMode" if isinstance(update, ModeUpdate) else update.kind
             warn(f"updatedPermissions of type {kind!r} are not supported by skawld; ignored")
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .permission_broker import PermissionAnswer, RuleOffer
+from skawld_core.permissions.suggest import RuleOffer
+
+from .permission_broker import PermissionAnswer
 
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest

@@ -21,8 +21,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
+from skawld_core.permissions.suggest import RuleOffer
+
 from ..file_diff import proposed_change, render_diff
-from ..permission_broker import Choice, PermissionAnswer, RuleOffer
+from ..permission_broker import Choice, PermissionAnswer
 
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest

@@ -23,7 +23,8 @@ from skawld_core.permissions.remembered import (
     remember_allow_rules,
     remembered_rules,
 )
-from skawld_tui.permission_broker import session_key, suggest_rules
+from skawld_core.permissions.suggest import suggest_rules
+from skawld_tui.permission_broker import session_key
 
 ROOT = Path("/work/project")
 
