@@ -28,13 +28,31 @@ import uuid as _uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from skawld_core.claude_modes import claude_mode_name
+from skawld_core.events import (
+    AssistantEvent,
+    CompactionEvent,
+    ErrorEvent,
+    Event,
+    HookErrorEvent,
+    PartialAssistantEvent,
+    PermissionRequestEvent,
+    ResultEvent,
+    SkillCompletedEvent,
+    SkillInvokedEvent,
+    SkillsLoadedEvent,
+    SubagentEvent,
+    SystemEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+    UserEvent,
+)
 from skawld_core.messages import TextBlock
 
 if TYPE_CHECKING:
-    from skawld_core.events import AssistantEvent, Event, ResultEvent
     from skawld_core.messages import ContentBlock, DocumentBlock, Usage
     from skawld_core.pricing import PriceTable
 
@@ -218,53 +236,55 @@ class ClaudeEmitter:
 
     def event(self, event: Event, parent: str | None = None, model: str | None = None) -> None:
         """Translate one event (a `SubagentEvent` recursively, with its parent's tool-use id)."""
-        from skawld_core.events import (
-            AssistantEvent,
-            ErrorEvent,
-            PartialAssistantEvent,
-            ResultEvent,
-            SubagentEvent,
-            SystemEvent,
-            ToolCallStartEvent,
-            UsageEvent,
-            UserEvent,
-        )
-
         if isinstance(event, SubagentEvent):
             self.event(event.event, event.parent_tool_use_id or parent, model)
             return
         st = self._streams.setdefault(parent, _Stream())
         if not isinstance(event, UsageEvent) and st.pending is not None:
             self._flush_assistant(st, parent, None)
-        if isinstance(event, SystemEvent):
-            self._models[parent] = event.model
-        elif isinstance(event, PartialAssistantEvent):
-            if self.partial and self.stream:
-                self._partial(st, parent, event)
-        elif isinstance(event, AssistantEvent):
-            self._close_stream(st, parent, event.stop_reason)
-            st.pending = event
-            if parent is None:
-                self.tally.num_turns += 1
-                self.tally.api_ms += (time.monotonic() - st.request_started) * 1000
-        elif isinstance(event, UsageEvent):
-            turn_model = self._models.get(parent) or self.model()
-            cost = self.pricing.cost(turn_model, event.usage)
-            self.tally.add_usage(turn_model, event.usage, cost)
-            if st.pending is not None:
-                self._flush_assistant(st, parent, event.usage, cost)
-        elif isinstance(event, UserEvent):
-            st.request_started = time.monotonic()
-            if event.subtype == "tool_result":
-                self._tool_results(event, parent)
-        elif isinstance(event, ToolCallStartEvent):
-            self._tool_calls[event.tool_use_id] = (event.tool_name, dict(event.input))
-        elif isinstance(event, ErrorEvent):
-            if parent is None:
-                self.tally.error_name = event.error.name
-                self.tally.errors.append(event.error.message)
-        elif isinstance(event, ResultEvent) and parent is None:
-            self.result = event
+        match event:
+            case SystemEvent():
+                self._models[parent] = event.model
+            case PartialAssistantEvent():
+                if self.partial and self.stream:
+                    self._partial(st, parent, event)
+            case AssistantEvent():
+                self._close_stream(st, parent, event.stop_reason)
+                st.pending = event
+                if parent is None:
+                    self.tally.num_turns += 1
+                    self.tally.api_ms += (time.monotonic() - st.request_started) * 1000
+            case UsageEvent():
+                turn_model = self._models.get(parent) or self.model()
+                cost = self.pricing.cost(turn_model, event.usage)
+                self.tally.add_usage(turn_model, event.usage, cost)
+                if st.pending is not None:
+                    self._flush_assistant(st, parent, event.usage, cost)
+            case UserEvent():
+                st.request_started = time.monotonic()
+                if event.subtype == "tool_result":
+                    self._tool_results(event, parent)
+            case ToolCallStartEvent():
+                self._tool_calls[event.tool_use_id] = (event.tool_name, dict(event.input))
+            case ErrorEvent():
+                if parent is None:
+                    self.tally.error_name = event.error.name
+                    self.tally.errors.append(event.error.message)
+            case ResultEvent():
+                if parent is None:
+                    self.result = event
+            case (
+                SkillsLoadedEvent()
+                | PermissionRequestEvent()
+                | ToolCallEndEvent()
+                | SkillInvokedEvent()
+                | SkillCompletedEvent()
+                | CompactionEvent()
+                | HookErrorEvent()
+            ):
+                pass  # Claude Code's stream has no message for these
+            case _:
+                assert_never(event)
 
     # -- assistant / user -------------------------------------------------
 

@@ -23,7 +23,29 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, assert_never
+
+from skawld_core.events import (
+    AssistantEvent,
+    CompactionEvent,
+    ErrorEvent,
+    Event,
+    HookErrorEvent,
+    PartialAssistantEvent,
+    PermissionRequestEvent,
+    ResultEvent,
+    SkillCompletedEvent,
+    SkillInvokedEvent,
+    SkillsLoadedEvent,
+    SubagentEvent,
+    SystemEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+    UserEvent,
+    to_json,
+)
+from skawld_core.messages import TextBlock, ToolResultBlock
 
 from .background_report import report_ended
 from .control import PermissionAnswer, note, parse_control, permission_answer, warn
@@ -31,7 +53,6 @@ from .exit_codes import EXIT_ABORT, EXIT_AUTH, EXIT_CONFIG, EXIT_ERROR, EXIT_OK,
 from .headless_common import RunnerBase, deny_ask, open_session_id
 
 if TYPE_CHECKING:
-    from skawld_core.events import Event, ResultEvent
     from skawld_core.permissions import CanUseToolRequest
     from skawld_core.settings import Settings
 
@@ -136,33 +157,48 @@ class HeadlessRunner(RunnerBase[str]):
     # -- output -----------------------------------------------------------
 
     def _track(self, event: Event, stats: _RunStats) -> None:
-        from skawld_core.events import AssistantEvent, ErrorEvent, ToolCallStartEvent, UserEvent
-        from skawld_core.messages import TextBlock, ToolResultBlock
+        match event:
+            case AssistantEvent():
+                stats.num_turns += 1
+                stats.texts = [b.text for b in event.message.content if isinstance(b, TextBlock)]
+            case ToolCallStartEvent():
+                stats.tool_calls[event.tool_use_id] = (event.tool_name, dict(event.input))
+            case ErrorEvent():
+                stats.error_name = event.error.name
+                stats.errors.append(event.error.message)
+            case UserEvent():
+                if event.subtype == "tool_result":
+                    self._track_denials(event, stats)
+            case (
+                SystemEvent()
+                | SkillsLoadedEvent()
+                | PartialAssistantEvent()
+                | UsageEvent()
+                | PermissionRequestEvent()
+                | ToolCallEndEvent()
+                | SkillInvokedEvent()
+                | SkillCompletedEvent()
+                | CompactionEvent()
+                | HookErrorEvent()
+                | ResultEvent()
+                | SubagentEvent()
+            ):
+                pass  # the result line and the denials need nothing from these
+            case _:
+                assert_never(event)
 
-        if isinstance(event, AssistantEvent):
-            stats.num_turns += 1
-            stats.texts = [b.text for b in event.message.content if isinstance(b, TextBlock)]
-        elif isinstance(event, ToolCallStartEvent):
-            stats.tool_calls[event.tool_use_id] = (event.tool_name, dict(event.input))
-        elif isinstance(event, ErrorEvent):
-            stats.error_name = event.error.name
-            stats.errors.append(event.error.message)
-        elif isinstance(event, UserEvent) and event.subtype == "tool_result":
-            for block in event.message.content:
-                if not isinstance(block, ToolResultBlock) or not block.is_error:
-                    continue
-                content = block.content if isinstance(block.content, str) else ""
-                if content.startswith("Tool call denied:"):
-                    name, tool_input = stats.tool_calls.get(block.tool_use_id, ("", {}))
-                    stats.denials.append(
-                        {"tool_name": name, "tool_use_id": block.tool_use_id, "tool_input": tool_input}
-                    )
-                    if self.opts.output_format == "text":
-                        warn(f"{name or 'tool'} call denied: {content.removeprefix('Tool call denied:').strip()}")
+    def _track_denials(self, event: UserEvent, stats: _RunStats) -> None:
+        for block in event.message.content:
+            if not isinstance(block, ToolResultBlock) or not block.is_error:
+                continue
+            content = block.content if isinstance(block.content, str) else ""
+            if content.startswith("Tool call denied:"):
+                name, tool_input = stats.tool_calls.get(block.tool_use_id, ("", {}))
+                stats.denials.append({"tool_name": name, "tool_use_id": block.tool_use_id, "tool_input": tool_input})
+                if self.opts.output_format == "text":
+                    warn(f"{name or 'tool'} call denied: {content.removeprefix('Tool call denied:').strip()}")
 
     def _emit(self, event: Event, stats: _RunStats) -> None:
-        from skawld_core.events import PermissionRequestEvent, SubagentEvent, to_json
-
         inner: Event = event
         while isinstance(inner, SubagentEvent):  # a subagent's calls are answered the same way
             inner = inner.event
@@ -229,14 +265,12 @@ class HeadlessRunner(RunnerBase[str]):
             return EXIT_USAGE
         stats = _RunStats()
         result: ResultEvent | None = None
-        from skawld_core.events import ResultEvent as _Result
-
         async with self.session.run(prompt) as run:
             self.running = True
             try:
                 async for event in run:
                     self._emit(event, stats)
-                    if isinstance(event, _Result):
+                    if isinstance(event, ResultEvent):
                         result = event
             finally:
                 self.running = False

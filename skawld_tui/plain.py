@@ -15,11 +15,31 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
+
+from skawld_core.events import (
+    AssistantEvent,
+    CompactionEvent,
+    ErrorEvent,
+    Event,
+    HookErrorEvent,
+    PartialAssistantEvent,
+    PermissionRequestEvent,
+    ResultEvent,
+    SkillCompletedEvent,
+    SkillInvokedEvent,
+    SkillsLoadedEvent,
+    SubagentEvent,
+    SystemEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+    UserEvent,
+)
 
 from .commands import PlainHost, dispatch
 from .permission_broker import PermissionBroker
@@ -134,66 +154,78 @@ class PlainChat:
 
     # -- events -------------------------------------------------------------------------
 
-    def render(self, event: Any, depth: int = 0, path: tuple[str, ...] = ()) -> None:
-        kind = event.type
-        if kind == "subagent_event":
-            child = (*path, event.subagent_run_id)
-            if event.event.type == "system":
-                self.out(f"▸ {event.display_name}", style="bold magenta", depth=depth)
-            self.render(event.event, depth + 1, child)
-        elif kind == "partial_assistant":
-            if event.delta.kind == "text":
-                self.stream(event.delta.text, depth)
-        elif kind == "assistant":
-            text = event.message.text().strip()
-            if depth:
-                if text:
-                    self.out(text, depth=depth)
-            elif self.streaming:
-                self._end_stream()
-            elif text:
-                self.console.print(Markdown(text))
-        elif kind == "user":
-            if event.subtype == "steering":
-                self.out(f"↳ {user_prompt_text(event.message)}", style="bold", depth=depth)
-            elif event.subtype == "prompt" and depth:
-                self.out(f"› {user_prompt_text(event.message)}", style="dim", depth=depth)
-            for block in event.message.content:
-                if block.type == "tool_result":
-                    self._result(tool_result_text(block), bool(block.is_error), depth)
-        elif kind == "permission_request":
-            for req in event.requests:
-                self.tools[(*path, req.tool_use_id)] = req.summary
-        elif kind == "tool_call_start":
-            registry = self.agent.tools if self.agent else None
-            summary = summarize_tool(event.tool_name, event.input, registry)
-            self.tools[(*path, event.tool_use_id)] = summary
-            self.out(f"⏺ {summary}", style="cyan", depth=depth)
-        elif kind == "tool_call_end":
-            summary = self.tools.get((*path, event.tool_use_id), event.tool_name)
-            mark, style = ("✗", "red") if event.is_error else ("✓", "green")
-            timing = f" ({format_duration(event.duration_ms)})" if self.show_timings else ""
-            self.out(f"{mark} {summary}{timing}", style=style, depth=depth)
-        elif kind == "compaction":
-            self.out(
-                f"── context compacted: {event.messages_before} → {event.messages_after} messages ──",
-                style="dim",
-                depth=depth,
-            )
-        elif kind == "error":
-            self.out(f"error: {event.error.name}: {event.error.message}", style="bold red", depth=depth)
-        elif kind == "hook_error":
-            self.out(f"hook {event.hook_event}: {event.message}", style="yellow", depth=depth)
-        elif kind == "result" and not depth:
-            usage = event.total_usage
-            parts: list[str] = [event.subtype]
-            if self.show_timings:
-                parts.append(format_duration(event.duration_ms))
-            parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
-            cost = format_cost(cost_usd(self.agent.model, usage)) if self.agent else ""
-            if cost:
-                parts.append(cost)
-            self.out("  " + " · ".join(parts), style="dim")
+    def render(self, event: Event, depth: int = 0, path: tuple[str, ...] = ()) -> None:
+        match event:
+            case SubagentEvent():
+                if event.event.type == "system":
+                    self.out(f"▸ {event.display_name}", style="bold magenta", depth=depth)
+                self.render(event.event, depth + 1, (*path, event.subagent_run_id))
+            case PartialAssistantEvent():
+                if event.delta.kind == "text":
+                    self.stream(event.delta.text, depth)
+            case AssistantEvent():
+                self._assistant(event.message.text().strip(), depth)
+            case UserEvent():
+                self._user(event, depth)
+            case PermissionRequestEvent():
+                for req in event.requests:
+                    self.tools[(*path, req.tool_use_id)] = req.summary
+            case ToolCallStartEvent():
+                registry = self.agent.tools if self.agent else None
+                summary = summarize_tool(event.tool_name, event.input, registry)
+                self.tools[(*path, event.tool_use_id)] = summary
+                self.out(f"⏺ {summary}", style="cyan", depth=depth)
+            case ToolCallEndEvent():
+                summary = self.tools.get((*path, event.tool_use_id), event.tool_name)
+                mark, style = ("✗", "red") if event.is_error else ("✓", "green")
+                timing = f" ({format_duration(event.duration_ms)})" if self.show_timings else ""
+                self.out(f"{mark} {summary}{timing}", style=style, depth=depth)
+            case CompactionEvent():
+                self.out(
+                    f"── context compacted: {event.messages_before} → {event.messages_after} messages ──",
+                    style="dim",
+                    depth=depth,
+                )
+            case ErrorEvent():
+                self.out(f"error: {event.error.name}: {event.error.message}", style="bold red", depth=depth)
+            case HookErrorEvent():
+                self.out(f"hook {event.hook_event}: {event.message}", style="yellow", depth=depth)
+            case ResultEvent():
+                if not depth:
+                    self._summary(event)
+            case SystemEvent() | SkillsLoadedEvent() | UsageEvent() | SkillInvokedEvent() | SkillCompletedEvent():
+                pass  # the plain mode prints no line for these
+            case _:
+                assert_never(event)
+
+    def _assistant(self, text: str, depth: int) -> None:
+        if depth:
+            if text:
+                self.out(text, depth=depth)
+        elif self.streaming:
+            self._end_stream()
+        elif text:
+            self.console.print(Markdown(text))
+
+    def _user(self, event: UserEvent, depth: int) -> None:
+        if event.subtype == "steering":
+            self.out(f"↳ {user_prompt_text(event.message)}", style="bold", depth=depth)
+        elif event.subtype == "prompt" and depth:
+            self.out(f"› {user_prompt_text(event.message)}", style="dim", depth=depth)
+        for block in event.message.content:
+            if block.type == "tool_result":
+                self._result(tool_result_text(block), bool(block.is_error), depth)
+
+    def _summary(self, event: ResultEvent) -> None:
+        usage = event.total_usage
+        parts: list[str] = [event.subtype]
+        if self.show_timings:
+            parts.append(format_duration(event.duration_ms))
+        parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
+        cost = format_cost(cost_usd(self.agent.model, usage)) if self.agent else ""
+        if cost:
+            parts.append(cost)
+        self.out("  " + " · ".join(parts), style="dim")
 
     def _result(self, text: str, is_error: bool, depth: int) -> None:
         lines = text.splitlines() or [""]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pathlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from textual.widget import Widget
 from textual.widgets import Collapsible
@@ -27,10 +27,14 @@ from skawld_core.events import (
     PartialThinking,
     PermissionRequestEvent,
     ResultEvent,
+    SkillCompletedEvent,
     SkillInvokedEvent,
+    SkillsLoadedEvent,
     SubagentEvent,
+    SystemEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
+    UsageEvent,
     UserEvent,
 )
 from skawld_core.messages import TextBlock, ToolResultBlock
@@ -133,68 +137,73 @@ class EventRenderer:
         sink = self.sinks.get(path)
         if sink is None:
             return
-        if isinstance(event, PartialAssistantEvent):
-            delta = event.delta
-            if isinstance(delta, PartialText):
-                if sink.text is None or sink.text.feed is None:
-                    await self._text_widget(sink)
-                assert sink.text is not None and sink.text.feed is not None
-                sink.text.feed.write(delta.text)
-            elif isinstance(delta, PartialThinking):
-                if sink.thinking is None:
-                    sink.thinking = ThinkingBlock()
-                    await self.mount(sink, sink.thinking)
-                sink.thinking.append(delta.text)
-        elif isinstance(event, AssistantEvent):
-            await self._assistant(sink, event)
-        elif isinstance(event, UserEvent):
-            await self._user(sink, event, path)
-        elif isinstance(event, PermissionRequestEvent):
-            await self.close_text(sink)
-            for req in event.requests:
-                panel = sink.panels.get(req.tool_use_id)
+        match event:
+            case PartialAssistantEvent():
+                delta = event.delta
+                if isinstance(delta, PartialText):
+                    if sink.text is None or sink.text.feed is None:
+                        await self._text_widget(sink)
+                    assert sink.text is not None and sink.text.feed is not None
+                    sink.text.feed.write(delta.text)
+                elif isinstance(delta, PartialThinking):
+                    if sink.thinking is None:
+                        sink.thinking = ThinkingBlock()
+                        await self.mount(sink, sink.thinking)
+                    sink.thinking.append(delta.text)
+            case AssistantEvent():
+                await self._assistant(sink, event)
+            case UserEvent():
+                await self._user(sink, event, path)
+            case PermissionRequestEvent():
+                await self.close_text(sink)
+                for req in event.requests:
+                    panel = sink.panels.get(req.tool_use_id)
+                    if panel is None:
+                        panel = self._new_panel(req.tool_use_id, req.tool_name, req.input, req.summary, "pending")
+                        sink.panels[req.tool_use_id] = panel
+                        await self.mount(sink, panel)
+                    else:
+                        panel.set_status("pending")
+            case ToolCallStartEvent():
+                await self.close_text(sink)
+                panel = sink.panels.get(event.tool_use_id)
+                summary = summarize_tool(event.tool_name, event.input, self.registry)
                 if panel is None:
-                    panel = self._new_panel(req.tool_use_id, req.tool_name, req.input, req.summary, "pending")
-                    sink.panels[req.tool_use_id] = panel
+                    panel = self._new_panel(event.tool_use_id, event.tool_name, event.input, summary)
+                    sink.panels[event.tool_use_id] = panel
                     await self.mount(sink, panel)
                 else:
-                    panel.set_status("pending")
-        elif isinstance(event, ToolCallStartEvent):
-            await self.close_text(sink)
-            panel = sink.panels.get(event.tool_use_id)
-            summary = summarize_tool(event.tool_name, event.input, self.registry)
-            if panel is None:
-                panel = self._new_panel(event.tool_use_id, event.tool_name, event.input, summary)
-                sink.panels[event.tool_use_id] = panel
-                await self.mount(sink, panel)
-            else:
-                if panel.input != event.input:
-                    panel.set_input(event.input, summary)
-                panel.set_status("running")
-        elif isinstance(event, ToolCallEndEvent):
-            panel = sink.panels.get(event.tool_use_id)
-            if panel is not None:
-                panel.set_status("error" if event.is_error else "ok", event.duration_ms)
-        elif isinstance(event, SubagentEvent):
-            await self._subagent(sink, event, path)
-        elif isinstance(event, CompactionEvent):
-            await self.close_text(sink)
-            await self.mount(
-                sink,
-                Divider(
-                    f"context compacted: {event.messages_before} → {event.messages_after} messages, "
-                    f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens"
-                ),
-            )
-        elif isinstance(event, ErrorEvent):
-            await self.close_text(sink)
-            await self.mount(sink, ErrorBlock(event.error.name, event.error.message))
-        elif isinstance(event, HookErrorEvent):
-            await self.mount(sink, NoteLine(f"hook {event.hook_event}: {event.message}", classes="note -warning"))
-        elif isinstance(event, SkillInvokedEvent):
-            await self.mount(sink, NoteLine(f"skill /{event.name}{' ' + event.args if event.args else ''}"))
-        elif isinstance(event, ResultEvent):
-            await self._result(sink, event, path)
+                    if panel.input != event.input:
+                        panel.set_input(event.input, summary)
+                    panel.set_status("running")
+            case ToolCallEndEvent():
+                panel = sink.panels.get(event.tool_use_id)
+                if panel is not None:
+                    panel.set_status("error" if event.is_error else "ok", event.duration_ms)
+            case SubagentEvent():
+                await self._subagent(sink, event, path)
+            case CompactionEvent():
+                await self.close_text(sink)
+                await self.mount(
+                    sink,
+                    Divider(
+                        f"context compacted: {event.messages_before} → {event.messages_after} messages, "
+                        f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens"
+                    ),
+                )
+            case ErrorEvent():
+                await self.close_text(sink)
+                await self.mount(sink, ErrorBlock(event.error.name, event.error.message))
+            case HookErrorEvent():
+                await self.mount(sink, NoteLine(f"hook {event.hook_event}: {event.message}", classes="note -warning"))
+            case SkillInvokedEvent():
+                await self.mount(sink, NoteLine(f"skill /{event.name}{' ' + event.args if event.args else ''}"))
+            case ResultEvent():
+                await self._result(sink, event, path)
+            case SystemEvent() | SkillsLoadedEvent() | UsageEvent() | SkillCompletedEvent():
+                pass  # not part of the transcript (the status line shows `RunController`'s share of them)
+            case _:
+                assert_never(event)
 
     async def _assistant(self, sink: Sink, event: AssistantEvent) -> None:
         thinking = "".join(b.thinking for b in event.message.content if isinstance(b, ThinkingContent))
