@@ -572,39 +572,102 @@ def load_config(
     """
     environ: Mapping[str, str] = os.environ if env is None else env
     base = Path(cwd).resolve() if cwd is not None else Path.cwd()
-    sources = [ConfigSource("default")]
-    warnings: list[ConfigWarning] = []
-    merged: dict[str, Any] = {}
-    origins: dict[str, str] = {}
+    layers = _Layers()
+    if not ignore_user_config:
+        _user_layers(layers, environ)
+    chosen = project_config_path or environ.get("SKAWLD_CONFIG")
+    project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
+    project_path = project_path.resolve()
+    requests, settings_extra = _project_layers(layers, project_path, base, environ)
+    more, extra = _instruction_requests(layers.merged, base)
+    requests.extend(more)
+    grants, grant_extra = grant_requests(_project_config_dirs(layers.merged, base, user_config_dir(environ)))
+    extra = (*extra, *settings_extra, *grant_extra)
+    trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
+    if requests and not trusted:
+        raise UntrustedProjectConfigError(project_path, [*requests, *grants], extra)
+    if grants and not trusted:
+        layers.warnings.append(
+            ConfigWarning(
+                f"this project's skills ask for tools ({'; '.join(r.what for r in grants)}); "
+                "they run without those grants until you accept the project (--accept-project-config)"
+            )
+        )
 
+    env_doc = _env_layer(environ, base)
+    if env_doc:
+        layers.add(env_doc, "environment", [], ConfigSource("env"))
+    if overrides:
+        _m, doc, warns = validate_document(dict(overrides), file="overrides")
+        _resolve_paths(doc, base)
+        layers.add(doc, "command line", warns, ConfigSource("override"))
+
+    merged = layers.merged
+    warnings = layers.warnings
+    warnings.extend(_expand_mcp_servers(merged, environ, layers.origins))
+    if merged.get("systemPrompt") and merged.get("systemPromptFile"):
+        warnings.append(
+            ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
+        )
+    return LoadedConfig(
+        config=_typed(merged),
+        sources=layers.sources,
+        warnings=warnings,
+        raw=merged,
+        project_path=project_path,
+        model=_merged_model(merged),
+        project_trusted=trusted,
+        trust_extra=extra,
+        origins=layers.origins,
+        shadowed=tuple(layers.shadowed),
+    )
+
+
+@dataclass
+class _Layers:
+    """The layers merged so far, lowest first: the document, where each key came from, and
+    the warnings and sources of every layer."""
+
+    merged: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
+    warnings: list[ConfigWarning] = field(default_factory=list)
+    sources: list[ConfigSource] = field(default_factory=lambda: [ConfigSource("default")])
+    shadowed: list[str] = field(default_factory=list)
+
+    def add(self, doc: dict[str, Any], origin: str, warnings: list[ConfigWarning], source: ConfigSource) -> None:
+        self.merged = merge_layers(self.merged, doc)
+        _record_origins(self.origins, doc, origin)
+        self.warnings.extend(warnings)
+        self.sources.append(source)
+
+
+def _user_layers(layers: _Layers, environ: Mapping[str, str]) -> None:
+    """``~/.skawld/config.json``, then Claude Code's ``~/.claude/settings.json`` above it."""
     user_layers = (
         (user_config_dir(environ) / "config.json", _read_file),
-        (home_dir(environ) / USER_SETTINGS_FILE, _read_claude_settings),  # Claude Code's, above skawld's
+        (home_dir(environ) / USER_SETTINGS_FILE, _read_claude_settings),
     )
-    for user_path, read in () if ignore_user_config else user_layers:
+    for user_path, read in user_layers:
         loaded = read(user_path)
         if loaded is None:
             continue
         doc, warns = loaded
         _resolve_paths(doc, user_path.parent, home_dir(environ))
-        merged = merge_layers(merged, doc)
-        _record_origins(origins, doc, str(user_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("user", str(user_path)))
+        layers.add(doc, str(user_path), warns, ConfigSource("user", str(user_path)))
 
-    chosen = project_config_path or environ.get("SKAWLD_CONFIG")
-    project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
-    project_path = project_path.resolve()
+
+def _project_layers(
+    layers: _Layers, project_path: Path, base: Path, environ: Mapping[str, str]
+) -> tuple[list[TrustRequest], list[str]]:
+    """The project's config file, Claude Code's project settings and ``.mcp.json``: merged,
+    with what they ask the user to trust and what an acceptance covers besides the file."""
     loaded = _read_file(project_path)
     requests: list[TrustRequest] = []
     if loaded is not None:
         doc, warns = loaded
-        requests = config_requests(doc, file=project_path, project_root=base, lower=merged)
+        requests = config_requests(doc, file=project_path, project_root=base, lower=layers.merged)
         _resolve_paths(doc, project_path.parent, base)
-        merged = merge_layers(merged, doc)
-        _record_origins(origins, doc, str(project_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(project_path)))
+        layers.add(doc, str(project_path), warns, ConfigSource("project", str(project_path)))
     settings_extra: list[str] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
@@ -615,71 +678,19 @@ def load_config(
         # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
         gated, digest = gated_settings(raw, settings_path, environ)
         gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
-        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
+        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=layers.merged))
         if digest is not None:
             settings_extra.append(f"claude-settings:{settings_path}:{digest}")
         _resolve_paths(doc, settings_path.parent, base)
-        merged = merge_layers(merged, doc)
-        _record_origins(origins, doc, str(settings_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(settings_path)))
+        layers.add(doc, str(settings_path), warns, ConfigSource("project", str(settings_path)))
     mcp_json_path = (base / MCP_JSON_FILE).resolve()
-    shadowed: list[str] = []
-    mcp_layer = _mcp_json_layer(mcp_json_path, merged, origins)
+    mcp_layer = _mcp_json_layer(mcp_json_path, layers.merged, layers.origins)
     if mcp_layer is not None:  # Claude Code's project MCP servers: gated like the project's mcpServers
-        doc, warns, shadowed = mcp_layer
+        doc, warns, layers.shadowed = mcp_layer
         requests.extend(
             TrustRequest(r.capability, f"{MCP_JSON_FILE} {r.pointer}", r.what)
-            for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=merged)
+            for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=layers.merged)
         )
         settings_extra.append(f"mcp-json:{mcp_json_path}:{file_sha256(mcp_json_path)}")
-        merged = merge_layers(merged, doc)
-        _record_origins(origins, doc, str(mcp_json_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(mcp_json_path)))
-    more, extra = _instruction_requests(merged, base)
-    requests.extend(more)
-    grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
-    extra = (*extra, *settings_extra, *grant_extra)
-    trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
-    if requests and not trusted:
-        raise UntrustedProjectConfigError(project_path, [*requests, *grants], extra)
-    if grants and not trusted:
-        warnings.append(
-            ConfigWarning(
-                f"this project's skills ask for tools ({'; '.join(r.what for r in grants)}); "
-                "they run without those grants until you accept the project (--accept-project-config)"
-            )
-        )
-
-    env_doc = _env_layer(environ, base)
-    if env_doc:
-        merged = merge_layers(merged, env_doc)
-        _record_origins(origins, env_doc, "environment")
-        sources.append(ConfigSource("env"))
-
-    if overrides:
-        _m, doc, warns = validate_document(dict(overrides), file="overrides")
-        _resolve_paths(doc, base)
-        merged = merge_layers(merged, doc)
-        _record_origins(origins, doc, "command line")
-        warnings.extend(warns)
-        sources.append(ConfigSource("override"))
-
-    warnings.extend(_expand_mcp_servers(merged, environ, origins))
-    if merged.get("systemPrompt") and merged.get("systemPromptFile"):
-        warnings.append(
-            ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
-        )
-    return LoadedConfig(
-        config=_typed(merged),
-        sources=sources,
-        warnings=warnings,
-        raw=merged,
-        project_path=project_path,
-        model=_merged_model(merged),
-        project_trusted=trusted,
-        trust_extra=extra,
-        origins=origins,
-        shadowed=tuple(shadowed),
-    )
+        layers.add(doc, str(mcp_json_path), warns, ConfigSource("project", str(mcp_json_path)))
+    return requests, settings_extra
