@@ -52,9 +52,6 @@ __all__ = [
     "ConfigSource",
     "ConfigWarning",
     "LoadedConfig",
-    "ProviderConfig",
-    "SandboxConfig",
-    "SessionStoreConfig",
     "SkawldConfig",
     "UntrustedProjectConfigError",
     "file_sha256",
@@ -78,79 +75,30 @@ class ConfigSource:
     path: str | None = None
 
 
-@dataclass(frozen=True)
-class ProviderConfig:
-    """``provider``: which API, where, with which key and options."""
-
-    id: str = "anthropic"
-    api_key: str | None = field(default=None, repr=False)
-    base_url: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    transport: Literal["http", "httpx", "sdk"] | None = None
-    compat: Literal["auto", "strict", "lenient"] | None = None
-    context_window: int | None = None
-
-
-@dataclass(frozen=True)
-class SessionStoreConfig:
-    """``sessionStore``: a SQLite file, in memory, or PostgreSQL (`dsn`)."""
-
-    kind: Literal["sqlite", "memory", "postgres"] = "sqlite"
-    database_path: str | None = None
-    dsn: str | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class SandboxConfig:
-    """``sandbox``: ``"off" | "auto" | "required"`` or ``{"mode": ..., "network": bool}``."""
-
-    mode: Literal["off", "auto", "required"] = "auto"
-    network: bool = False
-
-
-@dataclass(frozen=True)
-class SkawldConfig:
-    """The merged configuration, with defaults filled in and paths made absolute."""
-
-    provider: ProviderConfig = field(default_factory=ProviderConfig)
-    model: str | None = None
-    cwd: str | None = None
-    system_prompt: str | None = None
-    system_prompt_file: str | None = None
-    permission_mode: str = "default"
-    permission_rules: list[dict[str, Any]] = field(default_factory=list)
-    max_turns: int | None = None
-    max_output_tokens: int | None = None
-    max_retries: int = 5
-    session_store: SessionStoreConfig = field(default_factory=SessionStoreConfig)
-    cache_ttl: str | None = None
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    config_dirs: list[str] = field(default_factory=list)
-    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
-    env_passthrough: list[str] = field(default_factory=list)
-    additional_directories: list[str] = field(default_factory=list)
+SkawldConfig = ConfigFile
+"""The merged configuration as `load_config` returns it: the one schema's model
+(`skawld_core.config_model.ConfigFile`; the spec calls it ``SkawldConfig``). Its snake_case
+properties (`ConfigFile.provider_id`, `ConfigFile.max_retries`, …) give each value with
+its default."""
 
 
 @dataclass(frozen=True)
 class LoadedConfig:
     """What `load_config` returns: the config, its layers and any warnings.
 
-    `raw` is the merged document in the files' JSON shape (camelCase keys) and
-    `model` the same document validated by the schema. `project_path` is the
+    `config` is the merged document validated by the schema, and `raw` the same document in
+    the files' JSON shape (camelCase keys). `project_path` is the
     project file consulted (whether or not it existed); `project_trusted` says
     whether the user accepted the project (its skills and agents may then grant
     tools); `trust_extra` is what an acceptance covers besides the file's bytes.
     `origins` maps each set key (dotted path) to the file or layer it came from.
     """
 
-    config: SkawldConfig
+    config: ConfigFile
     sources: list[ConfigSource]
     warnings: list[ConfigWarning]
     raw: dict[str, Any]
     project_path: Path | None = None
-    model: ConfigFile = field(default_factory=ConfigFile)
     project_trusted: bool = False
     trust_extra: tuple[str, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)
@@ -487,47 +435,6 @@ def merge_layers(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]
     return out
 
 
-def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
-    p = doc.get("provider", {})
-    perms = doc.get("permissions", {})
-    limits = doc.get("limits", {})
-    store = doc.get("sessionStore", {})
-    sandbox = doc.get("sandbox", {})
-    if isinstance(sandbox, str):
-        sandbox = {"mode": sandbox}
-    return SkawldConfig(
-        provider=ProviderConfig(
-            id=p.get("id", "anthropic"),
-            api_key=p.get("apiKey"),
-            base_url=p.get("baseURL"),
-            options=dict(p.get("options", {})),
-            headers=dict(p.get("headers", {})),
-            transport=p.get("transport"),
-            compat=p.get("compat"),
-            context_window=p.get("contextWindow"),
-        ),
-        model=doc.get("model"),
-        cwd=doc.get("cwd"),
-        system_prompt=doc.get("systemPrompt"),
-        system_prompt_file=doc.get("systemPromptFile"),
-        permission_mode=perms.get("mode", "default"),
-        permission_rules=[dict(r) for r in perms.get("rules", [])],
-        max_turns=limits.get("maxTurns"),
-        max_output_tokens=limits.get("maxOutputTokens"),
-        max_retries=limits.get("maxRetries", 5),
-        session_store=SessionStoreConfig(
-            kind=store.get("kind", "sqlite"), database_path=store.get("databasePath"), dsn=store.get("dsn")
-        ),
-        cache_ttl=doc.get("cacheTtl"),
-        mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
-        hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
-        config_dirs=list(doc.get("configDirs", [])),
-        sandbox=SandboxConfig(mode=sandbox.get("mode", "auto"), network=bool(sandbox.get("network", False))),
-        env_passthrough=list(doc.get("env", {}).get("passthrough", [])),
-        additional_directories=list(doc.get("additionalDirectories", [])),
-    )
-
-
 _CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
 
 
@@ -610,12 +517,11 @@ def load_config(
             ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
         )
     return LoadedConfig(
-        config=_typed(merged),
+        config=_merged_model(merged),
         sources=layers.sources,
         warnings=warnings,
         raw=merged,
         project_path=project_path,
-        model=_merged_model(merged),
         project_trusted=trusted,
         trust_extra=extra,
         origins=layers.origins,

@@ -113,7 +113,8 @@ def build_agent(
         max_turns=settings.max_turns,
         cache_ttl=settings.cache_ttl,  # type: ignore[arg-type]
         config_dir=list(settings.config_dirs),
-        mcp_servers=settings.mcp_servers or None,
+        mcp_servers={name: server.model_dump(exclude_none=True) for name, server in settings.mcp_servers.items()}
+        or None,
         hooks=hooks,
         ask_user=ask_user,
         mcp_fail_fast=False,

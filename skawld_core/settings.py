@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .config import ConfigSource, ConfigWarning, home_dir, load_config, merge_layers, user_config_dir
+from .config_model import ConfigFile, HookCommand, HttpMcpServer, SessionStoreSection, StdioMcpServer
 from .errors import ConfigError
 from .instructions import find_repo_root, load_instructions
 from .permissions.claude_rules import parse_claude_rules
+from .permissions.rules import PermissionRule
 from .pricing import PriceTable, parse_price_overrides
 from .providers.registry import MissingApiKeyError, missing_key_message, provider_entry
 from .sessions.registry import StoreConfig
@@ -70,36 +72,30 @@ class CliOptions:
 
 @dataclass
 class Settings:
-    """Resolved configuration plus command-line overrides: everything `build_agent` needs.
+    """The merged config (`config`, typed) plus what resolving it against the machine gave:
+    everything `skawld_core.from_config.build_agent` needs.
 
-    `system_prompt` is the full user-instructions block (config `systemPrompt` or
-    `systemPromptFile`, then the instruction files of `skawld_core.instructions`:
-    ``~/.skawld/AGENTS.md``, ``~/.claude/CLAUDE.md``, the project's ``AGENTS.md``,
-    ``CLAUDE.md``, ``.claude/CLAUDE.md``, ``CLAUDE.local.md``, with ``@`` imports);
-    `instruction_files` lists the files that went into it.
+    Values that come straight from the config are read through it (`provider_id`,
+    `max_retries`, …: `ConfigFile` holds their defaults). The fields are what the flags
+    and the machine add: the working directory, the user-instructions block
+    (`system_prompt`: config ``systemPrompt`` or ``systemPromptFile``, then the instruction
+    files of `skawld_core.instructions`, with ``@`` imports; `instruction_files` lists
+    them), the rules with ``--disallowed-tools`` first, and the trust gate's verdict.
+    `model` and `permission_mode` start from the config and may change while skawld runs.
     """
 
-    provider_id: str = "anthropic"
+    config: ConfigFile
+    permission_mode: str
     model: str | None = None
-    base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    provider_options: dict[str, Any] = field(default_factory=dict)
     cwd: Path = field(default_factory=Path.cwd)
-    permission_mode: str = "default"
-    permission_rules: list[dict[str, Any]] = field(default_factory=list)
+    permission_rules: list[PermissionRule] = field(default_factory=list)
+    mcp_servers: dict[str, StdioMcpServer | HttpMcpServer] = field(default_factory=dict)
     system_prompt: str | None = None
     instruction_files: list[Path] = field(default_factory=list)
-    max_turns: int | None = None
-    max_output_tokens: int | None = None
-    max_retries: int = 5
-    cache_ttl: str | None = None
     no_cache: bool = False
     config_dirs: list[Path] = field(default_factory=list)
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    store_kind: str = "sqlite"
     store_path: Path | None = None
-    store_dsn: str | None = field(default=None, repr=False)  # a secret: never logged
     project_config_path: Path | None = None
     sources: list[ConfigSource] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
@@ -109,19 +105,81 @@ class Settings:
     project_trusted: bool = False
     trust_extra: tuple[str, ...] = ()
     untrusted_config_dirs: list[Path] = field(default_factory=list)
-    # declared in the schema, wired by their owners: sandbox, env passthrough,
-    # added directories, a PostgreSQL store, provider transport/compat/context window
-    sandbox_mode: str = "auto"
-    sandbox_network: bool = False
-    env_passthrough: list[str] = field(default_factory=list)
     additional_directories: list[Path] = field(default_factory=list)
-    provider_transport: str | None = None
-    provider_compat: str | None = None
-    provider_context_window: int | None = None
-
     max_budget_usd: float | None = None
     pricing: PriceTable = field(default_factory=PriceTable)
     shadowed: tuple[str, ...] = ()  # name clashes lost to skawld's own config (`skawld -v`)
+
+    # -- read through the config ---------------------------------------------------
+
+    @property
+    def provider_id(self) -> str:
+        return self.config.provider_id
+
+    @property
+    def base_url(self) -> str | None:
+        return self.config.base_url
+
+    @property
+    def provider_options(self) -> dict[str, Any]:
+        """``provider.options``, with ``provider.headers`` merged into ``defaultHeaders``."""
+        provider = self.config.provider
+        options = dict(provider.options or {}) if provider else {}
+        if provider and provider.headers:
+            options["defaultHeaders"] = {**options.get("defaultHeaders", {}), **provider.headers}
+        return options
+
+    @property
+    def provider_transport(self) -> str | None:
+        return self.config.provider.transport if self.config.provider else None
+
+    @property
+    def provider_compat(self) -> str | None:
+        return self.config.provider.compat if self.config.provider else None
+
+    @property
+    def provider_context_window(self) -> int | None:
+        return self.config.provider.contextWindow if self.config.provider else None
+
+    @property
+    def max_turns(self) -> int | None:
+        return self.config.max_turns
+
+    @property
+    def max_output_tokens(self) -> int | None:
+        return self.config.max_output_tokens
+
+    @property
+    def max_retries(self) -> int:
+        return self.config.max_retries
+
+    @property
+    def cache_ttl(self) -> str | None:
+        return self.config.cacheTtl
+
+    @property
+    def hooks(self) -> dict[str, list[HookCommand]]:
+        return self.config.hook_commands
+
+    @property
+    def store_kind(self) -> str:
+        return self.config.session_store.kind
+
+    @property
+    def store_dsn(self) -> str | None:  # a secret: never logged
+        return self.config.session_store.dsn
+
+    @property
+    def sandbox_mode(self) -> str:
+        return self.config.sandbox_settings.mode
+
+    @property
+    def sandbox_network(self) -> bool:
+        return bool(self.config.sandbox_settings.network)
+
+    @property
+    def env_passthrough(self) -> list[str]:
+        return self.config.env_passthrough
 
     @property
     def sandbox(self) -> dict[str, Any]:
@@ -235,7 +293,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     """
     environ = dict(os.environ if env is None else env)
     base = Path(opts.cwd).expanduser().resolve() if opts.cwd else Path.cwd()
-    deny_rules = tool_rules(opts.disallowed_tools, "deny")
+    deny_rules = parse_claude_rules(opts.disallowed_tools, "deny").rules
     overrides = _overrides(opts)
     if opts.extra_config:  # --settings / --mcp-config, below the flags
         overrides = merge_layers(dict(opts.extra_config), overrides)
@@ -251,11 +309,11 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     cwd = (base / Path(cfg.cwd).expanduser()).resolve() if cfg.cwd else base
     if not cwd.is_dir():
         raise ConfigError(f"Working directory {cwd} does not exist")
-    for added in cfg.additional_directories:
+    for added in cfg.additionalDirectories or []:
         if not Path(added).is_dir():
             raise ConfigError(f"Added directory {added} does not exist or is not a directory")
     system_prompt, files, instruction_warnings = _system_prompt(
-        cfg.system_prompt, cfg.system_prompt_file, cwd, environ, trusted=loaded.project_trusted
+        cfg.systemPrompt, cfg.systemPromptFile, cwd, environ, trusted=loaded.project_trusted
     )
     if opts.append_system_prompt and opts.append_system_prompt.strip():
         system_prompt = "\n\n".join(p for p in (system_prompt, opts.append_system_prompt.strip()) if p)
@@ -263,48 +321,26 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     if opts.strict_mcp_servers is not None:  # --strict-mcp-config: only the --mcp-config servers
         mcp_servers = {k: v for k, v in mcp_servers.items() if k in opts.strict_mcp_servers}
     warnings = [*loaded.warnings, *instruction_warnings, *(ConfigWarning(note) for note in _rule_notes(opts))]
-    store_path: Path | None = None
-    if cfg.session_store.kind == "sqlite":
-        raw_path = cfg.session_store.database_path
-        store_path = (cwd / Path(raw_path).expanduser()).resolve() if raw_path else cwd / ".skawld" / "sessions.db"
-    # Skills and agents: skawld's own folder first (it wins a name clash), then Claude Code's.
-    dirs = [
-        cwd / ".skawld",
-        cwd / ".claude",
-        *(Path(d) for d in cfg.config_dirs),
-        user_config_dir(environ),
-        home_dir(environ) / ".claude",
-    ]
-    config_dirs = list(dict.fromkeys(d.resolve() for d in dirs))
+    config_dirs = _config_dirs(cwd, cfg, environ)
     user_dir = user_config_dir(environ).resolve()
     untrusted = (
         [] if loaded.project_trusted else [d for d in config_dirs if d != user_dir and (d == base or base in d.parents)]
     )
-    options = dict(cfg.provider.options)
-    if cfg.provider.headers:
-        options["defaultHeaders"] = {**options.get("defaultHeaders", {}), **cfg.provider.headers}
+    provider = cfg.provider
+    base_url = cfg.base_url
     return Settings(
-        provider_id=cfg.provider.id,
-        model=cfg.model or _default_model(cfg.provider.id, cfg.provider.base_url),
-        base_url=cfg.provider.base_url,
-        api_key=opts.api_key or cfg.provider.api_key,
-        provider_options=options,
-        cwd=cwd,
+        config=cfg,
         permission_mode=cfg.permission_mode,
+        model=cfg.model or _default_model(cfg.provider_id, base_url),
+        api_key=opts.api_key or (provider.apiKey if provider else None),
+        cwd=cwd,
         permission_rules=[*deny_rules, *cfg.permission_rules],
+        mcp_servers=mcp_servers,
         system_prompt=system_prompt,
         instruction_files=files,
-        max_turns=cfg.max_turns,
-        max_output_tokens=cfg.max_output_tokens,
-        max_retries=cfg.max_retries,
-        cache_ttl=cfg.cache_ttl,
         no_cache=opts.no_cache,
         config_dirs=config_dirs,
-        mcp_servers=mcp_servers,
-        hooks=cfg.hooks,
-        store_kind=cfg.session_store.kind,
-        store_path=store_path,
-        store_dsn=cfg.session_store.dsn,
+        store_path=_store_path(cfg.session_store, cwd),
         project_config_path=loaded.project_path,
         sources=loaded.sources,
         warnings=warnings,
@@ -312,19 +348,32 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         project_trusted=loaded.project_trusted,
         trust_extra=loaded.trust_extra,
         untrusted_config_dirs=untrusted,
-        sandbox_mode=cfg.sandbox.mode,
-        sandbox_network=cfg.sandbox.network,
-        env_passthrough=list(cfg.env_passthrough),
-        additional_directories=[Path(d) for d in cfg.additional_directories],
-        provider_transport=cfg.provider.transport,
-        provider_compat=cfg.provider.compat,
-        provider_context_window=cfg.provider.context_window,
+        additional_directories=[Path(d) for d in cfg.additionalDirectories or []],
         max_budget_usd=opts.max_budget_usd,
-        pricing=PriceTable(
-            parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(cfg.provider.base_url)
-        ),
+        pricing=PriceTable(parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(base_url)),
         shadowed=loaded.shadowed,
     )
+
+
+def _store_path(store: SessionStoreSection, cwd: Path) -> Path | None:
+    """The SQLite file, resolved against the working directory (None for other kinds)."""
+    if store.kind != "sqlite":
+        return None
+    raw = store.databasePath
+    return (cwd / Path(raw).expanduser()).resolve() if raw else cwd / ".skawld" / "sessions.db"
+
+
+def _config_dirs(cwd: Path, cfg: ConfigFile, environ: Mapping[str, str]) -> list[Path]:
+    """Where skills and agents are found: skawld's own folder first (it wins a name clash),
+    then Claude Code's, then ``configDirs``, then the user's."""
+    dirs = [
+        cwd / ".skawld",
+        cwd / ".claude",
+        *(Path(d) for d in cfg.configDirs or []),
+        user_config_dir(environ),
+        home_dir(environ) / ".claude",
+    ]
+    return list(dict.fromkeys(d.resolve() for d in dirs))
 
 
 # -- provider key, store --------------------------------------------------------

@@ -27,10 +27,10 @@ import asyncio
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skawld_core.child_env import child_environment
-from skawld_core.hooks import (
+from ..child_env import child_environment
+from . import (
     HookAllow,
     HookAsk,
     HookBlock,
@@ -40,7 +40,10 @@ from skawld_core.hooks import (
     HookEntry,
     PostToolUseOutcome,
 )
-from skawld_core.hooks.claude_format import claude_hook_input, claude_hook_outcome, claude_matcher
+from .claude_format import claude_hook_input, claude_hook_outcome, claude_matcher
+
+if TYPE_CHECKING:
+    from ..config_model import HookCommand
 
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 
@@ -140,18 +143,16 @@ def command_hook(
     return hook
 
 
-def _entry(event: str, e: Mapping[str, Any], env_passthrough: Sequence[str]) -> HookEntry:
-    timeout = e.get("timeoutMs", 60000)
-    if e.get("format") == "claude-code":
-        hook = command_hook(event, e["command"], env_passthrough, claude_matcher(e.get("matcher")))
+def _entry(event: str, e: HookCommand, env_passthrough: Sequence[str]) -> HookEntry:
+    timeout = e.timeoutMs or 60000
+    if e.format == "claude-code":
+        hook = command_hook(event, e.command, env_passthrough, claude_matcher(e.matcher))
         return HookEntry(hook=hook, timeout_ms=timeout, fail_open=True)
-    return HookEntry(
-        hook=command_hook(event, e["command"], env_passthrough), matcher=e.get("matcher"), timeout_ms=timeout
-    )
+    return HookEntry(hook=command_hook(event, e.command, env_passthrough), matcher=e.matcher, timeout_ms=timeout)
 
 
 def command_hooks(
-    config: Mapping[str, list[dict[str, Any]]], env_passthrough: Sequence[str] = ()
+    config: Mapping[str, Sequence[HookCommand]], env_passthrough: Sequence[str] = ()
 ) -> dict[str, list[HookEntry]]:
-    """Config ``hooks`` → the mapping `Agent(hooks=...)` accepts."""
+    """Config ``hooks`` (`ConfigFile.hook_commands`) → the mapping `Agent(hooks=...)` accepts."""
     return {event: [_entry(event, e, env_passthrough) for e in entries] for event, entries in config.items() if entries}

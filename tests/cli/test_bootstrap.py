@@ -50,8 +50,12 @@ def test_settings_from_flags_and_files(tmp_path: Path) -> None:
         env=_env(home),
     )
     assert settings.model == "from-flag" and settings.max_turns == 3
-    assert [r.get("pattern") or r.get("tool") for r in settings.permission_rules] == ["rm", "ls", "Read"]
-    assert settings.permission_rules[0]["decision"] == "deny"
+    assert [getattr(r, "pattern", None) or getattr(r, "tool", None) for r in settings.permission_rules] == [
+        "rm",
+        "ls",
+        "Read",
+    ]
+    assert settings.permission_rules[0].decision == "deny"
     assert settings.config_dirs == [
         repo / ".skawld",
         repo / ".claude",

@@ -50,4 +50,4 @@ async def test_local_settings_rules_from_the_host_are_saved_and_honoured_next_ti
     assert json.loads(settings.read_text()) == {"permissions": {"allow": ["Bash(npm test:*)"]}}
     assert remembered_rules(settings) == {"Bash(npm test:*)"}
     loaded = load_config(cwd=project)  # no trust prompt for it
-    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.config.permission_rules
+    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.raw["permissions"]["rules"]
