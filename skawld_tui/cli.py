@@ -18,15 +18,20 @@ message on stderr and an exit code (never a traceback): 2 usage, 3 config,
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
-from enum import StrEnum
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
+from .cli_flags import CommandLine, OutputFormat, fed, flag_of, version_callback
 from .exit_codes import EXIT_AUTH, EXIT_CONFIG, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from skawld_core.settings import CliOptions
+
+    from .claude_flags import ClaudeFlags, FlagConfig
     from .headless_common import HeadlessOptions
 
 
@@ -58,39 +63,6 @@ EPILOG = (
 )
 
 
-class ProviderId(StrEnum):
-    anthropic = "anthropic"
-    openai_chat = "openai-chat"
-    openai_responses = "openai-responses"
-
-
-class PermissionModeOpt(StrEnum):
-    default = "default"
-    acceptEdits = "acceptEdits"
-    plan = "plan"
-    yolo = "yolo"
-    bypassPermissions = "bypassPermissions"
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-    stream_json = "stream-json"
-
-
-class InputFormat(StrEnum):
-    text = "text"
-    stream_json = "stream-json"
-
-
-def _version_callback(value: bool) -> None:
-    if value:
-        from skawld_core import __version__
-
-        typer.echo(f"skawld {__version__}")
-        raise typer.Exit()
-
-
 def _fail(message: str, code: int) -> SystemExit:
     sys.stderr.write(f"skawld: {message}\n")
     sys.stderr.flush()
@@ -106,346 +78,138 @@ def typer_app() -> Any:
     if _app is None:
         from .subcommand import new_app
 
+        run.__signature__ = typer_signature()  # type: ignore[attr-defined]
         _app = new_app(no_args_is_help=False)
         _app.command(epilog=EPILOG, no_args_is_help=False)(run)
     return _app
 
 
-M = "Model and provider"
-S = "Session"
-P = "Permissions"
-L = "Limits"
-O = "Output"  # noqa: E741
-C = "Config"
-
-
-def run(
-    prompt: Annotated[
-        str | None, typer.Argument(help="The prompt (headless mode reads stdin when omitted).", metavar="PROMPT")
-    ] = None,
-    print_mode: Annotated[bool, typer.Option("-p", "--print", help="Run headless: one prompt, then exit.")] = False,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="NDJSON events on stdout (= --output-format stream-json).")
-    ] = False,
-    output_format: Annotated[
-        OutputFormat | None,
-        typer.Option("--output-format", help="text | json | stream-json (headless).", rich_help_panel=O),
-    ] = None,
-    input_format: Annotated[
-        InputFormat,
-        typer.Option(
-            "--input-format", help="stream-json: keep reading stdin control messages until EOF.", rich_help_panel=O
-        ),
-    ] = InputFormat.text,
-    model: Annotated[
-        str | None, typer.Option("--model", "-m", metavar="MODEL", help="Model id.", rich_help_panel=M)
-    ] = None,
-    provider: Annotated[ProviderId | None, typer.Option("--provider", help="Model API.", rich_help_panel=M)] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", metavar="URL", help="API base URL.", rich_help_panel=M)
-    ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option("--session", metavar="ID", help="Resume this session id, or create it.", rich_help_panel=S),
-    ] = None,
-    resume: Annotated[
-        str | None,
-        typer.Option(
-            "--resume", "-r", metavar="ID", help="Resume by id or unique prefix (no id: pick).", rich_help_panel=S
-        ),
-    ] = None,
-    continue_last: Annotated[
-        bool, typer.Option("--continue", "-c", help="Resume the newest session of this directory.", rich_help_panel=S)
-    ] = False,
-    fork_session: Annotated[
-        bool,
-        typer.Option(
-            "--fork-session", help="With --resume/--continue: continue in a copy of the session.", rich_help_panel=S
-        ),
-    ] = False,
-    cwd: Annotated[
-        str | None, typer.Option("--cwd", metavar="DIR", help="Working directory.", rich_help_panel=S)
-    ] = None,
-    permission_mode: Annotated[
-        PermissionModeOpt | None,
-        typer.Option(
-            "--permission-mode", help="default | acceptEdits | plan | yolo (= bypassPermissions).", rich_help_panel=P
-        ),
-    ] = None,
-    add_dir: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--add-dir",
-            metavar="DIR",
-            help="Another directory acceptEdits may write in (repeatable).",
-            rich_help_panel=P,
-        ),
-    ] = None,
-    allowed_tools: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allowed-tools",
-            "--allowedTools",
-            metavar="SPECS",
-            help='Allow rules: "Read,Bash(git status),Edit(src/**)".',
-            rich_help_panel=P,
-        ),
-    ] = None,
-    disallowed_tools: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--disallowed-tools",
-            "--disallowedTools",
-            metavar="SPECS",
-            help="Deny rules (same syntax; they win over everything).",
-            rich_help_panel=P,
-        ),
-    ] = None,
-    canusetool: Annotated[
-        bool, typer.Option("--canusetool", help="Answer permission requests over stdin (headless).", rich_help_panel=P)
-    ] = False,
-    max_turns: Annotated[
-        int | None, typer.Option("--max-turns", metavar="N", min=1, help="Turn cap.", rich_help_panel=L)
-    ] = None,
-    max_output_tokens: Annotated[
-        int | None,
-        typer.Option("--max-output-tokens", metavar="N", min=1, help="Output token cap per turn.", rich_help_panel=L),
-    ] = None,
-    max_retries: Annotated[
-        int | None,
-        typer.Option(
-            "--max-retries", metavar="N", min=0, help="Retries per model call (default 5).", rich_help_panel=L
-        ),
-    ] = None,
-    system_prompt: Annotated[
-        str | None,
-        typer.Option("--system-prompt", metavar="TEXT", help="Extra instructions for the model.", rich_help_panel=M),
-    ] = None,
-    system_prompt_file: Annotated[
-        str | None,
-        typer.Option(
-            "--system-prompt-file", metavar="PATH", help="Read the instructions from a file.", rich_help_panel=M
-        ),
-    ] = None,
-    partial: Annotated[
-        bool, typer.Option("--partial", help="Emit partial_assistant deltas.", rich_help_panel=O)
-    ] = False,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Do not request prompt caching.", rich_help_panel=M)
-    ] = False,
-    pretty: Annotated[
-        bool, typer.Option("--pretty", help="Indented JSON and a blank line.", rich_help_panel=O)
-    ] = False,
-    plain: Annotated[
-        bool,
-        typer.Option("--plain", help="Line-oriented chat instead of the full-screen app.", rich_help_panel=O),
-    ] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Config sources and files on stderr.", rich_help_panel=O)
-    ] = False,
-    config: Annotated[
-        str | None,
-        typer.Option(
-            "--config", metavar="PATH", help="Project config file (default .skawld/config.json).", rich_help_panel=C
-        ),
-    ] = None,
-    no_user_config: Annotated[
-        bool, typer.Option("--no-user-config", help="Ignore ~/.skawld/config.json.", rich_help_panel=C)
-    ] = False,
-    accept_project_config: Annotated[
-        bool,
-        typer.Option(
-            "--accept-project-config", help="Trust this project's config file (remembered).", rich_help_panel=C
-        ),
-    ] = False,
-    sandbox: Annotated[
-        bool | None,
-        typer.Option(
-            "--sandbox/--no-sandbox",
-            help="Require the Bash sandbox (bubblewrap), or turn it off (default: config, else auto).",
-            rich_help_panel=C,
-        ),
-    ] = None,
-    # Claude Code's flags (skawld_tui.claude_flags); docs/cli.md lists what each does here.
-    session_id: Annotated[
-        str | None,
-        typer.Option("--session-id", metavar="ID", help="Start a new session with this id.", rich_help_panel=S),
-    ] = None,
-    append_system_prompt: Annotated[
-        str | None,
-        typer.Option("--append-system-prompt", metavar="TEXT", help="Append to the system prompt.", rich_help_panel=M),
-    ] = None,
-    fallback_model: Annotated[str | None, typer.Option("--fallback-model", metavar="MODEL", hidden=True)] = None,
-    mcp_config: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--mcp-config", metavar="FILE|JSON", help='MCP servers: {"mcpServers": {...}}.', rich_help_panel=C
-        ),
-    ] = None,
-    strict_mcp_config: Annotated[
-        bool, typer.Option("--strict-mcp-config", help="Only the --mcp-config servers.", rich_help_panel=C)
-    ] = False,
-    claude_settings: Annotated[
-        str | None,
-        typer.Option(
-            "--settings", metavar="FILE|JSON", help="Claude Code settings (permissions, model).", rich_help_panel=C
-        ),
-    ] = None,
-    setting_sources: Annotated[str | None, typer.Option("--setting-sources", metavar="LIST", hidden=True)] = None,
-    include_partial_messages: Annotated[
-        bool, typer.Option("--include-partial-messages", help="stream_event lines (stream-json).", rich_help_panel=O)
-    ] = False,
-    json_schema: Annotated[
-        str | None,
-        typer.Option(
-            "--json-schema", metavar="JSON", help="Validate the answer; structured_output.", rich_help_panel=O
-        ),
-    ] = None,
-    max_budget_usd: Annotated[
-        float | None,
-        typer.Option("--max-budget-usd", metavar="USD", help="Stop when the run costs this much.", rich_help_panel=L),
-    ] = None,
-    permission_prompt_tool: Annotated[
-        str | None,
-        typer.Option(
-            "--permission-prompt-tool", metavar="stdio", help="Ask the SDK host (control protocol).", rich_help_panel=P
-        ),
-    ] = None,
-    tools_opt: Annotated[
-        str | None, typer.Option("--tools", metavar="LIST", help="Built-in tools to offer.", rich_help_panel=P)
-    ] = None,
-    betas: Annotated[list[str] | None, typer.Option("--betas", hidden=True)] = None,
-    max_thinking_tokens: Annotated[int | None, typer.Option("--max-thinking-tokens", hidden=True)] = None,
-    effort: Annotated[str | None, typer.Option("--effort", hidden=True)] = None,
-    include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
-    version: Annotated[
-        bool | None, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
-    ] = None,
-) -> None:
-    """skawld: a terminal coding agent. Without -p it opens the interactive app."""
-    from skawld_core.settings import CliOptions
-
-    from .claude_flags import ClaudeFlags, check_conflicts, flag_config, skawld_mode, unhonoured
-
-    if sum(x is not None for x in (session, resume, session_id)) + int(continue_last) > 1:
-        raise _fail("use only one of --session, --resume, --session-id and --continue", EXIT_USAGE)
-    if fork_session and resume is None and not continue_last:
-        raise _fail("--fork-session needs --resume or --continue", EXIT_USAGE)
-    if system_prompt and system_prompt_file:
-        raise _fail("use only one of --system-prompt and --system-prompt-file", EXIT_USAGE)
-    flags = ClaudeFlags(
-        append_system_prompt=append_system_prompt,
-        fallback_model=fallback_model,
-        session_id=session_id,
-        mcp_config=tuple(mcp_config or ()),
-        strict_mcp_config=strict_mcp_config,
-        settings=claude_settings,
-        setting_sources=setting_sources,
-        include_partial_messages=include_partial_messages,
-        json_schema=json_schema,
-        max_budget_usd=max_budget_usd,
-        permission_prompt_tool=permission_prompt_tool,
-        tools=tools_opt,
-        betas=tuple(betas or ()),
-        max_thinking_tokens=max_thinking_tokens,
-        effort=effort,
-        include_hook_events=include_hook_events,
-    )
-    try:
-        mode = skawld_mode(permission_mode.value) if permission_mode else None
-        check_conflicts(
-            flags,
-            fmt=OutputFormat.stream_json.value if json_out else (output_format or OutputFormat.text).value,
-            json_out=json_out,
-            stream_input=input_format is InputFormat.stream_json,
-        )
-    except ValueError as exc:
-        raise _fail(str(exc), EXIT_USAGE) from None
-    from skawld_core.errors import ConfigError
-
-    try:
-        extra = flag_config(flags, Path(cwd).expanduser().resolve() if cwd else Path.cwd())
-    except ConfigError as exc:
-        raise _fail(str(exc), EXIT_CONFIG) from None
-    opts = CliOptions(
-        model=model,
-        provider=provider.value if provider else None,
-        base_url=base_url,
-        cwd=cwd,
-        permission_mode=mode,
-        allowed_tools=tuple(allowed_tools or ()),
-        disallowed_tools=tuple(disallowed_tools or ()),
-        max_turns=max_turns,
-        max_output_tokens=max_output_tokens,
-        max_retries=max_retries,
-        system_prompt=system_prompt,
-        system_prompt_file=system_prompt_file,
-        no_cache=no_cache,
-        config=config,
-        no_user_config=no_user_config
-        or (setting_sources is not None and "user" not in [x.strip() for x in setting_sources.split(",")]),
-        accept_project_config=accept_project_config,
-        add_dirs=tuple(add_dir or ()),
-        sandbox=None if sandbox is None else ("required" if sandbox else "off"),
-        append_system_prompt=append_system_prompt,
-        extra_config=extra.extra_config or None,
-        strict_mcp_servers=extra.strict_servers,
-        max_budget_usd=max_budget_usd,
-    )
-    if json_out and output_format not in (None, OutputFormat.stream_json):
-        raise _fail(f"--json conflicts with --output-format {output_format.value}", EXIT_USAGE)
-    headless = print_mode or json_out or output_format is not None or input_format is InputFormat.stream_json
-    fmt = OutputFormat.stream_json if json_out else (output_format or OutputFormat.text)
-    if headless and prompt is not None and not prompt.strip():
-        raise _fail("the prompt is empty: pass a non-empty prompt after -p, or pipe one on stdin", EXIT_USAGE)
-    if headless:
-        for note in [*extra.notes, *unhonoured(flags, provider_id=provider.value if provider else "anthropic")]:
-            sys.stderr.write(f"skawld: warning: {note}\n")
-    claude_stream = fmt is OutputFormat.stream_json and input_format is InputFormat.stream_json
-    if headless and canusetool and not json_out and fmt is not OutputFormat.text and not claude_stream:
-        raise _fail("--canusetool needs --json, or --output-format stream-json --input-format stream-json", EXIT_USAGE)
-    if headless:
-        from .headless_common import HeadlessOptions
-
-        # Claude Code's dialect: --output-format json|stream-json or --input-format stream-json without --json
-        claude = not json_out and (fmt is not OutputFormat.text or input_format is InputFormat.stream_json)
-        if extra.sdk_servers and not claude:
-            raise _fail(
-                "SDK MCP servers (type 'sdk') need --output-format stream-json --input-format stream-json", EXIT_USAGE
+def typer_signature() -> inspect.Signature:
+    """`run`'s parameters as typer reads them, one per `CommandLine` field."""
+    hints = get_type_hints(CommandLine)
+    params = []
+    for item in fields(CommandLine):
+        spec = flag_of(item)
+        info: Any
+        if spec.argument:
+            info = typer.Argument(help=spec.help, metavar=spec.metavar)
+        else:
+            info = typer.Option(
+                *spec.decls,
+                help=spec.help,
+                metavar=spec.metavar,
+                min=spec.min,
+                hidden=spec.hidden,
+                rich_help_panel=spec.panel,
+                callback=version_callback if spec.eager else None,
+                is_eager=spec.eager,
             )
-        hopts = HeadlessOptions(
-            dialect="claude" if claude else "skawld",
-            prompt=prompt,
-            output_format=fmt.value,
-            stream_input=input_format is InputFormat.stream_json,
-            session_id=session or resume,
-            resume_strict=resume is not None,
-            continue_last=continue_last,
-            fork=fork_session,
-            new_session_id=session_id,
-            partial=include_partial_messages or (partial and not claude),  # --partial is --json's
-            host_permissions=canusetool or permission_prompt_tool == "stdio",
-            tools=tools_opt,
-            pretty=pretty,
-            verbose=verbose,
-            schema=flags.schema,
-            sdk_mcp_servers=tuple(extra.sdk_servers),
+        annotation = Annotated.__class_getitem__((hints[item.name], info))  # type: ignore[attr-defined]
+        params.append(
+            inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=item.default, annotation=annotation)
         )
-        code = _headless(opts, hopts)
+    return inspect.Signature(params, return_annotation=None)
+
+
+def run(**values: Any) -> None:
+    """skawld: a terminal coding agent. Without -p it opens the interactive app."""
+    from .claude_flags import unhonoured  # lazy: the config machinery loads only for a run, not --help
+
+    line = CommandLine(**values)
+    _check_sessions(line)
+    flags, extra, opts = _options(line)
+    _check_output(line)
+    if line.headless:
+        provider_id = line.provider.value if line.provider else "anthropic"
+        for note in [*extra.notes, *unhonoured(flags, provider_id=provider_id)]:
+            sys.stderr.write(f"skawld: warning: {note}\n")
+        code = _headless(opts, _headless_options(line, flags, extra))
     else:
-        if session_id is not None or tools_opt is not None:
+        if line.session_id is not None or line.tools_opt is not None:
             raise _fail("--session-id and --tools work in headless mode (-p)", EXIT_USAGE)
         code = _interactive(
             opts,
-            resume=session or resume,
-            continue_last=continue_last,
-            verbose=verbose,
-            plain=plain,
-            prompt=prompt,
-            strict=resume is not None,
-            fork=fork_session,
+            resume=line.session or line.resume,
+            continue_last=line.continue_last,
+            verbose=line.verbose,
+            plain=line.plain,
+            prompt=line.prompt,
+            strict=line.resume is not None,
+            fork=line.fork_session,
         )
     raise SystemExit(code)
+
+
+def _check_sessions(line: CommandLine) -> None:
+    if sum(x is not None for x in (line.session, line.resume, line.session_id)) + int(line.continue_last) > 1:
+        raise _fail("use only one of --session, --resume, --session-id and --continue", EXIT_USAGE)
+    if line.fork_session and line.resume is None and not line.continue_last:
+        raise _fail("--fork-session needs --resume or --continue", EXIT_USAGE)
+    if line.system_prompt and line.system_prompt_file:
+        raise _fail("use only one of --system-prompt and --system-prompt-file", EXIT_USAGE)
+
+
+def _check_output(line: CommandLine) -> None:
+    if line.json_out and line.output_format not in (None, OutputFormat.stream_json):
+        raise _fail(f"--json conflicts with --output-format {line.output_format.value}", EXIT_USAGE)
+    if line.headless and line.prompt is not None and not line.prompt.strip():
+        raise _fail("the prompt is empty: pass a non-empty prompt after -p, or pipe one on stdin", EXIT_USAGE)
+
+
+def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
+    """The Claude Code flags, what they add to the config, and the configuration's options."""
+    from skawld_core.errors import ConfigError  # lazy: the config machinery loads only for a run, not --help
+    from skawld_core.settings import CliOptions
+
+    from .claude_flags import ClaudeFlags, check_conflicts, flag_config, skawld_mode
+
+    flags = ClaudeFlags(**fed(line, "ClaudeFlags"))
+    try:
+        mode = skawld_mode(line.permission_mode.value) if line.permission_mode else None
+        check_conflicts(flags, fmt=line.format.value, json_out=line.json_out, stream_input=line.stream_input)
+    except ValueError as exc:
+        raise _fail(str(exc), EXIT_USAGE) from None
+    try:
+        extra = flag_config(flags, Path(line.cwd).expanduser().resolve() if line.cwd else Path.cwd())
+    except ConfigError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+    sources = line.setting_sources
+    opts = CliOptions(
+        **fed(line, "CliOptions"),
+        permission_mode=mode,
+        no_user_config=line.no_user_config
+        or (sources is not None and "user" not in [x.strip() for x in sources.split(",")]),
+        sandbox=None if line.sandbox is None else ("required" if line.sandbox else "off"),
+        extra_config=extra.extra_config or None,
+        strict_mcp_servers=extra.strict_servers,
+    )
+    return flags, extra, opts
+
+
+def _headless_options(line: CommandLine, flags: ClaudeFlags, extra: FlagConfig) -> HeadlessOptions:
+    from .headless_common import HeadlessOptions
+
+    claude_stream = line.format is OutputFormat.stream_json and line.stream_input
+    if line.canusetool and not line.json_out and line.format is not OutputFormat.text and not claude_stream:
+        raise _fail("--canusetool needs --json, or --output-format stream-json --input-format stream-json", EXIT_USAGE)
+    # Claude Code's dialect: --output-format json|stream-json or --input-format stream-json without --json
+    claude = not line.json_out and (line.format is not OutputFormat.text or line.stream_input)
+    if extra.sdk_servers and not claude:
+        raise _fail(
+            "SDK MCP servers (type 'sdk') need --output-format stream-json --input-format stream-json", EXIT_USAGE
+        )
+    return HeadlessOptions(
+        **fed(line, "HeadlessOptions"),
+        dialect="claude" if claude else "skawld",
+        output_format=line.format.value,
+        stream_input=line.stream_input,
+        session_id=line.session or line.resume,
+        resume_strict=line.resume is not None,
+        partial=line.include_partial_messages or (line.partial and not claude),  # --partial is --json's
+        host_permissions=line.canusetool or line.permission_prompt_tool == "stdio",
+        schema=flags.schema,
+        sdk_mcp_servers=tuple(extra.sdk_servers),
+    )
 
 
 # -- shared --------------------------------------------------------------------

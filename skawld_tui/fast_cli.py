@@ -9,65 +9,22 @@ arguments typer would pass to `cli.run`; anything else, including ``--help``, an
 unknown flag (``--resume``, whose value is optional, among them), a repeated
 single-valued flag or a value typer would reject, returns None so that typer parses it
 and reports problems in its own words.
-``tests/cli/test_fast_path.py`` checks the table against the typer command.
+Which flags it parses, and how, is `cli_flags.CommandLine`'s ``fast`` column;
+``tests/cli/test_fast_path.py`` checks the result against the typer command.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-Kind = Literal["flag", "off", "str", "int1", "int0", "multi", "provider", "mode", "format"]
+from .cli_flags import FAST_CHOICES, fast_options
 
-OPTIONS: dict[str, tuple[str, Kind]] = {
-    "-p": ("print_mode", "flag"),
-    "--print": ("print_mode", "flag"),
-    "--json": ("json_out", "flag"),
-    "--output-format": ("output_format", "format"),
-    "--model": ("model", "str"),
-    "-m": ("model", "str"),
-    "--provider": ("provider", "provider"),
-    "--base-url": ("base_url", "str"),
-    "--session": ("session", "str"),
-    "--continue": ("continue_last", "flag"),
-    "-c": ("continue_last", "flag"),
-    "--fork-session": ("fork_session", "flag"),
-    "--cwd": ("cwd", "str"),
-    "--permission-mode": ("permission_mode", "mode"),
-    "--add-dir": ("add_dir", "multi"),
-    "--allowed-tools": ("allowed_tools", "multi"),
-    "--allowedTools": ("allowed_tools", "multi"),
-    "--disallowed-tools": ("disallowed_tools", "multi"),
-    "--disallowedTools": ("disallowed_tools", "multi"),
-    "--canusetool": ("canusetool", "flag"),
-    "--max-turns": ("max_turns", "int1"),
-    "--max-output-tokens": ("max_output_tokens", "int1"),
-    "--max-retries": ("max_retries", "int0"),
-    "--system-prompt": ("system_prompt", "str"),
-    "--system-prompt-file": ("system_prompt_file", "str"),
-    "--partial": ("partial", "flag"),
-    "--no-cache": ("no_cache", "flag"),
-    "--pretty": ("pretty", "flag"),
-    "--verbose": ("verbose", "flag"),
-    "-v": ("verbose", "flag"),
-    "--config": ("config", "str"),
-    "--no-user-config": ("no_user_config", "flag"),
-    "--accept-project-config": ("accept_project_config", "flag"),
-    "--sandbox": ("sandbox", "flag"),
-    "--no-sandbox": ("sandbox", "off"),
-    "--session-id": ("session_id", "str"),
-    "--append-system-prompt": ("append_system_prompt", "str"),
-    "--include-partial-messages": ("include_partial_messages", "flag"),
-    "--tools": ("tools_opt", "str"),
-    "--plain": ("plain", "flag"),
-}
-"""Flag → (parameter of `cli.run`, kind). Flags not listed go through typer."""
+OPTIONS = fast_options()
+"""Flag → (parameter of `cli.run`, kind), from `cli_flags.CommandLine`. Flags not listed go through typer."""
 
 
 def fast_kwargs(args: list[str]) -> dict[str, Any] | None:
     """Keyword arguments of `cli.run` for a plain command line, else None."""
-    from .cli import OutputFormat, PermissionModeOpt, ProviderId
-
-    choices: dict[str, Any] = {"provider": ProviderId, "mode": PermissionModeOpt, "format": OutputFormat}
     out: dict[str, Any] = {}
     i = 0
     while i < len(args):
@@ -102,14 +59,14 @@ def fast_kwargs(args: list[str]) -> dict[str, Any] | None:
             continue
         if param in out:
             return None
-        converted = _convert(kind, value, choices)
+        converted = _convert(kind, value)
         if converted is None:
             return None
         out[param] = converted
     return out
 
 
-def _convert(kind: Kind, value: str, choices: dict[str, Any]) -> Any:
+def _convert(kind: str, value: str) -> Any:
     if kind == "str":
         return value
     if kind in ("int1", "int0"):
@@ -118,6 +75,6 @@ def _convert(kind: Kind, value: str, choices: dict[str, Any]) -> Any:
         number = int(value)
         return number if number >= (1 if kind == "int1" else 0) else None
     try:
-        return choices[kind](value)
+        return FAST_CHOICES[kind](value)
     except ValueError:
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import os
 import subprocess
 import sys
@@ -12,6 +12,7 @@ import pytest
 import typer.main
 
 from skawld_tui import cli
+from skawld_tui.cli_flags import CommandLine
 from skawld_tui.fast_cli import OPTIONS, fast_kwargs
 
 ACCEPTED = [
@@ -70,7 +71,7 @@ def typer_params(args: list[str]) -> dict[str, Any]:
 
 def normalized(params: dict[str, Any]) -> dict[str, Any]:
     """Fill `run`'s defaults; typer's () for an absent repeatable flag is run's None."""
-    out = {name: p.default for name, p in inspect.signature(cli.run).parameters.items()}
+    out = {item.name: item.default for item in dataclasses.fields(CommandLine)}
     out.update(params)
     return {k: (list(v) or None) if isinstance(v, tuple | list) else v for k, v in out.items()}
 
