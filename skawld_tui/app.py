@@ -24,10 +24,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from skawld_core.messages import Usage
-
 from .app_sessions import SessionsMixin
 from .focus_guard import route_typing
+from .run_state import RunState
 from .transcript_model import cost_usd, history_items, tail_start
 from .widgets.prompt import AttachmentBar, AttachmentChip, CompletionList, PromptArea
 from .widgets.status import StatusBar
@@ -119,10 +118,7 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_error: BaseException | None = None
         self._agent_closed = False
         self._gc_thresholds = gc.get_threshold()  # restored on unmount
-        self._base_usage = Usage()
-        self._last_usage: Usage | None = None
-        self._asks_total = 0
-        self._asks_done = 0
+        self.state = RunState()
 
     # The parts below are built on first use: their modules are not needed for the
     # first frame (see AFTER_FIRST_FRAME).
@@ -267,8 +263,7 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session = session
         await self.transcript.clear()
         self.renderer.reset()
-        self._base_usage = session.usage
-        self._last_usage = None
+        self.state.session_loaded(session.usage)
         from .widgets.blocks import NoteLine
         from .widgets.welcome import Welcome, WelcomeInfo
 
@@ -280,7 +275,7 @@ class SkawldApp(SessionsMixin, App[int]):
             await self.transcript.mount(NoteLine(restored_notice(session)))
         elif self.SHOW_WELCOME and self.agent is not None:
             await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
-        usage = self._base_usage
+        usage = self.state.base_usage
         self.status.set(
             session_id=session.id,
             context_pct=0,
@@ -351,13 +346,10 @@ class SkawldApp(SessionsMixin, App[int]):
     def runs_completed(self) -> int:
         return self.runs.runs_completed
 
-    def _steer(self, text: str, *, images: Any = (), context: Any = ()) -> None:
-        self.runs.steer(text, images=images, context=context)
-
     async def start_run(self, text: str, *, images: Any = (), context: Any = ()) -> None:
         await self.runs.start(text, images=images, context=context)
 
-    async def _prune_transcript(self) -> None:
+    async def prune_transcript(self) -> None:
         await self.transcript.prune()
         self.call_after_refresh(idle_gc)
 

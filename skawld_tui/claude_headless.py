@@ -40,7 +40,7 @@ from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_
 from .claude_dialect import ClaudeEmitter, init_message
 from .control import warn
 from .exit_codes import EXIT_ABORT, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
-from .headless_common import RunnerBase, deny_ask, open_session_id
+from .headless_common import RunnerBase, deny_ask
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -138,7 +138,6 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         super().__init__(settings, opts, stdout)
         self.channel = HostChannel(self.write)
         self.ready = asyncio.Event()  # the first initialize / user line / EOF arrived
-        self.fatal: str | None = None
         self.init_request: dict[str, Any] | None = None
         self.mcp_status: list[dict[str, str]] = []
         self._interrupted = False
@@ -355,7 +354,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             return EXIT_ABORT
         return EXIT_OK if envelope["subtype"] == "success" else EXIT_ERROR
 
-    async def _build(self) -> Agent:
+    async def build(self) -> Agent:
         from .bootstrap import build_agent
 
         settings = self.settings
@@ -390,34 +389,17 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         if self.session is not None:
             self.session.abort()
 
-    async def main(self) -> int:
+    # -- the hooks of `RunnerBase.main` ------------------------------------
+
+    async def before_build(self) -> None:
         if self.opts.stream_input:
-            await self.ready.wait()
-        if self.fatal is not None:
-            return EXIT_USAGE
-        self.agent = agent = await self._build()
-        async with agent:
-            session_id = await open_session_id(agent.store, self.opts, self.settings.cwd)
-            if self.opts.prompt is not None:
-                self.prompts.appendleft(_Prompt(self.opts.prompt, []))
-            first = await self.next_prompt()
-            if first is None:
-                return EXIT_USAGE if self.fatal else (EXIT_ABORT if self.aborted else EXIT_OK)
-            await self.open_session(agent, session_id, first.text)
-            code = EXIT_OK
-            prompt: _Prompt | None = first
-            while prompt is not None:
-                code = await self.run_one(prompt)
-                if self.fatal is not None:
-                    return EXIT_USAGE
-                if code in (EXIT_ABORT, EXIT_TERM):
-                    return code
-                prompt = await self.next_prompt()
-            if self.fatal is not None:
-                return EXIT_USAGE
-            if self.terminated:
-                return EXIT_TERM
-            return EXIT_ABORT if self.aborted else code
+            await self.ready.wait()  # the host's initialize comes before the agent is built
+
+    def prompt_of(self, text: str) -> _Prompt:
+        return _Prompt(text, [])
+
+    def text_of(self, prompt: _Prompt) -> str:
+        return prompt.text
 
 
 def _version() -> str:

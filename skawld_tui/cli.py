@@ -309,7 +309,8 @@ def _headless(opts: Any, hopts: HeadlessOptions) -> int:
     from skawld_core.errors import AuthError, ConfigError, SkawldError
 
     from .control import read_all_stdin
-    from .headless_common import UsageError, run_headless
+    from .headless_common import UsageError
+    from .headless_run import run_headless
     from .resume import PICK
 
     _configure_logging()

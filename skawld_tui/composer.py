@@ -228,7 +228,7 @@ class Composer:
     async def _send(self, text: str, images: list[dict[str, str]], context: list[str]) -> None:
         app = self.app
         if app.running:
-            app._steer(text, images=images, context=context)
+            app.runs.steer(text, images=images, context=context)
         else:
             await app.start_run(text, images=images, context=context)
 

@@ -7,7 +7,7 @@ Output formats:
 
 (``--output-format json|stream-json`` is Claude Code's dialect: `skawld_tui.claude_headless`;
 the options, the prompt queue, signals and the session choice both use are in
-`skawld_tui.headless_common`, whose `run_headless` starts either runner.)
+`skawld_tui.headless_common`; `skawld_tui.headless_run.run_headless` starts either runner.)
 
 Nothing else is written to stdout: `sys.stdout` is pointed at stderr while the
 runner is active, so stray prints and library chatter land on stderr.
@@ -50,10 +50,12 @@ from skawld_core.messages import TextBlock, ToolResultBlock
 from .background_report import report_ended
 from .control import PermissionAnswer, note, parse_control, permission_answer, warn
 from .exit_codes import EXIT_ABORT, EXIT_AUTH, EXIT_CONFIG, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
-from .headless_common import RunnerBase, deny_ask, open_session_id
+from .headless_common import RunnerBase, deny_ask
 
 if TYPE_CHECKING:
+    from skawld_core.agent import Agent
     from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
     from skawld_core.settings import Settings
 
     from .file_commands import PromptCommands
@@ -279,34 +281,23 @@ class HeadlessRunner(RunnerBase[str]):
         report_ended(self.session, None, verbose=self.opts.verbose)
         return self._exit_code(result, stats)
 
-    async def main(self) -> int:
+    # -- the hooks of `RunnerBase.main` ------------------------------------
+
+    async def build(self) -> Agent:
         from .bootstrap import build_agent
 
         can_use_tool = self.ask_stdin if self.opts.host_permissions else deny_ask(_CANNOT_ASK)
-        agent = self.agent = build_agent(
-            self.settings, can_use_tool=can_use_tool, include_partial_messages=self.opts.partial
-        )
-        async with agent:
-            session_id = await open_session_id(agent.store, self.opts, self.settings.cwd)
-            if self.opts.prompt is not None:
-                self.prompts.appendleft(self.opts.prompt)
-            first = await self.next_prompt()
-            if first is None:
-                return EXIT_ABORT if self.aborted else EXIT_OK
-            session = await self.open_session(agent, session_id, first)
-            if self.aborted:  # a signal arrived while connecting
-                return EXIT_TERM if self.terminated else EXIT_ABORT
-            if self.opts.verbose:
-                note(f"session {session.id}")
-            code = EXIT_OK
-            prompt: str | None = first
-            while prompt is not None:
-                code = await self.run_one(prompt)
-                if code in (EXIT_ABORT, EXIT_TERM):
-                    return code
-                prompt = await self.next_prompt()
-            if self.terminated:
-                return EXIT_TERM
-            if self.aborted:
-                return EXIT_ABORT
-            return code
+        return build_agent(self.settings, can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)
+
+    def prompt_of(self, text: str) -> str:
+        return text
+
+    def text_of(self, prompt: str) -> str:
+        return prompt
+
+    def session_opened(self, session: Session) -> int | None:
+        if self.aborted:  # a signal arrived while connecting
+            return EXIT_TERM if self.terminated else EXIT_ABORT
+        if self.opts.verbose:
+            note(f"session {session.id}")
+        return None

@@ -3,7 +3,7 @@ the exit codes, the runner's prompt queue, signals and stop logic (`RunnerBase`)
 session it opens, the fail-closed permission answer and ``--tools``.
 
 `HeadlessOptions` is built once, by `skawld_tui.cli`, from the parsed command line, and
-`run_headless` runs it; its `dialect` picks the runner: ``"skawld"``
+`skawld_tui.headless_run.run_headless` runs it; its `dialect` picks the runner: ``"skawld"``
 (`skawld_tui.headless`: ``--json`` events or text) or ``"claude"``
 (`skawld_tui.claude_headless`: ``--output-format json|stream-json`` and
 ``--input-format stream-json``, Claude Code's dialect).
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .control import EventWriter, StdinReader, warn
+from .exit_codes import EXIT_ABORT, EXIT_OK, EXIT_TERM, EXIT_USAGE
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -89,6 +89,9 @@ class RunnerBase(Generic[P]):
         self.eof = False
         self.aborted = False
         self.terminated = False
+        self.fatal: str | None = None  # a protocol error on stdin: the run stops with exit 2
+
+    # -- what a dialect implements ------------------------------------------------
 
     def on_stdin(self, line: str | None) -> None:
         """One line from stdin (None: stdin ended)."""
@@ -97,9 +100,62 @@ class RunnerBase(Generic[P]):
     def on_sigint(self) -> None:
         raise NotImplementedError
 
-    async def main(self) -> int:
-        """Run the invocation's prompts; the exit code."""
+    async def build(self) -> Agent:
+        """The agent, with the dialect's permission callback."""
         raise NotImplementedError
+
+    def prompt_of(self, text: str) -> P:
+        """The prompt given on the command line, as the dialect queues prompts."""
+        raise NotImplementedError
+
+    def text_of(self, prompt: P) -> str:
+        """A prompt's text (the new session's title comes from the first)."""
+        raise NotImplementedError
+
+    async def run_one(self, prompt: P) -> int:
+        """Run one prompt; its exit code."""
+        raise NotImplementedError
+
+    async def before_build(self) -> None:
+        """Wait for what must come before the agent is built (nothing, unless the dialect says)."""
+
+    def session_opened(self, session: Session) -> int | None:
+        """The session is open: an exit code to stop with, or None to run the prompts."""
+        return None
+
+    # -- the one main ------------------------------------------------------------
+
+    async def main(self) -> int:
+        """Build the agent, open the session for the first prompt, run the prompts as they
+        come; the exit code (`fatal`: a protocol error on stdin, exit 2)."""
+        await self.before_build()
+        if self.fatal is not None:
+            return EXIT_USAGE
+        self.agent = agent = await self.build()
+        async with agent:
+            session_id = await open_session_id(agent.store, self.opts, self.settings.cwd)
+            if self.opts.prompt is not None:
+                self.prompts.appendleft(self.prompt_of(self.opts.prompt))
+            first = await self.next_prompt()
+            if first is None:
+                return EXIT_USAGE if self.fatal else (EXIT_ABORT if self.aborted else EXIT_OK)
+            stop = self.session_opened(await self.open_session(agent, session_id, self.text_of(first)))
+            if stop is not None:
+                return stop
+            code = EXIT_OK
+            prompt: P | None = first
+            while prompt is not None:
+                code = await self.run_one(prompt)
+                if self.fatal is not None:
+                    return EXIT_USAGE
+                if code in (EXIT_ABORT, EXIT_TERM):
+                    return code
+                prompt = await self.next_prompt()
+            if self.fatal is not None:
+                return EXIT_USAGE
+            if self.terminated:
+                return EXIT_TERM
+            return EXIT_ABORT if self.aborted else code
 
     def without_stdin(self) -> None:
         """No control channel (``opts.use_stdin`` off): as if stdin had already ended."""
@@ -205,27 +261,3 @@ def restrict_tools(agent: Agent, spec: str) -> None:
         warn(f"--tools: skawld has no tool named {', '.join(unknown)}")
     agent.tools = agent.tools.filtered(names)
     agent.invalidate_system_prompt()
-
-
-def run_headless(settings: Settings, opts: HeadlessOptions) -> int:
-    """Run one headless invocation in its dialect and return the exit code. Raises
-    `UsageError`, `ConfigError`, `AuthError` for the caller to map to exit codes 2/3/4.
-
-    `sys.stdout` points at stderr meanwhile: only the runner's writer touches the real
-    stdout, so stray prints and library chatter land on stderr.
-    """
-    runner: type[RunnerBase[Any]]
-    if opts.dialect == "claude":
-        from .claude_headless import ClaudeRunner as runner
-    else:
-        from .headless import HeadlessRunner as runner
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr
-
-    async def go() -> int:
-        return await runner(settings, opts, real_stdout).serve()
-
-    try:
-        return asyncio.run(go())
-    finally:
-        sys.stdout = real_stdout

@@ -133,14 +133,14 @@ class RunController:
         while isinstance(inner, SubagentEvent):
             inner = inner.event
         if isinstance(inner, PermissionRequestEvent):  # a subagent's batch is numbered too
-            app._asks_total, app._asks_done = len(inner.requests), 0
+            app.state.new_batch(len(inner.requests))
             return
         if isinstance(event, SystemEvent):
             app.status.set(session_id=event.session_id, model=event.model, mode=event.permission_mode)
             app.status.set(sandbox=sandbox_label(event.sandbox))
         elif isinstance(event, UsageEvent):
-            app._last_usage = event.usage
-            total = app._base_usage + event.cumulative
+            app.state.last_usage = event.usage
+            total = app.state.base_usage + event.cumulative
             agent = app.agent
             window = agent.provider.context_window(agent.model) if agent else 0
             app.status.set(
@@ -152,7 +152,7 @@ class RunController:
             _, _, note = self._pending_steers.pop(0)
             note.remove()
         elif isinstance(event, ResultEvent):
-            app._base_usage = app._base_usage + event.total_usage
+            app.state.run_finished(event.total_usage)
         elif isinstance(event, ToolCallEndEvent) and event.tool_name == "ExitPlanMode" and app.agent is not None:
             app.status.set(mode=app.agent.permission_mode)  # an approved plan leaves plan mode
 
@@ -178,7 +178,7 @@ class RunController:
             queued_note.remove()
         queued = leftovers + self._queued_prompts
         self._queued_prompts = []
-        app.call_after_refresh(app._prune_transcript)
+        app.call_after_refresh(app.prune_transcript)
         if queued:  # one run for all of them, their images and context blocks in order
             await self.start(
                 "\n\n".join(p.text for p in queued),

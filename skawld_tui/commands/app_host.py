@@ -44,7 +44,7 @@ class AppHost:
 
     @property
     def usage(self) -> Usage:
-        return self.app._base_usage
+        return self.app.state.base_usage
 
     async def _mount(self, widget: Any) -> None:
         await self.app.transcript.mount(widget)
@@ -77,7 +77,7 @@ class AppHost:
 
     async def prompt(self, text: str) -> None:
         if self.app.running:
-            self.app._steer(text)
+            self.app.runs.steer(text)
         else:
             await self.app.start_run(text)
 

@@ -158,7 +158,7 @@ class AppPermissionAsker:
 
     async def ask_permission(self, req: CanUseToolRequest, offer: RuleOffer) -> PermissionAnswer | None:
         app = self.app
-        position = f"{app._asks_done + 1} of {app._asks_total}" if app._asks_total > 1 else ""
+        position = app.state.position()
         try:
             answer = await ask_modal(
                 app,
@@ -173,7 +173,7 @@ class AppPermissionAsker:
                 ),
             )
         finally:
-            app._asks_done += 1
+            app.state.asks_done += 1
         return answer if isinstance(answer, PermissionAnswer) else None
 
     async def ask_plan(self, req: CanUseToolRequest) -> PlanAnswer | None:

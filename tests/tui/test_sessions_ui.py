@@ -108,7 +108,7 @@ async def test_resume_restores_usage_and_says_what_was_restored() -> None:
         assert app.status.info.cost is not None and app.status.info.cost > 0
         notes = [str(n.render()) for n in app.query(NoteLine)]
         assert "restored 2 messages, last activity just now · session used-ses · earlier work" in notes
-        assert app._base_usage.input_tokens == 1200  # /usage counts the restored tokens
+        assert app.state.base_usage.input_tokens == 1200  # /usage counts the restored tokens
 
 
 async def test_rename_fork_and_continue_after_clear() -> None:
