@@ -11,7 +11,7 @@ from skawld_core.sessions.meta import PromptPoint, prompt_points, title_from_pro
 if TYPE_CHECKING:
     from skawld_core.session import Session
 
-    from .app import SkawldApp
+    from .chat_app import ChatApp
     from .screens.rewind import RewindAction, RewindChoice
 
 
@@ -23,13 +23,13 @@ class SessionsMixin:
     async def _note(self, text: str, warning: bool = False) -> None:
         from .widgets.blocks import NoteLine
 
-        app: SkawldApp = self  # type: ignore[assignment]
+        app: ChatApp = self  # type: ignore[assignment]
         await app.transcript.mount(NoteLine(text, classes="note -warning" if warning else "note"))
         app.transcript.scroll_end(animate=False)
 
     async def _idle(self, name: str) -> bool:
         """True when the command may run now (no run going, a session open)."""
-        app: SkawldApp = self  # type: ignore[assignment]
+        app: ChatApp = self  # type: ignore[assignment]
         if app.running:
             await self._note(f"/{name} is not available while a run is going", warning=True)
             return False
@@ -53,7 +53,7 @@ class SessionsMixin:
 
     async def open_picker(self, fork: bool = False) -> None:
         """Push the session picker over the conversations of this project."""
-        app: SkawldApp = self  # type: ignore[assignment]
+        app: ChatApp = self  # type: ignore[assignment]
         assert app.agent is not None
         from .screens.session_picker import SessionPicker
 
@@ -78,7 +78,7 @@ class SessionsMixin:
 
     async def open_rewind(self) -> None:
         """Push the rewind dialog over this session's prompts."""
-        app: SkawldApp = self  # type: ignore[assignment]
+        app: ChatApp = self  # type: ignore[assignment]
         if not await self._idle("rewind"):
             return
         assert app.session is not None
@@ -96,7 +96,7 @@ class SessionsMixin:
 
     async def rewind(self, point: PromptPoint, action: RewindAction) -> None:
         """Restore the code and/or the conversation to before `point`."""
-        app: SkawldApp = self  # type: ignore[assignment]
+        app: ChatApp = self  # type: ignore[assignment]
         if app.agent is None or app.session is None:
             return
         notes: list[str] = []

@@ -34,13 +34,13 @@ from .widgets.prompt import AttachmentBar
 if TYPE_CHECKING:
     from skawld_core.events import Event
 
-    from .app import SkawldApp
+    from .chat_app import ChatApp
 
 
 class Composer:
     """State of the prompt being written, for one app."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
         self.files: FileIndex | None = None  # the project listing for this prompt
         self._listing = False

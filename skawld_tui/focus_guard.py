@@ -16,12 +16,12 @@ from textual.widgets import Input, TextArea
 if TYPE_CHECKING:
     from textual import events
 
-    from .app import SkawldApp
+    from .chat_app import ChatApp
 
 __all__ = ["route_typing"]
 
 
-def route_typing(app: SkawldApp, event: events.Key) -> bool:
+def route_typing(app: ChatApp, event: events.Key) -> bool:
     """Send a stray printable key to the prompt; True when it did."""
     if not event.is_printable or not event.character or len(app.screen_stack) != 1:
         return False

@@ -214,7 +214,7 @@ class PlainChat:
             self.out(f"› {user_prompt_text(event.message)}", style="dim", depth=depth)
         for block in event.message.content:
             if block.type == "tool_result":
-                self._result(tool_result_text(block), bool(block.is_error), depth)
+                self.show_result(tool_result_text(block), bool(block.is_error), depth)
 
     def _summary(self, event: ResultEvent) -> None:
         usage = event.total_usage
@@ -227,7 +227,7 @@ class PlainChat:
             parts.append(cost)
         self.out("  " + " · ".join(parts), style="dim")
 
-    def _result(self, text: str, is_error: bool, depth: int) -> None:
+    def show_result(self, text: str, is_error: bool, depth: int) -> None:
         lines = text.splitlines() or [""]
         shown = lines[:PREVIEW_LINES]
         if len(lines) > PREVIEW_LINES:

@@ -15,13 +15,13 @@ from .shell_line import run_shell_line, shell_command
 if TYPE_CHECKING:
     from prompt_toolkit.completion import Completer
 
-    from .plain import PlainChat
+    from .plain_view import PlainView
 
 
 class PlainComposer:
     """What the plain chat adds to a line before it becomes a run."""
 
-    def __init__(self, chat: PlainChat) -> None:
+    def __init__(self, chat: PlainView) -> None:
         self.chat = chat
         self.pending_context: list[str] = []
 
@@ -60,7 +60,7 @@ class PlainComposer:
 
         outcome, block = await run_shell_line(chat.session, command, on_event=show)
         text = block.content if isinstance(block.content, str) else ""
-        chat._result(text, bool(block.is_error), 0)
+        chat.show_result(text, bool(block.is_error), 0)
         if outcome.denied:
             chat.out("  ⎿ not run", style="yellow")
             return

@@ -17,7 +17,7 @@ from .permission_broker import PermissionAnswer
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
 
-    from .plain import PlainChat
+    from .plain_view import PlainView
 
 __all__ = ["PlainPermissionAsker", "PlainPlanAnswer"]
 
@@ -32,9 +32,9 @@ class PlainPlanAnswer:
 
 
 class PlainPermissionAsker:
-    """`PermissionAsker` for `PlainChat`."""
+    """`PermissionAsker` for the plain chat (a `PlainView`)."""
 
-    def __init__(self, chat: PlainChat) -> None:
+    def __init__(self, chat: PlainView) -> None:
         self.chat = chat
 
     def show_request(self, req: CanUseToolRequest) -> None:

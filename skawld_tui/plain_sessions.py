@@ -9,7 +9,7 @@ from skawld_core.sessions.listing import SessionSummary, ago, list_conversations
 from skawld_core.sessions.meta import prompt_points, title_from_prompt
 
 if TYPE_CHECKING:
-    from .plain import PlainChat
+    from .plain_view import PlainView
 
 SHOWN = 20
 
@@ -24,7 +24,7 @@ def summary_line(number: int, s: SessionSummary) -> str:
     return f"{number:>2}. {s.title}  · " + " · ".join(facts)
 
 
-async def pick_plain(chat: PlainChat, current: str | None = None) -> str | None:
+async def pick_plain(chat: PlainView, current: str | None = None) -> str | None:
     """List the project's conversations; a number resumes, text searches,
     an empty answer cancels. Returns the chosen id."""
     assert chat.agent is not None
@@ -54,7 +54,7 @@ async def pick_plain(chat: PlainChat, current: str | None = None) -> str | None:
             shown = found
 
 
-async def rewind_plain(chat: PlainChat) -> None:
+async def rewind_plain(chat: PlainView) -> None:
     """``/rewind``: a numbered prompt list, then code / conversation / both."""
     from .screens.rewind import LIMITS
 

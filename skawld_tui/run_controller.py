@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from skawld_core.session import ImageSpec
 
-    from .app import SkawldApp
+    from .chat_app import ChatApp
 
 RUNNING_STATE = "● running (esc: interrupt)"  # Claude Code's words; ctrl+s finishes the step
 FINISHING_STATE = "● finishing this step (esc: stop now)"
@@ -62,7 +62,7 @@ class _Prompt:
 class RunController:
     """Starts, steers and stops the app's runs (one at a time)."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
         self.running = False
         self.runs_completed = 0

@@ -12,14 +12,14 @@ if TYPE_CHECKING:
     from skawld_core.messages import Usage
     from skawld_core.session import Session
 
-    from ..app import SkawldApp
+    from ..chat_app import ChatApp
     from ..file_commands import PromptCommands
 
 
 class AppHost:
-    """Runs commands against a `SkawldApp`."""
+    """Runs commands against the app (a `ChatApp`)."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
 
     @property

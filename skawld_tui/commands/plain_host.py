@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
 
     from ..file_commands import PromptCommands
-    from ..plain import PlainChat
+    from ..plain_view import PlainView
 
 
 class PlainHost:
-    """Runs commands against a `PlainChat` (output printed to its console)."""
+    """Runs commands against the plain chat (a `PlainView`) (output printed to its console)."""
 
-    def __init__(self, chat: PlainChat) -> None:
+    def __init__(self, chat: PlainView) -> None:
         self.chat = chat
         self.quitting = False
 

@@ -29,7 +29,7 @@ from ..permission_broker import Choice, PermissionAnswer
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
 
-    from ..app import SkawldApp
+    from ..chat_app import ChatApp
     from .plan import PlanAnswer
 
 __all__ = ["AppPermissionAsker", "PermissionAnswer", "PermissionScreen", "ask_modal"]
@@ -129,7 +129,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self.action_answer("deny")
 
 
-async def ask_modal(app: SkawldApp, screen: Screen[Any]) -> Any:
+async def ask_modal(app: ChatApp, screen: Screen[Any]) -> Any:
     """Push a modal and wait for its result; if the wait is cancelled (abort,
     interrupt), close the modal."""
     future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -153,7 +153,7 @@ async def ask_modal(app: SkawldApp, screen: Screen[Any]) -> Any:
 class AppPermissionAsker:
     """The app's `PermissionAsker`: the permission modal and the plan dialog."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
 
     async def ask_permission(self, req: CanUseToolRequest, offer: RuleOffer) -> PermissionAnswer | None:

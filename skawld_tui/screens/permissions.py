@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from ..permissions_view import RuleEntry
 
 if TYPE_CHECKING:
-    from ..app import SkawldApp
+    from ..chat_app import ChatApp
 
 __all__ = ["PermissionsScreen", "open_permissions"]
 
@@ -105,7 +105,7 @@ class PermissionsScreen(ModalScreen[None]):
 class _NoteHost:
     """`PermissionsHost` over the app: lines go to the transcript."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
         self.agent = app.agent
         self.broker = app.broker
@@ -116,7 +116,7 @@ class _NoteHost:
         self.app.transcript.mount(NoteLine(text, classes="note -warning" if style == "yellow" else "note"))
 
 
-async def open_permissions(app: SkawldApp, args: str) -> None:
+async def open_permissions(app: ChatApp, args: str) -> None:
     """The app's ``/permissions``: the list screen, or ``remove <n>`` as in the plain mode."""
     from ..permissions_view import remove_entry, rules_in_effect, run_permissions_command
 
