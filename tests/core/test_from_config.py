@@ -83,6 +83,9 @@ def test_builtin_providers_declare_key_variable_and_default_model() -> None:
     assert provider_entry("openai-chat").load().__name__ == "OpenAIChatProvider"
     with pytest.raises(ConfigError, match="Unknown provider 'nope'"):
         provider_entry("nope")
+    for provider_id in provider_ids():  # the registry's key variable is the class's own
+        entry = provider_entry(provider_id)
+        assert entry.load().env_var == entry.key_var  # type: ignore[attr-defined]
 
 
 def test_a_registered_provider_and_store_are_made_by_name(tmp_path: Path) -> None:
