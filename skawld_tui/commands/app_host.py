@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from skawld_core.messages import Usage
     from skawld_core.session import Session
 
-    from ..chat_app import ChatApp
+    from ..app.host import ChatApp
     from ..file_commands import PromptCommands
 
 
@@ -51,17 +51,17 @@ class AppHost:
         self.app.transcript.scroll_end(animate=False)
 
     async def markdown(self, text: str) -> None:
-        from ..widgets.blocks import CommandOutput
+        from ..app.widgets.blocks import CommandOutput
 
         await self._mount(CommandOutput(text))
 
     async def note(self, text: str, *, warning: bool = False) -> None:
-        from ..widgets.blocks import NoteLine
+        from ..app.widgets.blocks import NoteLine
 
         await self._mount(NoteLine(text, classes="note -warning" if warning else "note"))
 
     async def error(self, title: str, detail: str) -> None:
-        from ..widgets.blocks import ErrorBlock
+        from ..app.widgets.blocks import ErrorBlock
 
         await self._mount(ErrorBlock(title, detail))
 
@@ -71,7 +71,7 @@ class AppHost:
         await self._mount(Static(renderable, classes="command-renderable"))
 
     async def divider(self, label: str) -> None:
-        from ..widgets.blocks import Divider
+        from ..app.widgets.blocks import Divider
 
         await self._mount(Divider(label))
 

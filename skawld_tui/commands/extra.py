@@ -17,7 +17,7 @@ async def permissions_command(host: CommandHost, args: str) -> None:
     from .plain_host import PlainHost
 
     if isinstance(host, AppHost):
-        from ..screens.permissions import open_permissions
+        from ..app.screens.permissions import open_permissions
 
         await open_permissions(host.app, args)
     elif isinstance(host, PlainHost):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
 
     from ..file_commands import PromptCommands
-    from ..plain_view import PlainView
+    from ..plain.view import PlainView
 
 
 class PlainHost:
@@ -90,14 +90,14 @@ class PlainHost:
             self.chat.render_history()
 
     async def pick_session(self) -> None:
-        from ..plain_sessions import pick_plain
+        from ..plain.sessions import pick_plain
 
         chosen = await pick_plain(self.chat, self.session.id if self.session else None)
         if chosen:
             await self.open_session(chosen)
 
     async def rewind(self) -> None:
-        from ..plain_sessions import rewind_plain
+        from ..plain.sessions import rewind_plain
 
         await rewind_plain(self.chat)
 

@@ -1,4 +1,4 @@
-"""The fast path (`skawld_tui.fast_cli`) parses exactly as typer does, or not at all."""
+"""The fast path (`skawld_tui.cli.fast`) parses exactly as typer does, or not at all."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import typer.main
 
-from skawld_tui import cli
-from skawld_tui.cli_flags import CommandLine
-from skawld_tui.fast_cli import OPTIONS, fast_kwargs
+from skawld_tui.cli import command as cli
+from skawld_tui.cli.fast import OPTIONS, fast_kwargs
+from skawld_tui.cli.flags import CommandLine
 
 ACCEPTED = [
     ["-p", "hi"],
@@ -109,7 +109,7 @@ def test_headless_run_on_the_fast_path_never_imports_typer(tmp_path: Any) -> Non
     env["HOME"] = str(tmp_path)
     code = (
         "import sys\n"
-        "from skawld_tui import cli\n"
+        "from skawld_tui.cli import command as cli\n"
         "rc = cli._main(['-p', 'hi', '--model', 'm'])\n"
         "print(rc, 'typer.main' in sys.modules)\n"  # `typer` itself is a lazy stub until used
     )
@@ -125,7 +125,7 @@ def test_interactive_start_on_the_fast_path_never_imports_typer(tmp_path: Any) -
     env["HOME"] = str(tmp_path)
     code = (
         "import sys\n"
-        "from skawld_tui import cli\n"
+        "from skawld_tui.cli import command as cli\n"
         "rc = cli._main(['--plain', '--model', 'm'])\n"
         "print(rc, 'typer.main' in sys.modules)\n"
     )

@@ -17,7 +17,7 @@ from tests.cli.harness import CliEnv
 
 PROBE = """
 import gc, sys
-from skawld_tui.cli import main
+from skawld_tui.cli.command import main
 sys.argv = ["skawld", *sys.argv[1:]]
 code = main()
 print(code, gc.isenabled(), gc.get_freeze_count() > 0)

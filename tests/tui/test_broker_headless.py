@@ -12,7 +12,7 @@ from skawld_core.config import load_config
 from skawld_core.permissions.remembered import remembered_rules
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider
-from skawld_tui.claude_control import apply_permission_updates
+from skawld_tui.headless.claude_control import apply_permission_updates
 
 
 async def test_local_settings_rules_from_the_host_are_saved_and_honoured_next_time(

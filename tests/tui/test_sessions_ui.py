@@ -16,9 +16,9 @@ from skawld_core.messages import Message, TextBlock
 from skawld_core.sessions import InMemorySessionStore, newest_conversation
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.screens.rewind import RewindScreen
-from skawld_tui.screens.session_picker import SessionPicker
-from skawld_tui.widgets.blocks import NoteLine, UserMessage
+from skawld_tui.app.screens.rewind import RewindScreen
+from skawld_tui.app.screens.session_picker import SessionPicker
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 
