@@ -283,7 +283,7 @@ class PromptCommands:
         `model:` is used for the prompt's run (`warn` gets what could not be applied)."""
         if not text.lstrip().startswith("/"):
             return text  # the usual case: no need to load the command registry
-        from .commands.registry import parse
+        from .commands.registry import parse  # lazy: the command registry imports this module (a cycle)
 
         parsed = parse(text)
         if parsed is None:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from skawld_core.permissions.suggest import RuleOffer, suggest_rules
 
+from .plan_feedback import keep_planning_message
+
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.permissions import CanUseToolRequest, PermissionAllow, PermissionDeny, PermissionEngine
@@ -241,8 +243,6 @@ class PermissionBroker:
     async def _plan(self, req: CanUseToolRequest) -> PermissionAllow | PermissionDeny:
         """ExitPlanMode: the plan question (never remembered: every plan is reviewed)."""
         from skawld_core.permissions import PermissionAllow, PermissionDeny
-
-        from .plan_feedback import keep_planning_message
 
         async with self.lock:
             answer = await self.asker.ask_plan(req)

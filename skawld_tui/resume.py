@@ -55,7 +55,7 @@ def start_session_id(settings: Any, *, resume: str | None, continue_last: bool, 
     """`resolve_start` on the settings' store (opened and closed here)."""
     from skawld_core.settings import make_store
 
-    from .cli.subcommand import run_on_store
+    from .cli.subcommand import run_on_store  # lazy: the sub-command helpers load only when a session must be looked up
 
     return run_on_store(
         lambda: make_store(settings),

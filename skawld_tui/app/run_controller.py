@@ -253,7 +253,7 @@ class RunController:
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → acceptEdits → plan (never yolo)."""
-        from .slash_commands import next_mode
+        from .slash_commands import next_mode  # lazy: loads the command registry
 
         agent = self.app.agent
         if agent is None:
@@ -268,7 +268,7 @@ class RunController:
         self.app.run_worker(self._confirm_yolo(), group="mode", exit_on_error=False)
 
     async def _confirm_yolo(self) -> None:
-        from ..commands.builtin import YOLO_WARNING
+        from ..commands.builtin import YOLO_WARNING  # lazy: a screen's module loads when the screen opens
         from .screens.confirm import ConfirmScreen
 
         app = self.app

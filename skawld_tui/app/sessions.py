@@ -21,7 +21,7 @@ class SessionsMixin:
     _checkpoint_noted: tuple[str, int] | None = None
 
     async def _note(self, text: str, warning: bool = False) -> None:
-        from .widgets.blocks import NoteLine
+        from .widgets.blocks import NoteLine  # lazy: after the first frame
 
         app: ChatApp = self  # type: ignore[assignment]
         await app.transcript.mount(NoteLine(text, classes="note -warning" if warning else "note"))
@@ -55,7 +55,7 @@ class SessionsMixin:
         """Push the session picker over the conversations of this project."""
         app: ChatApp = self  # type: ignore[assignment]
         assert app.agent is not None
-        from .screens.session_picker import SessionPicker
+        from .screens.session_picker import SessionPicker  # lazy: a screen's module loads when the screen opens
 
         current = app.session.id if app.session else None
         sessions = await list_conversations(app.agent.store, cwd=app.agent.cwd, limit=100, include_empty=False)
@@ -86,7 +86,7 @@ class SessionsMixin:
         if not points:
             await self._note("nothing to rewind: no prompts in this session yet")
             return
-        from .screens.rewind import RewindScreen
+        from .screens.rewind import RewindScreen  # lazy: a screen's module loads when the screen opens
 
         async def chosen(choice: RewindChoice | None) -> None:
             if choice is not None:

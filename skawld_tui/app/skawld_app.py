@@ -24,7 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from ..transcript_model import cost_usd, history_items, tail_start
+from ..transcript_model import cost_usd, history_items, restored_notice, tail_start
 from .focus_guard import route_typing
 from .run_state import RunState
 from .sessions import SessionsMixin
@@ -126,21 +126,21 @@ class SkawldApp(SessionsMixin, App[int]):
     @cached_property
     def composer(self) -> Composer:
         """The prompt being written: completion, attachments, routing of a submitted line."""
-        from .composer import Composer
+        from .composer import Composer  # lazy: after the first frame
 
         return Composer(self)
 
     @cached_property
     def runs(self) -> RunController:
         """The run lifecycle: start, steer, interrupt, finish this step."""
-        from .run_controller import RunController
+        from .run_controller import RunController  # lazy: after the first frame
 
         return RunController(self)
 
     @cached_property
     def broker(self) -> PermissionBroker:
         """Permission answers: remembered rules, plans, the modal."""
-        from ..permission_broker import PermissionBroker
+        from ..permission_broker import PermissionBroker  # lazy: after the first frame
         from .screens.permission import AppPermissionAsker
 
         return PermissionBroker(AppPermissionAsker(self), lambda: self.agent, env=getattr(self.settings, "env", None))
@@ -148,14 +148,14 @@ class SkawldApp(SessionsMixin, App[int]):
     @cached_property
     def command_host(self) -> AppHost:
         """The `CommandHost` slash commands run against."""
-        from ..commands import AppHost
+        from ..commands import AppHost  # lazy: after the first frame
 
         return AppHost(self)
 
     @cached_property
     def renderer(self) -> EventRenderer:
         """Agent events into transcript widgets."""
-        from .widgets.renderer import EventRenderer
+        from .widgets.renderer import EventRenderer  # lazy: after the first frame
 
         return EventRenderer(
             self.transcript, model=lambda: self.agent.model if self.agent else "", show_timings=self.SHOW_TIMINGS
@@ -214,14 +214,14 @@ class SkawldApp(SessionsMixin, App[int]):
             await asyncio.to_thread(_import_all, AFTER_FIRST_FRAME)
             self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
         except Exception as exc:
-            from .widgets.blocks import ErrorBlock
+            from .widgets.blocks import ErrorBlock  # lazy: after the first frame
 
             self.session_error = exc
             self.agent_ready.set()
             self.session_ready.set()
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
-        from ..file_commands import PromptCommands
+        from ..file_commands import PromptCommands  # lazy: after the first frame
 
         self.renderer.registry = self.agent.tools
         self.renderer.cwd = self.agent.cwd
@@ -264,7 +264,7 @@ class SkawldApp(SessionsMixin, App[int]):
         await self.transcript.clear()
         self.renderer.reset()
         self.state.session_loaded(session.usage)
-        from .widgets.blocks import NoteLine
+        from .widgets.blocks import NoteLine  # lazy: after the first frame
         from .widgets.welcome import Welcome, WelcomeInfo
 
         history = session.full_history
@@ -355,7 +355,7 @@ class SkawldApp(SessionsMixin, App[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            from .widgets.blocks import ErrorBlock
+            from .widgets.blocks import ErrorBlock  # lazy: after the first frame
 
             error = event.worker.error
             self.transcript.mount(ErrorBlock(f"{type(error).__name__}", str(error)))
@@ -438,7 +438,7 @@ class SkawldApp(SessionsMixin, App[int]):
 
     async def ask_user(self, request: Any) -> dict[str, Any]:
         """The AskUser handler: a modal with the questions."""
-        from .screens.ask_user import AskUserScreen
+        from .screens.ask_user import AskUserScreen  # lazy: a screen, when the agent first asks
         from .screens.permission import ask_modal
 
         async with self.broker.lock:
@@ -452,16 +452,6 @@ def _import_all(names: tuple[str, ...]) -> None:
 
     for name in names:
         importlib.import_module(name)
-
-
-def restored_notice(session: Session) -> str:
-    """``restored N messages, last activity 5m ago`` for a resumed session."""
-    from skawld_core.sessions.listing import ago
-
-    history = session.full_history
-    last = ago(session.updated_at)
-    title = f" · {session.title}" if session.title else ""
-    return f"restored {len(history)} messages, last activity {last} · session {session.id[:8]}{title}"
 
 
 def idle_gc() -> None:

@@ -25,7 +25,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
+from .. import startup_gc
 from ..exit_codes import EXIT_AUTH, EXIT_CONFIG, EXIT_USAGE
+from .fast import fast_kwargs
 from .flags import CommandLine, OutputFormat, fed, flag_of, version_callback
 
 if TYPE_CHECKING:
@@ -76,7 +78,7 @@ def typer_app() -> Any:
     """The typer application of `run`, built on first use (not on the headless fast path)."""
     global _app
     if _app is None:
-        from .subcommand import new_app
+        from .subcommand import new_app  # lazy: typer's helpers load for --help and the sub-commands only
 
         run.__signature__ = typer_signature()  # type: ignore[attr-defined]
         _app = new_app(no_args_is_help=False)
@@ -187,7 +189,7 @@ def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
 
 
 def _headless_options(line: CommandLine, flags: ClaudeFlags, extra: FlagConfig) -> HeadlessOptions:
-    from ..headless.common import HeadlessOptions
+    from ..headless.common import HeadlessOptions  # lazy: the headless runner's modules load only for -p
 
     claude_stream = line.format is OutputFormat.stream_json and line.stream_input
     if line.canusetool and not line.json_out and line.format is not OutputFormat.text and not claude_stream:
@@ -248,7 +250,7 @@ def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False)
         from skawld_core.sandbox import ShellPolicy
 
         sys.stderr.write(f"skawld: {ShellPolicy(sandbox=settings.sandbox).status().describe()}\n")
-        from .setup_report import setup_report
+        from .setup_report import setup_report  # lazy: the setup report is only for --verbose
 
         sys.stderr.writelines(f"skawld: {line}\n" for line in setup_report(settings))
     return settings
@@ -258,7 +260,7 @@ def _server_model(settings: Any) -> str | None:
     """The only model a compatible server serves (see `local_models.default_model`)."""
     from skawld_core.errors import ConfigError
 
-    from ..local_models import default_model
+    from ..local_models import default_model  # lazy: model discovery runs only when no model is configured
 
     try:
         return default_model(settings)
@@ -268,7 +270,7 @@ def _server_model(settings: Any) -> str | None:
 
 def _confirm_trust(exc: Any, *, tui: bool = False) -> bool:
     if tui:
-        from ..app.screens.trust import TrustPromptApp
+        from ..app.screens.trust import TrustPromptApp  # lazy: a Textual screen, only when a project asks to be trusted
 
         return bool(TrustPromptApp(exc.path, exc.requests).run())
     sys.stderr.write(f"{exc}\nTrust {exc.path} as it is now? [y/N] ")
@@ -308,7 +310,7 @@ def _headless(opts: Any, hopts: HeadlessOptions) -> int:
     when none was given, then the dialect's runner; its errors become exit codes."""
     from skawld_core.errors import AuthError, ConfigError, SkawldError
 
-    from ..headless.common import UsageError
+    from ..headless.common import UsageError  # lazy: the headless runner's modules load only for -p
     from ..headless.control import read_all_stdin
     from ..headless.run import run_headless
     from ..resume import PICK
@@ -374,7 +376,7 @@ def _interactive(
 ) -> int:
     import asyncio
 
-    from ..bootstrap import build_agent
+    from ..bootstrap import build_agent  # lazy: the app or the plain mode loads only for an interactive start
     from ..resume import PICK, ResumeError, exit_hint, start_session_id
 
     use_tui = not plain and sys.stdin.isatty() and sys.stdout.isatty()
@@ -403,7 +405,7 @@ def _interactive(
         raise _fail("a prompt on the command line needs -p, or the full-screen app on a terminal", EXIT_USAGE)
     try:
         if use_tui:
-            from ..app.skawld_app import SkawldApp
+            from ..app.skawld_app import SkawldApp  # lazy: Textual loads only for the app
 
             tui = SkawldApp(
                 agent_factory=agent_factory,
@@ -418,7 +420,7 @@ def _interactive(
             if hint:
                 print(hint)
             return 0
-        from ..plain.chat import run_plain
+        from ..plain.chat import run_plain  # lazy: the app or the plain mode loads only for an interactive start
 
         return int(
             asyncio.run(run_plain(agent_factory, resume_id=resume, settings=settings, pick=pick, fork_picked=fork)) or 0
@@ -452,7 +454,6 @@ def main(argv: list[str] | None = None) -> int:
     Called without `argv` (as the console script) after a headless run, it ends the
     process itself with `os._exit` once output is flushed.
     """
-    from .. import startup_gc
 
     if argv is None:  # the console script owns its process (an embedding caller keeps its own GC)
         startup_gc.pause()
@@ -468,36 +469,34 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: list[str]) -> int:
     try:
         if args[:1] == ["config"]:
-            from .config import app as config_app
+            from .config import app as config_app  # lazy: a sub-command's modules load only when it runs
 
             config_app(args[1:], prog_name="skawld config", standalone_mode=True)
         elif args[:1] == ["sessions"]:
-            from .sessions import app as sessions_app
+            from .sessions import app as sessions_app  # lazy: a sub-command's modules load only when it runs
 
             sessions_app(args[1:], prog_name="skawld sessions", standalone_mode=True)
         elif args[:1] == ["permissions"]:
-            from .permissions import app as permissions_app
+            from .permissions import app as permissions_app  # lazy: a sub-command's modules load only when it runs
 
             permissions_app(args[1:], prog_name="skawld permissions", standalone_mode=True)
         elif args[:1] == ["models"]:
-            from ..local_models import run_models
+            from ..local_models import run_models  # lazy: a sub-command's modules load only when it runs
 
             return run_models(args[1:])
         elif args[:1] in (["work"], ["tasks"]):
-            from .work import main as work_main
+            from .work import main as work_main  # lazy: a sub-command's modules load only when it runs
 
             work_main(args)
         elif args[:1] == ["checkpoints"]:
-            from .checkpoints import app as checkpoints_app
+            from .checkpoints import app as checkpoints_app  # lazy: a sub-command's modules load only when it runs
 
             checkpoints_app(args[1:], prog_name="skawld checkpoints", standalone_mode=True)
         else:
-            from .fast import fast_kwargs
-
             fast = fast_kwargs(args)
             if fast is not None:
                 run(**fast)  # always ends with SystemExit
-            from ..resume import optional_resume_value
+            from ..resume import optional_resume_value  # lazy: a sub-command's modules load only when it runs
 
             typer_app()(optional_resume_value(args), prog_name="skawld", standalone_mode=True)
     except SystemExit as exc:

@@ -155,7 +155,7 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     rules = list(engine.rules)
     origins = _rule_origins(settings, 0)  # explain takes no --disallowed-tools
     if rules and all(o is None for o in origins):  # Claude Code settings files count rules differently
-        from ..permissions_view import rule_sources
+        from ..permissions_view import rule_sources  # lazy: only what this action uses
 
         origins = list(rule_sources(engine, settings))
     out: dict[str, Any] = {
@@ -283,7 +283,7 @@ def list_rules(
     no_user_config: Annotated[bool, typer.Option("--no-user-config", help="Ignore ~/.skawld/config.json.")] = False,
 ) -> None:
     """The rules a run here would use (allow, ask, deny), each with the file it comes from."""
-    from ..permissions_view import format_entries, rules_in_effect
+    from ..permissions_view import format_entries, rules_in_effect  # lazy: only what this action uses
 
     settings, notes = _load(cwd, None, config, no_user_config)
     entries = rules_in_effect(_engine(settings), None, settings)
@@ -306,7 +306,7 @@ def remove_rule(
     """Remove a remembered rule (an allow rule of .claude/settings.local.json)."""
     from skawld_core.errors import ConfigError
 
-    from ..permissions_view import remove_entry, rules_in_effect
+    from ..permissions_view import remove_entry, rules_in_effect  # lazy: only what this action uses
 
     settings, _notes = _load(cwd, None, config, no_user_config)
     entries = rules_in_effect(_engine(settings), None, settings)

@@ -130,7 +130,7 @@ def show_cmd(
 
 def usage_line(usage: object) -> str:
     """``usage: 3 runs, 12.3k input (1.0k cache read, 0 cache write), 450 output tokens, $0.0123``."""
-    from ..transcript_model import format_tokens
+    from ..transcript_model import format_tokens  # lazy: only what this action uses
 
     if not isinstance(usage, dict):
         return "usage: not recorded for this session"
@@ -183,7 +183,7 @@ def export_cmd(
     cwd: CwdOpt = None,
 ) -> None:
     """Export a transcript (subagent runs included)."""
-    from .transcript_export import load_tree, to_json, to_markdown
+    from .transcript_export import load_tree, to_json, to_markdown  # lazy: only what this action uses
 
     async def work(store: Any) -> Any:
         return await load_tree(store, session_id)

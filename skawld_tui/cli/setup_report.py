@@ -60,7 +60,10 @@ def _agent_clashes(dirs: list[Path]) -> tuple[list[str], list[Any]]:
 
 
 def _command_clashes(cwd: Path, home: Path) -> list[str]:
-    from ..file_commands import command_dirs, load_file_commands
+    from ..file_commands import (  # lazy: file commands are read only to report name clashes
+        command_dirs,
+        load_file_commands,
+    )
 
     _commands, skipped = load_file_commands(command_dirs(cwd, home))
     return [

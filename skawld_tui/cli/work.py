@@ -322,7 +322,7 @@ def work(
 
 
 def _log(line: str) -> None:
-    from ..headless.control import note
+    from ..headless.control import note  # lazy: only what this action uses
 
     note(line, prefix="skawld work: ")
 
@@ -341,7 +341,7 @@ def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float
     from skawld_core.errors import SessionStoreError, SkawldError
     from skawld_core.sessions.claims import ClaimableTaskGraph
 
-    from ..bootstrap import build_agent, session_meta
+    from ..bootstrap import build_agent, session_meta  # lazy: the agent, only when a worker runs
     from .worker import Worker, WorkerOptions
 
     async def deny(req: Any) -> Any:

@@ -90,19 +90,19 @@ class PlainHost:
             self.chat.render_history()
 
     async def pick_session(self) -> None:
-        from ..plain.sessions import pick_plain
+        from ..plain.sessions import pick_plain  # lazy: the plain dialogs load when used
 
         chosen = await pick_plain(self.chat, self.session.id if self.session else None)
         if chosen:
             await self.open_session(chosen)
 
     async def rewind(self) -> None:
-        from ..plain.sessions import rewind_plain
+        from ..plain.sessions import rewind_plain  # lazy: the plain dialogs load when used
 
         await rewind_plain(self.chat)
 
     async def confirm_yolo(self) -> bool:
-        from .builtin import YOLO_WARNING
+        from .builtin import YOLO_WARNING  # lazy: the registry imports commands.builtin to register its commands
 
         self.chat.out(YOLO_WARNING, style="yellow")
         if (await self.chat.ask("Switch to yolo mode? [y/N] ")).lower() in ("y", "yes"):

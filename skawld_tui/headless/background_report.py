@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .control import note
+
 if TYPE_CHECKING:
     from skawld_core.session import Session
 
@@ -21,8 +23,6 @@ def report_ended(session: Session, result: dict[str, Any] | None, *, verbose: bo
     if result is not None:
         result["background_shells_ended"] = ended
     if verbose:
-        from .control import note
-
         for shell in ended:
             note(
                 f"background shell {shell['id']} was still running at the end of the run and was ended: "

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..cli.claude_flags import skawld_mode
 from .control import warn
 
 if TYPE_CHECKING:
@@ -96,8 +97,6 @@ def apply_permission_updates(agent: Agent, updates: object) -> None:
     """Apply ``updatedPermissions`` from a ``can_use_tool`` answer to the running agent."""
     from skawld_core.permissions.claude_rules import parse_claude_rule
     from skawld_core.permissions.updates import ModeUpdate, RuleUpdate, parse_permission_updates
-
-    from ..cli.claude_flags import skawld_mode
 
     for update in parse_permission_updates(updates):
         if isinstance(update, RuleUpdate):

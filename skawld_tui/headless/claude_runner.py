@@ -35,6 +35,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from skawld_core.claude_modes import claude_mode_name
 
+from ..cli.claude_flags import skawld_mode
 from ..exit_codes import EXIT_ABORT, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
 from .background_report import report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
@@ -203,7 +204,6 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         self.write({"type": "control_response", "response": response})
 
     def _control(self, msg: dict[str, Any]) -> None:
-        from ..cli.claude_flags import skawld_mode
 
         request_id = msg.get("request_id")
         req = msg.get("request")
@@ -319,7 +319,10 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             stream=self.opts.output_format == "stream-json",
         )
         self._interrupted = False
-        from ..file_commands import CommandExpansionError, expand_prompt
+        from ..file_commands import (  # lazy: file commands load only for a prompt that names one
+            CommandExpansionError,
+            expand_prompt,
+        )
 
         try:
             text = await expand_prompt(self.agent, session, prompt.text, self.settings, warn)
@@ -355,7 +358,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         return EXIT_OK if envelope["subtype"] == "success" else EXIT_ERROR
 
     async def build(self) -> Agent:
-        from ..bootstrap import build_agent
+        from ..bootstrap import build_agent  # lazy: the agent loads once stdin and signals are set up
 
         settings = self.settings
         if self.opts.schema is not None:

@@ -205,7 +205,7 @@ class RunnerBase(Generic[P]):
     async def open_session(self, agent: Agent, session_id: str | None, first_prompt: str) -> Session:
         """Open the session to run in (`open_session_id` chose it; None: a new one), then
         apply ``--tools`` (after connecting: the Subagent and Skill tools register then)."""
-        from ..bootstrap import session_meta
+        from ..bootstrap import session_meta  # lazy: the agent loads once stdin and signals are set up
 
         self.session = await agent.session(id=session_id, meta=session_meta(self.settings, first_prompt))
         if self.opts.tools is not None:

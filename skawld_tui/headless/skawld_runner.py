@@ -255,7 +255,10 @@ class HeadlessRunner(RunnerBase[str]):
         assert self.session is not None and self.agent is not None
         from pathlib import Path
 
-        from ..file_commands import CommandExpansionError, PromptCommands
+        from ..file_commands import (  # lazy: file commands load only for a prompt that names one
+            CommandExpansionError,
+            PromptCommands,
+        )
 
         if self.prompt_commands is None:
             trusted = bool(getattr(self.settings, "project_trusted", False))
@@ -284,7 +287,7 @@ class HeadlessRunner(RunnerBase[str]):
     # -- the hooks of `RunnerBase.main` ------------------------------------
 
     async def build(self) -> Agent:
-        from ..bootstrap import build_agent
+        from ..bootstrap import build_agent  # lazy: the agent loads once stdin and signals are set up
 
         can_use_tool = self.ask_stdin if self.opts.host_permissions else deny_ask(_CANNOT_ASK)
         return build_agent(self.settings, can_use_tool=can_use_tool, include_partial_messages=self.opts.partial)

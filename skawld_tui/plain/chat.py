@@ -41,19 +41,24 @@ from skawld_core.events import (
     UserEvent,
 )
 
-from ..commands import PlainHost, dispatch
+from ..commands import PlainHost, dispatch, slash_completer
 from ..permission_broker import PermissionBroker
+from ..prompt_history import PromptHistory, toolkit_history
+from ..resume import exit_hint
 from ..transcript_model import (
     cost_usd,
     format_cost,
     format_duration,
     format_tokens,
     history_items,
+    restored_notice,
     summarize_tool,
     tool_result_text,
     user_prompt_text,
 )
+from .composer import PlainComposer, make_completer
 from .permissions import PlainPermissionAsker
+from .sessions import pick_plain
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -84,7 +89,6 @@ class PlainChat:
         self.prompt_commands: PromptCommands | None = None
         self.settings: Any = None
         self.host = PlainHost(self)
-        from .composer import PlainComposer
 
         self.composer = PlainComposer(self)
 
@@ -93,7 +97,7 @@ class PlainChat:
         if self.prompt_commands is None and self.agent is not None:
             from pathlib import Path
 
-            from ..file_commands import PromptCommands
+            from ..file_commands import PromptCommands  # lazy: file commands load once the agent exists
 
             trusted = bool(getattr(self.settings, "project_trusted", False))
             self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
@@ -246,8 +250,6 @@ class PlainChat:
             elif name == "ToolItem":
                 mark = "✗" if item.is_error else "✓"  # type: ignore[union-attr]
                 self.out(f"{mark} {summarize_tool(item.name, item.input)}", style="cyan")  # type: ignore[union-attr]
-        from ..app.skawld_app import restored_notice
-
         self.out(restored_notice(self.session), style="dim")
 
     # -- the loop -----------------------------------------------------------------------
@@ -337,17 +339,12 @@ def make_prompt_session(
     and skills once they are loaded) and `@` path completion."""
     from prompt_toolkit import PromptSession
 
-    from ..commands import slash_completer
-    from ..prompt_history import toolkit_history
-    from .composer import make_completer
-
     completer = make_completer(slash_completer(commands))
     return PromptSession(history=toolkit_history(), completer=completer, complete_while_typing=True, **kwargs)
 
 
 def bind_project(prompt: Any, cwd: Path) -> None:
     """Point the prompt's history and `@` completion at the project in `cwd`."""
-    from ..prompt_history import PromptHistory
 
     history: Any = getattr(prompt, "history", None)
     if hasattr(history, "bind"):
@@ -403,8 +400,6 @@ async def run_plain(
             f"skawld · {chat.agent.model} · mode {chat.agent.permission_mode} · session {chat.session.id}", style="dim"
         )
         if pick:
-            from .sessions import pick_plain
-
             chosen = await pick_plain(chat)
             if chosen and fork_picked:
                 chat.session = await chat.agent.fork_session(chosen)
@@ -415,7 +410,6 @@ async def run_plain(
         return await chat.loop()
     finally:
         await chat.agent.close()
-        from ..resume import exit_hint
 
         hint = exit_hint(chat.session)
         if hint:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from skawld_core.permissions.suggest import RuleOffer
 
+from ..file_diff import proposed_change, unified_diff
 from ..permission_broker import PermissionAnswer
 
 if TYPE_CHECKING:
@@ -40,8 +41,6 @@ class PlainPermissionAsker:
     def show_request(self, req: CanUseToolRequest) -> None:
         """What the approval is about, in full: the command, the diff, or the input."""
         from rich.syntax import Syntax
-
-        from ..file_diff import proposed_change, unified_diff
 
         chat = self.chat
         change = proposed_change(req.tool_name, req.input, chat.agent.cwd if chat.agent else None)

@@ -56,7 +56,7 @@ async def pick_plain(chat: PlainView, current: str | None = None) -> str | None:
 
 async def rewind_plain(chat: PlainView) -> None:
     """``/rewind``: a numbered prompt list, then code / conversation / both."""
-    from ..app.screens.rewind import LIMITS
+    from ..app.screens.rewind import LIMITS  # lazy: the app's rewind dialog: Textual, only for /rewind
 
     assert chat.session is not None and chat.agent is not None
     points = prompt_points(chat.session.meta, chat.session.full_history)

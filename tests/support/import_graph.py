@@ -28,6 +28,9 @@ class Import:
     line: int
     comment: str = ""
     """The ``#`` comment on the import's first line, if any."""
+    end_line: int = 0
+    scope: str = ""
+    """The function it is in (``""`` at module level)."""
 
 
 class ImportGraph:
@@ -63,22 +66,24 @@ class ImportGraph:
         out = {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names}
         return {t for t in out if t in mods}
 
-    def _walk(self, source: str, node: ast.AST, kind: Kind, lines: list[str]) -> Iterator[Import]:
+    def _walk(self, source: str, node: ast.AST, kind: Kind, lines: list[str], scope: str = "") -> Iterator[Import]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Import | ast.ImportFrom):
                 text = lines[child.lineno - 1]
                 comment = text.split("#", 1)[1].strip() if "#" in text else ""
+                end = child.end_lineno or child.lineno
                 for target in sorted(self._targets(source, child) - {source}):
-                    yield Import(source, target, kind, child.lineno, comment)
+                    yield Import(source, target, kind, child.lineno, comment, end, scope)
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                yield from self._walk(source, child, "local", lines)
+                yield from self._walk(source, child, "local", lines, f"{scope}.{child.name}" if scope else child.name)
             elif isinstance(child, ast.If) and kind == "top" and _is_type_checking(child.test):
                 for stmt in child.body:
-                    yield from self._walk(source, ast.Module(body=[stmt], type_ignores=[]), "type_checking", lines)
+                    module = ast.Module(body=[stmt], type_ignores=[])
+                    yield from self._walk(source, module, "type_checking", lines, scope)
                 for stmt in child.orelse:
-                    yield from self._walk(source, ast.Module(body=[stmt], type_ignores=[]), kind, lines)
+                    yield from self._walk(source, ast.Module(body=[stmt], type_ignores=[]), kind, lines, scope)
             else:
-                yield from self._walk(source, child, kind, lines)
+                yield from self._walk(source, child, kind, lines, scope)
 
     @cached_property
     def imports(self) -> tuple[Import, ...]:
@@ -88,6 +93,20 @@ class ImportGraph:
             text = path.read_text()
             out.extend(self._walk(name, ast.parse(text), "top", text.splitlines()))
         return tuple(out)
+
+    def unexplained_local_imports(self) -> list[Import]:
+        """First-party function-local imports without a ``# lazy: reason``. A block of
+        import statements (any module; one blank line apart at most, as isort groups them)
+        is explained by a ``# lazy:`` comment on any of its statements."""
+        explained: set[tuple[str, int]] = set()
+        for name, path in self.modules.items():
+            text = path.read_text()
+            lines = text.splitlines()
+            for block in _local_import_blocks(ast.parse(text)):
+                if any("# lazy:" in lines[node.lineno - 1] for node in block):
+                    explained.update((name, node.lineno) for node in block)
+        local = {(i.source, i.line): i for i in self.imports if i.kind == "local"}
+        return [imp for key, imp in sorted(local.items()) if key not in explained]
 
     def graph(self, kinds: set[Kind], *, package_inits: bool = False) -> dict[str, set[str]]:
         """Module -> the modules it imports with `kinds`; with `package_inits`, also the
@@ -99,6 +118,23 @@ class ImportGraph:
                 if package_inits:
                     edges[imp.source] |= _packages_run(imp.source, imp.target)
         return edges
+
+
+def _local_import_blocks(tree: ast.AST) -> Iterator[list[ast.Import | ast.ImportFrom]]:
+    """Runs of import statements in each function body (one blank line apart at most)."""
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        block: list[ast.Import | ast.ImportFrom] = []
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            if block and node.lineno - (block[-1].end_lineno or block[-1].lineno) > 2:
+                yield block
+                block = []
+            block.append(node)
+        if block:
+            yield block
 
 
 def _is_type_checking(test: ast.expr) -> bool:

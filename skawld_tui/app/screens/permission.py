@@ -25,6 +25,7 @@ from skawld_core.permissions.suggest import RuleOffer
 
 from ...file_diff import proposed_change, render_diff
 from ...permission_broker import Choice, PermissionAnswer
+from ..widgets.blocks import NoteLine
 
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
@@ -177,7 +178,7 @@ class AppPermissionAsker:
         return answer if isinstance(answer, PermissionAnswer) else None
 
     async def ask_plan(self, req: CanUseToolRequest) -> PlanAnswer | None:
-        from .plan import PlanAnswer, PlanScreen
+        from .plan import PlanAnswer, PlanScreen  # lazy: the plan screen loads when a plan is shown
 
         answer = await ask_modal(self.app, PlanScreen(str(req.input.get("plan", ""))))
         return answer if isinstance(answer, PlanAnswer) else None
@@ -187,6 +188,5 @@ class AppPermissionAsker:
         self.app.runs.finish_step()
 
     def notice(self, text: str, *, warning: bool = False) -> None:
-        from ..widgets.blocks import NoteLine
 
         self.app.transcript.mount(NoteLine(text, classes="note -warning" if warning else "note"))

@@ -13,7 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...permissions_view import RuleEntry
+from ...permissions_view import RuleEntry, remove_entry, rules_in_effect, run_permissions_command
+from ..widgets.blocks import NoteLine
 
 if TYPE_CHECKING:
     from ..host import ChatApp
@@ -111,14 +112,12 @@ class _NoteHost:
         self.broker = app.broker
 
     def out(self, text: str, *, style: str = "", depth: int = 0) -> None:
-        from ..widgets.blocks import NoteLine
 
         self.app.transcript.mount(NoteLine(text, classes="note -warning" if style == "yellow" else "note"))
 
 
 async def open_permissions(app: ChatApp, args: str) -> None:
     """The app's ``/permissions``: the list screen, or ``remove <n>`` as in the plain mode."""
-    from ...permissions_view import remove_entry, rules_in_effect, run_permissions_command
 
     agent = app.agent
     if agent is None:

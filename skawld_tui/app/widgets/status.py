@@ -53,7 +53,7 @@ class StatusBar(Static):
         # Background shells start and end inside tool calls: look once a second.
         host = getattr(self.app, "command_host", None)
         if host is not None:
-            from ...commands.bashes import running_shells
+            from ...commands.bashes import running_shells  # lazy: the command registry loads after the first frame
 
             self.set_interval(1.0, lambda: self._shells(running_shells(host)))
 

@@ -60,7 +60,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """Skip restyling every descendant on focus/hover changes (as Toad does)."""
 
     def turn_starts(self) -> list[UserMessage]:
-        from .blocks import UserMessage  # the transcript's blocks load after the first frame
+        from .blocks import UserMessage  # lazy: the transcript's blocks load after the first frame
 
         return [c for c in self.children if isinstance(c, UserMessage) and c.history_index is not None]
 
@@ -92,7 +92,7 @@ class Transcript(VerticalScroll, can_focus=False):
 
 def history_widgets(items: Sequence[Item], *, show_timings: bool, registry: Any = None) -> list[Widget]:
     """Widgets for stored history items (resume, show-earlier)."""
-    from .blocks import AssistantMarkdown, NoteLine, ThinkingBlock, UserMessage
+    from .blocks import AssistantMarkdown, NoteLine, ThinkingBlock, UserMessage  # lazy: after the first frame
     from .tool_panel import ToolPanel
 
     out: list[Widget] = []
