@@ -319,15 +319,8 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             stream=self.opts.output_format == "stream-json",
         )
         self._interrupted = False
-        from ..file_commands import (  # lazy: file commands load only for a prompt that names one
-            CommandExpansionError,
-            expand_prompt,
-        )
-
-        try:
-            text = await expand_prompt(self.agent, session, prompt.text, self.settings, warn)
-        except CommandExpansionError as exc:
-            warn(str(exc))
+        text = await self.expand(prompt.text)
+        if text is None:
             return EXIT_USAGE
         result = await self._run(emitter, text, prompt.images)
         structured: Any = None

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from skawld_core.sessions.store import SessionStore
     from skawld_core.settings import Settings
 
+    from ..file_commands import PromptCommands
+
 P = TypeVar("P")
 
 
@@ -90,6 +92,7 @@ class RunnerBase(Generic[P]):
         self.aborted = False
         self.terminated = False
         self.fatal: str | None = None  # a protocol error on stdin: the run stops with exit 2
+        self.prompt_commands: PromptCommands | None = None  # file commands, loaded for the first /command
 
     # -- what a dialect implements ------------------------------------------------
 
@@ -201,6 +204,23 @@ class RunnerBase(Generic[P]):
                 return None
             self.wakeup.clear()
             await self.wakeup.wait()
+
+    async def expand(self, text: str) -> str | None:
+        """`text` with a ``/command`` (a file command or a skill) expanded, else as it is;
+        None when the command cannot be expanded (the reason is on stderr: exit 2)."""
+        if not text.lstrip().startswith("/"):
+            return text
+        from ..file_commands import CommandExpansionError, PromptCommands  # lazy: only for a /command
+
+        assert self.agent is not None and self.session is not None
+        if self.prompt_commands is None:
+            trusted = bool(getattr(self.settings, "project_trusted", False))
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
+        try:
+            return await self.prompt_commands.expand_typed(text, self.session, warn)
+        except CommandExpansionError as exc:
+            warn(str(exc))
+            return None
 
     async def open_session(self, agent: Agent, session_id: str | None, first_prompt: str) -> Session:
         """Open the session to run in (`open_session_id` chose it; None: a new one), then

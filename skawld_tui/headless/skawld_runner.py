@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
     from skawld_core.settings import Settings
 
-    from ..file_commands import PromptCommands
     from .common import HeadlessOptions
 
 _CANNOT_ASK = "run with --canusetool, --allowed-tools or --permission-mode to allow it"
@@ -80,7 +79,6 @@ class HeadlessRunner(RunnerBase[str]):
 
     def __init__(self, settings: Settings, opts: HeadlessOptions, stdout: IO[str]) -> None:
         super().__init__(settings, opts, stdout)
-        self.prompt_commands: PromptCommands | None = None
         self.pending: dict[str, asyncio.Future[PermissionAnswer]] = {}
         self.announced: set[str] = set()
         self.early: dict[str, PermissionAnswer] = {}
@@ -253,21 +251,10 @@ class HeadlessRunner(RunnerBase[str]):
 
     async def run_one(self, prompt: str) -> int:
         assert self.session is not None and self.agent is not None
-        from pathlib import Path
-
-        from ..file_commands import (  # lazy: file commands load only for a prompt that names one
-            CommandExpansionError,
-            PromptCommands,
-        )
-
-        if self.prompt_commands is None:
-            trusted = bool(getattr(self.settings, "project_trusted", False))
-            self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
-        try:
-            prompt = await self.prompt_commands.expand_typed(prompt, self.session, warn)
-        except CommandExpansionError as exc:
-            warn(str(exc))
+        expanded = await self.expand(prompt)
+        if expanded is None:
             return EXIT_USAGE
+        prompt = expanded
         stats = _RunStats()
         result: ResultEvent | None = None
         async with self.session.run(prompt) as run:
