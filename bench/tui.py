@@ -160,7 +160,7 @@ def build_app(provider: Any, store: Any, tmp: Path, resume: str | None = None) -
 
     from skawld_core import Agent
     from skawld_core.tools import Tool, ToolContext, ToolResult
-    from skawld_tui.app import SkawldApp
+    from skawld_tui.app.skawld_app import SkawldApp
 
     class PathIn(BaseModel):
         path: str
@@ -200,8 +200,8 @@ async def run_and_wait(app: Any, prompt: str) -> None:
 async def scenario_stream(n: int, rate: float, turns: int) -> dict[str, Any]:
     from skawld_core.sessions import InMemorySessionStore
     from skawld_core.testing import FunctionProvider
-    from skawld_tui.widgets.blocks import AssistantMarkdown
-    from skawld_tui.widgets.prompt import PromptArea
+    from skawld_tui.app.widgets.blocks import AssistantMarkdown
+    from skawld_tui.app.widgets.prompt import PromptArea
 
     deltas = make_deltas(n)
     marks: dict[str, float] = {}
@@ -236,7 +236,7 @@ async def scenario_stream(n: int, rate: float, turns: int) -> dict[str, Any]:
             provider.requests.clear()  # a test-double artefact: real providers keep no request log
             # The next prompt comes after the user read the last answer: the app's
             # idle collection (rate-limited to one per 5 s) has run by then.
-            import skawld_tui.app as app_module
+            import skawld_tui.app.skawld_app as app_module
 
             app_module._last_idle_gc = 0.0
             app_module.idle_gc()

@@ -89,6 +89,7 @@ from .version import package_version
 if TYPE_CHECKING:
     from .agent import Agent
     from .config import load_config
+    from .from_config import agent_from_config
     from .session import Run, Session
     from .tools import default_tools
 
@@ -96,7 +97,14 @@ if TYPE_CHECKING:
 
 _lazy = lazy_exports(
     __name__,
-    {"Agent": ".agent", "Session": ".session", "Run": ".session", "load_config": ".config", "default_tools": ".tools"},
+    {
+        "Agent": ".agent",
+        "Session": ".session",
+        "Run": ".session",
+        "load_config": ".config",
+        "default_tools": ".tools",
+        "agent_from_config": ".from_config",
+    },
 )
 
 
@@ -164,6 +172,7 @@ __all__ = [
     "UserEvent",
     "__version__",
     "add_usage",
+    "agent_from_config",
     "default_tools",
     "from_json",
     "is_assistant_event",

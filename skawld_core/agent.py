@@ -45,6 +45,34 @@ if TYPE_CHECKING:
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
 
+def _check_arguments(
+    provider: object,
+    model: object,
+    permission_mode: object,
+    max_retries: object,
+    max_turns: object,
+    max_output_tokens: object,
+) -> None:
+    if provider is None:
+        raise ConfigError("Agent requires a provider")
+    if not isinstance(model, str) or not model:
+        raise ConfigError("Agent requires a model")
+    _check_int("max_retries", max_retries, 0)
+    _check_int("max_turns", max_turns, 1)
+    _check_int("max_output_tokens", max_output_tokens, 1)
+    if permission_mode not in _MODES:
+        raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {permission_mode!r})")
+
+
+def _check_limits(max_budget_usd: object, cache_ttl: object) -> None:
+    if max_budget_usd is not None and (
+        isinstance(max_budget_usd, bool) or not isinstance(max_budget_usd, int | float) or max_budget_usd <= 0
+    ):
+        raise ConfigError(f"max_budget_usd must be a number > 0 (got {max_budget_usd!r})")
+    if cache_ttl not in (None, "5m", "1h"):
+        raise ConfigError(f"cache_ttl must be '5m' or '1h' (got {cache_ttl!r})")
+
+
 def _check_int(name: str, value: object, minimum: int) -> None:
     if value is None:
         return
@@ -102,21 +130,8 @@ class Agent:
         record_usage: bool = True,
         checkpoints: bool | CheckpointEngine | None = None,
     ) -> None:
-        if provider is None:
-            raise ConfigError("Agent requires a provider")
-        if not isinstance(model, str) or not model:
-            raise ConfigError("Agent requires a model")
-        _check_int("max_retries", max_retries, 0)
-        _check_int("max_turns", max_turns, 1)
-        _check_int("max_output_tokens", max_output_tokens, 1)
-        if permission_mode not in _MODES:
-            raise ConfigError(f"permission_mode must be one of {', '.join(_MODES)} (got {permission_mode!r})")
-        if max_budget_usd is not None and (
-            isinstance(max_budget_usd, bool) or not isinstance(max_budget_usd, int | float) or max_budget_usd <= 0
-        ):
-            raise ConfigError(f"max_budget_usd must be a number > 0 (got {max_budget_usd!r})")
-        if cache_ttl not in (None, "5m", "1h"):
-            raise ConfigError(f"cache_ttl must be '5m' or '1h' (got {cache_ttl!r})")
+        _check_arguments(provider, model, permission_mode, max_retries, max_turns, max_output_tokens)
+        _check_limits(max_budget_usd, cache_ttl)
 
         self.provider = provider
         self.model = model
@@ -147,12 +162,9 @@ class Agent:
         self.pricing: PriceTable = pricing if pricing is not None else DEFAULT_TABLE
         self.record_usage = record_usage
 
-        if isinstance(tools, ToolRegistry):
-            self.tools = tools
-        elif tools is None:
-            self.tools = ToolRegistry(default_tools())
-        else:
-            self.tools = ToolRegistry(tools)
+        self.tools = (
+            tools if isinstance(tools, ToolRegistry) else ToolRegistry(default_tools() if tools is None else tools)
+        )
         if permission_mode == "plan":
             self._ensure_plan_tool()
         self.ask_user: AskUserHandler | None = ask_user
@@ -181,6 +193,10 @@ class Agent:
         if hooks is not None:
             self.hooks = HookRunner(hooks)
 
+        self._init_lazy_parts(session_store, checkpoints)
+
+    def _init_lazy_parts(self, session_store: SessionStore | None, checkpoints: bool | CheckpointEngine | None) -> None:
+        """The parts created on first use: the store, the system prompt, extensions, sessions."""
         self._store = session_store
         self._store_created = session_store is not None
         self._system: list[SystemBlock] | None = None

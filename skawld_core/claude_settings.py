@@ -11,7 +11,7 @@ What they can say that skawld applies:
 - ``sandbox.network.allowAllUnixSockets`` (the Bash sandbox's Unix socket filter off);
 - ``hooks`` in Claude Code's nested format, for the events skawld has
   (`skawld_core.hooks.claude_format`), run with Claude Code's JSON input and
-  decision output (`skawld_tui.command_hooks`).
+  decision output (`skawld_core.hooks.commands`).
 
 `skawld_core.config.load_config` reads the files (`_read_claude_settings`).
 

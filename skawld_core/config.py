@@ -54,9 +54,6 @@ __all__ = [
     "ConfigSource",
     "ConfigWarning",
     "LoadedConfig",
-    "ProviderConfig",
-    "SandboxConfig",
-    "SessionStoreConfig",
     "SkawldConfig",
     "UntrustedProjectConfigError",
     "file_sha256",
@@ -81,81 +78,30 @@ class ConfigSource:
     path: str | None = None
 
 
-@dataclass(frozen=True)
-class ProviderConfig:
-    """``provider``: which API, where, with which key and options."""
-
-    id: str = "anthropic"
-    api_key: str | None = field(default=None, repr=False)
-    base_url: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    transport: Literal["http", "httpx", "sdk"] | None = None
-    compat: Literal["auto", "strict", "lenient"] | None = None
-    context_window: int | None = None
-
-
-@dataclass(frozen=True)
-class SessionStoreConfig:
-    """``sessionStore``: a SQLite file, in memory, or PostgreSQL (`dsn`)."""
-
-    kind: Literal["sqlite", "memory", "postgres"] = "sqlite"
-    database_path: str | None = None
-    dsn: str | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class SandboxConfig:
-    """``sandbox``: ``"off" | "auto" | "required"`` or ``{"mode": ..., "network": bool}``
-    (``network`` may also be ``{"enabled": bool, "allowAllUnixSockets": bool}``)."""
-
-    mode: Literal["off", "auto", "required"] = "auto"
-    network: bool = False
-    allow_all_unix_sockets: bool = False
-
-
-@dataclass(frozen=True)
-class SkawldConfig:
-    """The merged configuration, with defaults filled in and paths made absolute."""
-
-    provider: ProviderConfig = field(default_factory=ProviderConfig)
-    model: str | None = None
-    cwd: str | None = None
-    system_prompt: str | None = None
-    system_prompt_file: str | None = None
-    permission_mode: str = "default"
-    permission_rules: list[dict[str, Any]] = field(default_factory=list)
-    max_turns: int | None = None
-    max_output_tokens: int | None = None
-    max_retries: int = 5
-    session_store: SessionStoreConfig = field(default_factory=SessionStoreConfig)
-    cache_ttl: str | None = None
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    config_dirs: list[str] = field(default_factory=list)
-    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
-    env_passthrough: list[str] = field(default_factory=list)
-    additional_directories: list[str] = field(default_factory=list)
+SkawldConfig = ConfigFile
+"""The merged configuration as `load_config` returns it: the one schema's model
+(`skawld_core.config_model.ConfigFile`; the spec calls it ``SkawldConfig``). Its snake_case
+properties (`ConfigFile.provider_id`, `ConfigFile.max_retries`, …) give each value with
+its default."""
 
 
 @dataclass(frozen=True)
 class LoadedConfig:
     """What `load_config` returns: the config, its layers and any warnings.
 
-    `raw` is the merged document in the files' JSON shape (camelCase keys) and
-    `model` the same document validated by the schema. `project_path` is the
+    `config` is the merged document validated by the schema, and `raw` the same document in
+    the files' JSON shape (camelCase keys). `project_path` is the
     project file consulted (whether or not it existed); `project_trusted` says
     whether the user accepted the project (its skills and agents may then grant
     tools); `trust_extra` is what an acceptance covers besides the file's bytes.
     `origins` maps each set key (dotted path) to the file or layer it came from.
     """
 
-    config: SkawldConfig
+    config: ConfigFile
     sources: list[ConfigSource]
     warnings: list[ConfigWarning]
     raw: dict[str, Any]
     project_path: Path | None = None
-    model: ConfigFile = field(default_factory=ConfigFile)
     project_trusted: bool = False
     trust_extra: tuple[str, ...] = ()
     origins: dict[str, str] = field(default_factory=dict)
@@ -471,7 +417,7 @@ def _merge_tagged(low: Mapping[str, Any] | None, high: Mapping[str, Any], tag: s
     return {**low, **high}
 
 
-def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+def merge_layers(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(low)
     for key, value in high.items():
         if key == "limits":
@@ -518,52 +464,6 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
 def network_object(value: bool | Mapping[str, Any]) -> dict[str, Any]:
     """``sandbox.network`` as its object form (``true`` is ``{"enabled": true}``)."""
     return {"enabled": value} if isinstance(value, bool) else dict(value)
-
-
-def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
-    p = doc.get("provider", {})
-    perms = doc.get("permissions", {})
-    limits = doc.get("limits", {})
-    store = doc.get("sessionStore", {})
-    sandbox = doc.get("sandbox", {})
-    if isinstance(sandbox, str):
-        sandbox = {"mode": sandbox}
-    network = network_object(sandbox.get("network", False))
-    return SkawldConfig(
-        provider=ProviderConfig(
-            id=p.get("id", "anthropic"),
-            api_key=p.get("apiKey"),
-            base_url=p.get("baseURL"),
-            options=dict(p.get("options", {})),
-            headers=dict(p.get("headers", {})),
-            transport=p.get("transport"),
-            compat=p.get("compat"),
-            context_window=p.get("contextWindow"),
-        ),
-        model=doc.get("model"),
-        cwd=doc.get("cwd"),
-        system_prompt=doc.get("systemPrompt"),
-        system_prompt_file=doc.get("systemPromptFile"),
-        permission_mode=perms.get("mode", "default"),
-        permission_rules=[dict(r) for r in perms.get("rules", [])],
-        max_turns=limits.get("maxTurns"),
-        max_output_tokens=limits.get("maxOutputTokens"),
-        max_retries=limits.get("maxRetries", 5),
-        session_store=SessionStoreConfig(
-            kind=store.get("kind", "sqlite"), database_path=store.get("databasePath"), dsn=store.get("dsn")
-        ),
-        cache_ttl=doc.get("cacheTtl"),
-        mcp_servers={k: dict(v) for k, v in doc.get("mcpServers", {}).items()},
-        hooks={k: [dict(e) for e in v] for k, v in doc.get("hooks", {}).items()},
-        config_dirs=list(doc.get("configDirs", [])),
-        sandbox=SandboxConfig(
-            mode=sandbox.get("mode", "auto"),
-            network=bool(network.get("enabled", False)),
-            allow_all_unix_sockets=bool(network.get("allowAllUnixSockets", False)),
-        ),
-        env_passthrough=list(doc.get("env", {}).get("passthrough", [])),
-        additional_directories=list(doc.get("additionalDirectories", [])),
-    )
 
 
 _CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
@@ -636,40 +536,100 @@ def load_config(
 
     environ: Mapping[str, str] = os.environ if env is None else env
     base = Path(cwd).resolve() if cwd is not None else Path.cwd()
-    sources = [ConfigSource("default")]
-    warnings: list[ConfigWarning] = []
-    merged: dict[str, Any] = {}
-    origins: dict[str, str] = {}
+    layers = _Layers()
+    if not ignore_user_config:
+        _user_layers(layers, environ)
+    chosen = project_config_path or environ.get("SKAWLD_CONFIG")
+    project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
+    project_path = project_path.resolve()
+    requests, fingerprints = _project_layers(layers, project_path, base, environ)
+    items = [TrustItem(kind, key, digest) for kind, key, digest in fingerprints]
+    config_dirs = tuple(_project_config_dirs(layers.merged, base, user_config_dir(environ)))
+    items[:0] = project_items(TrustScope(_work_dir(layers.merged, base), base, home_dir(environ), config_dirs))
+    trusted, _blocking, withheld, extra = _gate(project_path, environ, requests, items, accept_project_config)
+    if withheld and not trusted:
+        layers.warnings.append(
+            ConfigWarning(
+                f"this project's files ask for: {'; '.join(r.what for r in withheld)}; "
+                "they run without it until you accept the project (--accept-project-config)"
+            )
+        )
 
+    env_doc = _env_layer(environ, base)
+    if env_doc:
+        layers.add(env_doc, "environment", [], ConfigSource("env"))
+    if overrides:
+        _m, doc, warns = validate_document(dict(overrides), file="overrides")
+        _resolve_paths(doc, base)
+        layers.add(doc, "command line", warns, ConfigSource("override"))
+
+    merged = layers.merged
+    warnings = layers.warnings
+    warnings.extend(_expand_mcp_servers(merged, environ, layers.origins))
+    if merged.get("systemPrompt") and merged.get("systemPromptFile"):
+        warnings.append(
+            ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
+        )
+    return LoadedConfig(
+        config=_merged_model(merged),
+        sources=layers.sources,
+        warnings=warnings,
+        raw=merged,
+        project_path=project_path,
+        project_trusted=trusted,
+        trust_extra=extra,
+        origins=layers.origins,
+        shadowed=tuple(layers.shadowed),
+    )
+
+
+@dataclass
+class _Layers:
+    """The layers merged so far, lowest first: the document, where each key came from, and
+    the warnings and sources of every layer."""
+
+    merged: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
+    warnings: list[ConfigWarning] = field(default_factory=list)
+    sources: list[ConfigSource] = field(default_factory=lambda: [ConfigSource("default")])
+    shadowed: list[str] = field(default_factory=list)
+
+    def add(self, doc: dict[str, Any], origin: str, warnings: list[ConfigWarning], source: ConfigSource) -> None:
+        self.merged = merge_layers(self.merged, doc)
+        _record_origins(self.origins, doc, origin)
+        self.warnings.extend(warnings)
+        self.sources.append(source)
+
+
+def _user_layers(layers: _Layers, environ: Mapping[str, str]) -> None:
+    """``~/.skawld/config.json``, then Claude Code's ``~/.claude/settings.json`` above it."""
     user_layers = (
         (user_config_dir(environ) / "config.json", _read_file),
-        (home_dir(environ) / USER_SETTINGS_FILE, _read_claude_settings),  # Claude Code's, above skawld's
+        (home_dir(environ) / USER_SETTINGS_FILE, _read_claude_settings),
     )
-    for user_path, read in () if ignore_user_config else user_layers:
+    for user_path, read in user_layers:
         loaded = read(user_path)
         if loaded is None:
             continue
         doc, warns = loaded
         _resolve_paths(doc, user_path.parent, home_dir(environ))
-        merged = _merge(merged, doc)
-        _record_origins(origins, doc, str(user_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("user", str(user_path)))
+        layers.add(doc, str(user_path), warns, ConfigSource("user", str(user_path)))
 
-    chosen = project_config_path or environ.get("SKAWLD_CONFIG")
-    project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
-    project_path = project_path.resolve()
+
+def _project_layers(
+    layers: _Layers, project_path: Path, base: Path, environ: Mapping[str, str]
+) -> tuple[list[TrustRequest], list[tuple[str, str, str]]]:
+    """The project's config file, Claude Code's project settings and ``.mcp.json``: merged,
+    with what they ask the user to trust and the (kind, key, digest) of each file an
+    acceptance covers besides the config file."""
     loaded = _read_file(project_path)
     requests: list[TrustRequest] = []
     if loaded is not None:
         doc, warns = loaded
-        requests = config_requests(doc, file=project_path, project_root=base, lower=merged)
+        requests = config_requests(doc, file=project_path, project_root=base, lower=layers.merged)
         _resolve_paths(doc, project_path.parent, base)
-        merged = _merge(merged, doc)
-        _record_origins(origins, doc, str(project_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(project_path)))
-    items: list[TrustItem] = []
+        layers.add(doc, str(project_path), warns, ConfigSource("project", str(project_path)))
+    fingerprints: list[tuple[str, str, str]] = []
     for rel in PROJECT_SETTINGS_FILES:  # Claude Code's project settings: gated like the project config
         settings_path = (base / rel).resolve()
         raw = read_config_file(settings_path)
@@ -679,67 +639,19 @@ def load_config(
         # the user's own remembered answers are exempt from the gate (`permissions.remembered`)
         gated, digest = gated_settings(raw, settings_path, environ)
         gated_doc = _claude_settings_layer(gated, settings_path)[0] if gated != {} else {}
-        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=merged))
+        requests.extend(config_requests(gated_doc, file=settings_path, project_root=base, lower=layers.merged))
         if digest is not None:
-            items.append(TrustItem("claude-settings", str(settings_path), digest))
+            fingerprints.append(("claude-settings", str(settings_path), digest))
         _resolve_paths(doc, settings_path.parent, base)
-        merged = _merge(merged, doc)
-        _record_origins(origins, doc, str(settings_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(settings_path)))
+        layers.add(doc, str(settings_path), warns, ConfigSource("project", str(settings_path)))
     mcp_json_path = (base / MCP_JSON_FILE).resolve()
-    shadowed: list[str] = []
-    mcp_layer = _mcp_json_layer(mcp_json_path, merged, origins)
+    mcp_layer = _mcp_json_layer(mcp_json_path, layers.merged, layers.origins)
     if mcp_layer is not None:  # Claude Code's project MCP servers: gated like the project's mcpServers
-        doc, warns, shadowed = mcp_layer
+        doc, warns, layers.shadowed = mcp_layer
         requests.extend(
             TrustRequest(r.capability, f"{MCP_JSON_FILE} {r.pointer}", r.what)
-            for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=merged)
+            for r in config_requests(doc, file=mcp_json_path, project_root=base, lower=layers.merged)
         )
-        items.append(TrustItem("mcp-json", str(mcp_json_path), file_sha256(mcp_json_path)))
-        merged = _merge(merged, doc)
-        _record_origins(origins, doc, str(mcp_json_path))
-        warnings.extend(warns)
-        sources.append(ConfigSource("project", str(mcp_json_path)))
-    config_dirs = tuple(_project_config_dirs(merged, base, user_config_dir(environ)))
-    items[:0] = project_items(TrustScope(_work_dir(merged, base), base, home_dir(environ), config_dirs))
-    trusted, _blocking, withheld, extra = _gate(project_path, environ, requests, items, accept_project_config)
-    if withheld and not trusted:
-        warnings.append(
-            ConfigWarning(
-                f"this project's files ask for: {'; '.join(r.what for r in withheld)}; "
-                "they run without it until you accept the project (--accept-project-config)"
-            )
-        )
-
-    env_doc = _env_layer(environ, base)
-    if env_doc:
-        merged = _merge(merged, env_doc)
-        _record_origins(origins, env_doc, "environment")
-        sources.append(ConfigSource("env"))
-
-    if overrides:
-        _m, doc, warns = validate_document(dict(overrides), file="overrides")
-        _resolve_paths(doc, base)
-        merged = _merge(merged, doc)
-        _record_origins(origins, doc, "command line")
-        warnings.extend(warns)
-        sources.append(ConfigSource("override"))
-
-    warnings.extend(_expand_mcp_servers(merged, environ, origins))
-    if merged.get("systemPrompt") and merged.get("systemPromptFile"):
-        warnings.append(
-            ConfigWarning(f"systemPromptFile {merged['systemPromptFile']} is ignored because systemPrompt is set")
-        )
-    return LoadedConfig(
-        config=_typed(merged),
-        sources=sources,
-        warnings=warnings,
-        raw=merged,
-        project_path=project_path,
-        model=_merged_model(merged),
-        project_trusted=trusted,
-        trust_extra=extra,
-        origins=origins,
-        shadowed=tuple(shadowed),
-    )
+        fingerprints.append(("mcp-json", str(mcp_json_path), file_sha256(mcp_json_path)))
+        layers.add(doc, str(mcp_json_path), warns, ConfigSource("project", str(mcp_json_path)))
+    return requests, fingerprints

@@ -219,6 +219,18 @@ class SandboxSection(_Section):
         default=None, description="Allow network access inside the sandbox (true/false, or an object)."
     )
 
+    @property
+    def network_enabled(self) -> bool:
+        """Whether the sandbox has network (``network: true`` or ``{"enabled": true}``)."""
+        if isinstance(self.network, SandboxNetworkSection):
+            return bool(self.network.enabled)
+        return bool(self.network)
+
+    @property
+    def allow_all_unix_sockets(self) -> bool:
+        """``network.allowAllUnixSockets``: the Unix socket filter is off."""
+        return isinstance(self.network, SandboxNetworkSection) and bool(self.network.allowAllUnixSockets)
+
 
 class EnvSection(_Section):
     """Environment variables passed through to commands (provider keys are scrubbed otherwise)."""
@@ -259,6 +271,73 @@ class ConfigFile(_Section):
     pricing: dict[str, ModelPrice] | None = Field(
         default=None, description="Custom prices by model id prefix (see skawld_core/pricing.json)."
     )
+
+    # -- the values a reader uses, with their defaults (written here and nowhere else) --
+
+    @property
+    def provider_id(self) -> str:
+        """``provider.id``; default ``anthropic``."""
+        return (self.provider.id if self.provider else None) or "anthropic"
+
+    @property
+    def base_url(self) -> str | None:
+        """``provider.baseURL``; default: the provider's own API."""
+        return self.provider.baseURL if self.provider else None
+
+    @property
+    def permission_mode(self) -> str:
+        """``permissions.mode``; default ``default``."""
+        return (self.permissions.mode if self.permissions else None) or "default"
+
+    @property
+    def permission_rules(self) -> list[PermissionRule]:
+        """``permissions.rules``, every layer's, lowest layer first."""
+        return list(self.permissions.rules or []) if self.permissions else []
+
+    @property
+    def max_turns(self) -> int | None:
+        """``limits.maxTurns``; default: no limit."""
+        return self.limits.maxTurns if self.limits else None
+
+    @property
+    def max_output_tokens(self) -> int | None:
+        """``limits.maxOutputTokens``; default: the provider's."""
+        return self.limits.maxOutputTokens if self.limits else None
+
+    @property
+    def max_retries(self) -> int:
+        """``limits.maxRetries``; default 5."""
+        retries = self.limits.maxRetries if self.limits else None
+        return 5 if retries is None else retries
+
+    @property
+    def session_store(self) -> SessionStoreSection:
+        """``sessionStore``; default: SQLite at ``<cwd>/.skawld/sessions.db``."""
+        return self.sessionStore or SessionStoreSection()
+
+    @property
+    def sandbox_settings(self) -> SandboxSection:
+        """``sandbox`` in its object form (``"required"`` is ``{"mode": "required"}``); default ``auto``."""
+        if isinstance(self.sandbox, SandboxSection):
+            return self.sandbox
+        return SandboxSection(mode=self.sandbox or "auto")
+
+    @property
+    def mcp_servers(self) -> dict[str, StdioMcpServer | HttpMcpServer]:
+        """``mcpServers`` by name (``${VAR}`` already expanded by the loader)."""
+        return dict(self.mcpServers or {})
+
+    @property
+    def hook_commands(self) -> dict[str, list[HookCommand]]:
+        """``hooks``: the commands of each event that has any."""
+        if self.hooks is None:
+            return {}
+        return {event: list(getattr(self.hooks, event) or []) for event in HOOK_EVENTS if getattr(self.hooks, event)}
+
+    @property
+    def env_passthrough(self) -> list[str]:
+        """``env.passthrough``: variables commands see although they look like secrets."""
+        return list(self.env.passthrough or []) if self.env else []
 
 
 # -- warnings, pointers, errors -------------------------------------------------------

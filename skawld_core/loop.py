@@ -100,27 +100,7 @@ class RunLoop:
 
     async def _run(self) -> None:
         session = self.session
-        agent = self.agent
-        await self.emit(
-            SystemEvent(
-                session_id=session.id,
-                run_id=self.run_id,
-                model=session.model,
-                tools=session.tools.names(),
-                permission_mode=agent.permission_mode,
-                cwd=str(agent.cwd),
-                instructions=list(agent.instruction_files) or None,
-                sandbox=agent.sandbox_status() if "Bash" in session.tools.names() else None,
-            )
-        )
-        skills = agent.skill_summaries()
-        if skills and not session.skills_announced:
-            session.skills_announced = True
-            await self.emit(SkillsLoadedEvent(skills=skills))
-        if session.replay_invoked_skills:
-            session.replay_invoked_skills = False
-            for rec in session.invoked_skills:
-                await self.emit(SkillInvokedEvent(name=rec.name, args=rec.args))
+        await self._announce()
         self._check_abort()
 
         reminders: list[str] = []
@@ -165,22 +145,7 @@ class RunLoop:
                 await self._persist([message])
                 stop_reason: StopReason = assembler.stop_reason
                 await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
-                self.total = add_usage(self.total, assembler.usage)
-                turn_cost = agent.pricing.cost(turn_model, assembler.usage)
-                self.cost_usd += turn_cost or 0.0
-                if agent.max_budget_usd is not None:
-                    self._budget_root().tree_cost_usd += turn_cost or 0.0
-                self.cost_known = self.cost_known or turn_cost is not None
-                self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), assembler.usage)
-                session.last_usage = assembler.usage
-                await self.emit(
-                    UsageEvent(
-                        usage=assembler.usage,
-                        cumulative=self.total,
-                        cost_usd=turn_cost,
-                        cumulative_cost_usd=self.cost_usd if self.cost_known else None,
-                    )
-                )
+                await self._account(turn_model, assembler.usage)
                 tool_uses = message.tool_uses()
                 if stop_reason == "tool_use" and tool_uses:
                     await self._run_tools(message, overlay_tools)
@@ -201,6 +166,51 @@ class RunLoop:
                 continue
             await self._finish("success", stop_reason, final_text=_first_text(message))
             return
+
+    async def _announce(self) -> None:
+        """The run's first events: system, skills_loaded (first run), skill_invoked replays (resume)."""
+        session = self.session
+        agent = self.agent
+        await self.emit(
+            SystemEvent(
+                session_id=session.id,
+                run_id=self.run_id,
+                model=session.model,
+                tools=session.tools.names(),
+                permission_mode=agent.permission_mode,
+                cwd=str(agent.cwd),
+                instructions=list(agent.instruction_files) or None,
+                sandbox=agent.sandbox_status() if "Bash" in session.tools.names() else None,
+            )
+        )
+        skills = agent.skill_summaries()
+        if skills and not session.skills_announced:
+            session.skills_announced = True
+            await self.emit(SkillsLoadedEvent(skills=skills))
+        if session.replay_invoked_skills:
+            session.replay_invoked_skills = False
+            for rec in session.invoked_skills:
+                await self.emit(SkillInvokedEvent(name=rec.name, args=rec.args))
+
+    async def _account(self, turn_model: str, usage: Usage) -> None:
+        """Add one turn's usage and cost to the run (and the budget's tree), then emit `usage`."""
+        agent = self.agent
+        self.total = add_usage(self.total, usage)
+        turn_cost = agent.pricing.cost(turn_model, usage)
+        self.cost_usd += turn_cost or 0.0
+        if agent.max_budget_usd is not None:
+            self._budget_root().tree_cost_usd += turn_cost or 0.0
+        self.cost_known = self.cost_known or turn_cost is not None
+        self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), usage)
+        self.session.last_usage = usage
+        await self.emit(
+            UsageEvent(
+                usage=usage,
+                cumulative=self.total,
+                cost_usd=turn_cost,
+                cumulative_cost_usd=self.cost_usd if self.cost_known else None,
+            )
+        )
 
     # -- steps ------------------------------------------------------------
 

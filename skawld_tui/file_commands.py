@@ -103,8 +103,7 @@ def _substitute_args(body: str, args: str) -> str:
 async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Session, *, trusted: bool) -> str:
     from skawld_core.permissions import PermissionEngine
     from skawld_core.permissions.types import PendingToolCall
-
-    from .bootstrap import tool_rules
+    from skawld_core.settings import tool_rules
 
     call = PendingToolCall(
         tool_name="Bash", tool_use_id="command", input={"command": line}, summary=line, scope="exec", cwd=agent.cwd
@@ -232,7 +231,7 @@ class PromptCommands:
         `model:` is used for the prompt's run (`warn` gets what could not be applied)."""
         if not text.lstrip().startswith("/"):
             return text  # the usual case: no need to load the command registry
-        from .commands.registry import parse
+        from .commands.registry import parse  # lazy: the command registry imports this module (a cycle)
 
         parsed = parse(text)
         if parsed is None:

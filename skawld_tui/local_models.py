@@ -5,9 +5,7 @@ and context windows from the server.
   serves (``GET /v1/models``), one model per line with its context window when known.
 - `default_model`: with an OpenAI-compatible ``baseURL`` and no model configured, the
   server's only model is used (several: the error lists them).
-- `configure_windows`: config ``provider.contextWindow`` wins; otherwise, for a
-  compatible server, the windows the server reports are fetched in a background thread
-  (never on the path of the first request) for compaction and the status line.
+- context windows: `skawld_core.from_config.configure_windows`.
 """
 
 from __future__ import annotations
@@ -17,11 +15,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from skawld_core.errors import ConfigError
+from skawld_core.providers.registry import provider_entry
 
 if TYPE_CHECKING:
-    from skawld_core.providers.base import BaseProvider
-
-    from .bootstrap import Settings
+    from skawld_core.settings import Settings
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
@@ -35,9 +32,7 @@ def _base_url(settings: Settings) -> str:
 
 
 def _key(settings: Settings) -> str | None:
-    from .bootstrap import PROVIDER_KEY_VARS
-
-    return settings.api_key or settings.env.get(PROVIDER_KEY_VARS.get(settings.provider_id, "")) or None
+    return settings.api_key or settings.env.get(provider_entry(settings.provider_id).key_var) or None
 
 
 def server_models(settings: Settings) -> list[str]:
@@ -66,27 +61,11 @@ def default_model(settings: Settings) -> str | None:
     return None
 
 
-def configure_windows(provider: BaseProvider, settings: Settings, key: str) -> None:
-    """Apply ``provider.contextWindow``, or start discovering windows for a compatible server."""
-    from skawld_core.providers.wire import WireProvider
-
-    inner = getattr(provider, "inner", provider)
-    if not isinstance(inner, WireProvider):
-        return
-    if settings.provider_context_window:
-        inner.configured_context_window = settings.provider_context_window
-        return
-    if settings.base_url and settings.provider_id != "anthropic":
-        from skawld_core.providers.discovery import discover_in_background
-
-        discover_in_background(settings.base_url, key, inner.discovered_windows)
-
-
 def run_models(args: list[str]) -> int:
     """``skawld models``: list the configured server's models; returns the exit code."""
     import argparse
 
-    from .bootstrap import CliOptions, resolve_settings
+    from skawld_core.settings import CliOptions, resolve_settings
 
     parser = argparse.ArgumentParser(prog="skawld models", description="List the models a server serves.")
     parser.add_argument("--provider", choices=("anthropic", "openai-chat", "openai-responses"))

@@ -9,7 +9,7 @@ file) and session answers can be removed: `remove_entry` edits the file, the
 record in ``~/.skawld/remembered-rules.json`` and the running engine together.
 
 `run_permissions_command` is the plain mode's ``/permissions [remove <n>]``; the
-app shows the same entries in `skawld_tui.screens.permissions.PermissionsScreen`.
+app shows the same entries in `skawld_tui.app.screens.permissions.PermissionsScreen`.
 """
 
 from __future__ import annotations

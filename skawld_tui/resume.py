@@ -53,8 +53,9 @@ async def resolve_start(store: Any, *, cwd: Path, resume: str | None, continue_l
 
 def start_session_id(settings: Any, *, resume: str | None, continue_last: bool, fork: bool) -> str | None:
     """`resolve_start` on the settings' store (opened and closed here)."""
-    from .bootstrap import make_store
-    from .subcommand import run_on_store
+    from skawld_core.settings import make_store
+
+    from .cli.subcommand import run_on_store  # lazy: the sub-command helpers load only when a session must be looked up
 
     return run_on_store(
         lambda: make_store(settings),

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skawld_core.messages import (
     DocumentBlock,
@@ -24,6 +24,12 @@ from skawld_core.messages import (
     Usage,
 )
 from skawld_core.pricing import DEFAULT_TABLE, Price, PriceTable
+from skawld_core.sessions.listing import ago
+
+from .file_diff import proposed_change, unified_diff
+
+if TYPE_CHECKING:
+    from skawld_core.session import Session
 
 _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
 
@@ -312,7 +318,6 @@ def tail_start(messages: Sequence[Message], keep: int) -> int:
 
 def export_markdown(messages: Iterable[Message]) -> str:
     """The conversation as Markdown (for /export)."""
-    from .file_diff import proposed_change, unified_diff
 
     out: list[str] = []
     for item in history_items(list(messages)):
@@ -332,3 +337,11 @@ def export_markdown(messages: Iterable[Message]) -> str:
             if item.result:
                 out.append(f"```\n{item.result}\n```\n")
     return "\n".join(out)
+
+
+def restored_notice(session: Session) -> str:
+    """``restored N messages, last activity 5m ago`` for a resumed session."""
+    history = session.full_history
+    last = ago(session.updated_at)
+    title = f" · {session.title}" if session.title else ""
+    return f"restored {len(history)} messages, last activity {last} · session {session.id[:8]}{title}"

@@ -146,7 +146,7 @@ def claude_hook_outcome(event: str, out: Mapping[str, Any], *, keep_going_on_sto
 
     On Stop, ``continue: false`` lets the run stop (it wins over ``decision: "block"``),
     as a command hook's does in Claude Code. `keep_going_on_stop` is for the hook callbacks
-    of a `claude-agent-sdk` host (`skawld_tui.claude_control`): there ``continue: false``
+    of a `claude-agent-sdk` host (`skawld_tui.headless.claude_control`): there ``continue: false``
     on Stop blocks the stop like ``decision: "block"`` does, and the run goes on with
     ``stopReason``.
     """

@@ -38,6 +38,7 @@ from .types import (
     PermissionDecision,
     PermissionDeny,
 )
+from .updates import requested_mode
 from .write_scope import inside_scope, protected_reason
 
 __all__ = ["PermissionEngine"]
@@ -86,11 +87,8 @@ def _coerce_response(value: object) -> PermissionAllow | PermissionDeny:
 def _requested_mode(value: Mapping[str, Any]) -> PermissionMode | None:
     """`set_mode`/`setMode`, or Claude Code's `updatedPermissions: [{"type": "setMode", "mode": ...}]`."""
     mode: object = value.get("set_mode", value.get("setMode"))
-    updates = value.get("updated_permissions", value.get("updatedPermissions"))
-    if mode is None and isinstance(updates, list):
-        for update in updates:
-            if isinstance(update, Mapping) and update.get("type") == "setMode":
-                mode = update.get("mode")
+    if mode is None:
+        mode = requested_mode(value.get("updated_permissions", value.get("updatedPermissions")))
     if mode is None:
         return None
     if mode == "bypassPermissions":

@@ -12,14 +12,14 @@ if TYPE_CHECKING:
     from skawld_core.messages import Usage
     from skawld_core.session import Session
 
-    from ..app import SkawldApp
+    from ..app.host import ChatApp
     from ..file_commands import PromptCommands
 
 
 class AppHost:
-    """Runs commands against a `SkawldApp`."""
+    """Runs commands against the app (a `ChatApp`)."""
 
-    def __init__(self, app: SkawldApp) -> None:
+    def __init__(self, app: ChatApp) -> None:
         self.app = app
 
     @property
@@ -44,24 +44,24 @@ class AppHost:
 
     @property
     def usage(self) -> Usage:
-        return self.app._base_usage
+        return self.app.state.base_usage
 
     async def _mount(self, widget: Any) -> None:
         await self.app.transcript.mount(widget)
         self.app.transcript.scroll_end(animate=False)
 
     async def markdown(self, text: str) -> None:
-        from ..widgets.blocks import CommandOutput
+        from ..app.widgets.blocks import CommandOutput  # lazy: Textual; plain and headless use commands/ too
 
         await self._mount(CommandOutput(text))
 
     async def note(self, text: str, *, warning: bool = False) -> None:
-        from ..widgets.blocks import NoteLine
+        from ..app.widgets.blocks import NoteLine  # lazy: Textual; plain and headless use commands/ too
 
         await self._mount(NoteLine(text, classes="note -warning" if warning else "note"))
 
     async def error(self, title: str, detail: str) -> None:
-        from ..widgets.blocks import ErrorBlock
+        from ..app.widgets.blocks import ErrorBlock  # lazy: Textual; plain and headless use commands/ too
 
         await self._mount(ErrorBlock(title, detail))
 
@@ -71,18 +71,18 @@ class AppHost:
         await self._mount(Static(renderable, classes="command-renderable"))
 
     async def divider(self, label: str) -> None:
-        from ..widgets.blocks import Divider
+        from ..app.widgets.blocks import Divider  # lazy: Textual; plain and headless use commands/ too
 
         await self._mount(Divider(label))
 
     async def prompt(self, text: str) -> None:
         if self.app.running:
-            self.app._steer(text)
+            self.app.runs.steer(text)
         else:
             await self.app.start_run(text)
 
     async def choose(self, title: str, options: list[tuple[str, str]], then: Callable[[str], Awaitable[None]]) -> None:
-        from .choice_screen import ChoiceScreen
+        from .choice_screen import ChoiceScreen  # lazy: Textual; plain and headless use commands/ too
 
         async def picked(value: str | None) -> None:
             if value is not None:
@@ -105,7 +105,7 @@ class AppHost:
         return True
 
     def status_changed(self) -> None:
-        from .bashes import running_shells
+        from .bashes import running_shells  # lazy: the registry imports commands.bashes to register its command
 
         agent = self.app.agent
         if agent is not None:

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from ..transcript_model import cost_usd, export_markdown, format_cost, format_tokens, price_note
 from .base import CommandHost, command
 
 MODES = ("default", "acceptEdits", "plan", "yolo")
@@ -20,7 +21,7 @@ YOLO_WARNING = (
 
 @command("help", "Show commands and keys", aliases=("?",))
 async def help_command(host: CommandHost, args: str) -> None:
-    from .registry import help_markdown
+    from .registry import help_markdown  # lazy: the registry imports this module (a cycle)
 
     await host.markdown(help_markdown(host.prompt_commands))
 
@@ -97,7 +98,7 @@ async def model_command(host: CommandHost, args: str) -> None:
         return
     lines = [f"model: `{agent.model}`"]
     if host.settings is not None:
-        from ..local_models import server_models
+        from ..local_models import server_models  # lazy: server model discovery only for /model
 
         try:
             names = await asyncio.to_thread(server_models, host.settings)
@@ -126,7 +127,6 @@ async def mode_command(host: CommandHost, args: str) -> None:
 
 @command("usage", "Tokens and cost of this session", aliases=("cost",))
 async def usage_command(host: CommandHost, args: str) -> None:
-    from ..transcript_model import cost_usd, format_cost, format_tokens, price_note
 
     usage = host.usage
     model = host.agent.model if host.agent else ""
@@ -187,7 +187,6 @@ async def tasks_command(host: CommandHost, args: str) -> None:
 
 @command("export", "Write the conversation to a Markdown file", args="[path]")
 async def export_command(host: CommandHost, args: str) -> None:
-    from ..transcript_model import export_markdown
 
     session, agent = host.session, host.agent
     if session is None or agent is None:

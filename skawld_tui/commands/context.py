@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..transcript_model import format_tokens
 from .base import CommandHost, command
 
 if TYPE_CHECKING:
@@ -55,7 +56,6 @@ def measure(agent: Agent, session: Session) -> ContextUse:
 
 def context_markdown(use: ContextUse, model: str) -> str:
     """A bar and a table of the parts (percentages of the window)."""
-    from ..transcript_model import format_tokens
 
     window = use.window or 1
     parts = [

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..file_diff import FileChange, render_diff
 from .base import CommandHost, command
 
 if TYPE_CHECKING:
@@ -49,7 +50,6 @@ def _disk(path: Path) -> bytes | None:
 
 
 def _change(rel: str, before: bytes | None, after: bytes | None, out: SessionDiff) -> None:
-    from ..file_diff import FileChange
 
     old, new = _text(before), _text(after)
     if old is None or new is None:
@@ -97,7 +97,6 @@ async def git_diff(cwd: Path, why: str = "checkpoints are off") -> SessionDiff |
 
 @command("diff", "Show the changes made to the project in this session")
 async def diff_command(host: CommandHost, args: str) -> None:
-    from ..file_diff import render_diff
 
     agent, session = host.agent, host.session
     if agent is None or session is None:

@@ -13,15 +13,15 @@ from .base import BUILTINS, Command, CommandHost
 
 async def permissions_command(host: CommandHost, args: str) -> None:
     """`/permissions [remove <n>]` (the broker's code): the app's list screen, or the plain listing."""
-    from .app_host import AppHost
+    from .app_host import AppHost  # lazy: the app's screen or the plain listing
     from .plain_host import PlainHost
 
     if isinstance(host, AppHost):
-        from ..screens.permissions import open_permissions
+        from ..app.screens.permissions import open_permissions  # lazy: the app's screen or the plain listing
 
         await open_permissions(host.app, args)
     elif isinstance(host, PlainHost):
-        from ..permissions_view import run_permissions_command
+        from ..permissions_view import run_permissions_command  # lazy: the app's screen or the plain listing
 
         await run_permissions_command(host.chat, args, host.settings)
 

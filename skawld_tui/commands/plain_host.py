@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
 
     from ..file_commands import PromptCommands
-    from ..plain import PlainChat
+    from ..plain.view import PlainView
 
 
 class PlainHost:
-    """Runs commands against a `PlainChat` (output printed to its console)."""
+    """Runs commands against the plain chat (a `PlainView`) (output printed to its console)."""
 
-    def __init__(self, chat: PlainChat) -> None:
+    def __init__(self, chat: PlainView) -> None:
         self.chat = chat
         self.quitting = False
 
@@ -90,19 +90,19 @@ class PlainHost:
             self.chat.render_history()
 
     async def pick_session(self) -> None:
-        from ..plain_sessions import pick_plain
+        from ..plain.sessions import pick_plain  # lazy: the plain dialogs load when used
 
         chosen = await pick_plain(self.chat, self.session.id if self.session else None)
         if chosen:
             await self.open_session(chosen)
 
     async def rewind(self) -> None:
-        from ..plain_sessions import rewind_plain
+        from ..plain.sessions import rewind_plain  # lazy: the plain dialogs load when used
 
         await rewind_plain(self.chat)
 
     async def confirm_yolo(self) -> bool:
-        from .builtin import YOLO_WARNING
+        from .builtin import YOLO_WARNING  # lazy: the registry imports commands.builtin to register its commands
 
         self.chat.out(YOLO_WARNING, style="yellow")
         if (await self.chat.ask("Switch to yolo mode? [y/N] ")).lower() in ("y", "yes"):

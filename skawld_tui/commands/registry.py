@@ -58,7 +58,10 @@ def prompt_command(name: str, args_hint: str, description: str, source: str) -> 
     """A file command or skill as a `Command`: its expansion becomes the next prompt."""
 
     async def run(host: CommandHost, args: str) -> None:
-        from ..file_commands import CommandExpansionError, apply_model
+        from ..file_commands import (  # lazy: file_commands imports this registry (a cycle)
+            CommandExpansionError,
+            apply_model,
+        )
 
         commands, session = host.prompt_commands, host.session
         if commands is None or session is None:

@@ -1,4 +1,4 @@
-"""`skawld_tui.bootstrap`: flag specs, settings resolution, instruction files, provider choice."""
+"""`skawld_core.settings`: flag specs, settings resolution, instruction files, provider choice."""
 
 from __future__ import annotations
 
@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 
 from skawld_core.errors import ConfigError
-from skawld_tui.bootstrap import (
-    CliOptions,
-    MissingApiKeyError,
-    resolve_api_key,
-    resolve_settings,
-    tool_rules,
-)
+from skawld_core.providers.registry import MissingApiKeyError
+from skawld_core.settings import CliOptions, resolve_api_key, resolve_settings, tool_rules
 
 
 def test_tool_specs_become_rules() -> None:
@@ -55,8 +50,12 @@ def test_settings_from_flags_and_files(tmp_path: Path) -> None:
         env=_env(home),
     )
     assert settings.model == "from-flag" and settings.max_turns == 3
-    assert [r.get("pattern") or r.get("tool") for r in settings.permission_rules] == ["rm", "ls", "Read"]
-    assert settings.permission_rules[0]["decision"] == "deny"
+    assert [getattr(r, "pattern", None) or getattr(r, "tool", None) for r in settings.permission_rules] == [
+        "rm",
+        "ls",
+        "Read",
+    ]
+    assert settings.permission_rules[0].decision == "deny"
     assert settings.config_dirs == [
         repo / ".skawld",
         repo / ".claude",
@@ -86,7 +85,7 @@ def test_api_key_resolution(tmp_path: Path) -> None:
 
 def test_provider_options_are_passed_as_keywords() -> None:
     from skawld_core.providers.anthropic import AnthropicProvider
-    from skawld_tui.bootstrap import provider_options
+    from skawld_core.providers.registry import provider_options
 
     assert provider_options(AnthropicProvider, {"timeout": 30, "defaultHeaders": {"x-team": "a"}}) == {
         "timeout": 30,

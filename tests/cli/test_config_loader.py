@@ -55,7 +55,7 @@ def load(home: Path, proj: Path, env: dict[str, str] | None = None, **kw: Any) -
 def test_missing_files_give_defaults(home: Path, proj: Path) -> None:
     loaded = load(home, proj)
     assert [s.source for s in loaded.sources] == ["default"]
-    assert loaded.config.provider.id == "anthropic"
+    assert loaded.config.provider_id == "anthropic"
     assert loaded.config.permission_mode == "default"
     assert loaded.config.max_retries == 5
     assert loaded.warnings == []
@@ -94,23 +94,23 @@ def test_rules_concatenate_lower_layers_first(home: Path, proj: Path) -> None:
     project(proj, {"permissions": {"rules": [{"kind": "bash", "pattern": "git status", "decision": "deny"}]}})
     over = {"permissions": {"rules": [{"kind": "bash", "pattern": "npm test", "decision": "allow"}]}}
     rules = load(home, proj, overrides=over).config.permission_rules
-    assert [r["pattern"] for r in rules] == ["ls", "git status", "npm test"]
+    assert [r.pattern for r in rules] == ["ls", "git status", "npm test"]
 
 
 def test_provider_replaced_on_id_change_merged_otherwise(home: Path, proj: Path) -> None:
     user(home, {"provider": {"id": "anthropic", "apiKey": SECRET}})
     replaced = load(home, proj, overrides={"provider": {"id": "openai-chat"}}).config.provider
-    assert (replaced.id, replaced.api_key) == ("openai-chat", None)
+    assert (replaced.id, replaced.apiKey) == ("openai-chat", None)
     merged = load(home, proj, {"SKAWLD_BASE_URL": "http://x"}).config.provider
-    assert (merged.id, merged.api_key, merged.base_url) == ("anthropic", SECRET, "http://x")
+    assert (merged.id, merged.apiKey, merged.baseURL) == ("anthropic", SECRET, "http://x")
     swapped = load(home, proj, {"SKAWLD_PROVIDER": "openai-responses"}).config.provider
-    assert (swapped.id, swapped.api_key) == ("openai-responses", None)
+    assert (swapped.id, swapped.apiKey) == ("openai-responses", None)
 
 
 def test_memory_store_override_drops_database_path(home: Path, proj: Path) -> None:
     user(home, {"sessionStore": {"kind": "sqlite", "databasePath": "db.sqlite"}})
     store = load(home, proj, overrides={"sessionStore": {"kind": "memory"}}).config.session_store
-    assert (store.kind, store.database_path) == ("memory", None)
+    assert (store.kind, store.databasePath) == ("memory", None)
 
 
 def test_env_variables(home: Path, proj: Path) -> None:
@@ -124,15 +124,15 @@ def test_env_variables(home: Path, proj: Path) -> None:
         "SKAWLD_DB_PATH": "/tmp/x.db",
     }
     c = load(home, proj, env).config
-    assert (c.model, c.provider.id, c.provider.base_url, c.permission_mode) == (
+    assert (c.model, c.provider_id, c.base_url, c.permission_mode) == (
         "m",
         "openai-chat",
         "http://b",
         "acceptEdits",
     )
-    assert c.system_prompt_file == str((proj / "sp.md").resolve())
+    assert c.systemPromptFile == str((proj / "sp.md").resolve())
     assert c.max_turns == 7
-    assert (c.session_store.kind, c.session_store.database_path) == ("sqlite", "/tmp/x.db")
+    assert (c.session_store.kind, c.session_store.databasePath) == ("sqlite", "/tmp/x.db")
 
 
 @pytest.mark.parametrize(
@@ -220,7 +220,7 @@ def test_unknown_nested_keys_warn_with_a_suggestion(
 
 def test_mcp_entries_the_mcp_module_accepts_are_valid_config(home: Path, proj: Path) -> None:
     user(home, {"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}, "b": {"command": "x", "disabled": True}}})
-    servers = load(home, proj).config.mcp_servers
+    servers = load(home, proj).raw["mcpServers"]
     assert servers == {"a": {"type": "sse", "url": "http://h/sse"}, "b": {"command": "x", "disabled": True}}
 
 
@@ -229,14 +229,14 @@ def test_api_key_warning_never_contains_the_secret(home: Path, proj: Path) -> No
     loaded = load(home, proj)
     assert any("apiKey" in w.message for w in loaded.warnings)
     assert all(SECRET not in str(w) for w in loaded.warnings)
-    assert loaded.config.provider.api_key == SECRET
+    assert loaded.config.provider and loaded.config.provider.apiKey == SECRET
 
 
 def test_system_prompt_file_resolution_and_shadowing(home: Path, proj: Path) -> None:
     path = user(home, {"systemPromptFile": "prompts/sp.md"})
-    assert load(home, proj).config.system_prompt_file == str((path.parent / "prompts/sp.md").resolve())
+    assert load(home, proj).config.systemPromptFile == str((path.parent / "prompts/sp.md").resolve())
     over = load(home, proj, overrides={"systemPromptFile": "rel.md"}).config
-    assert over.system_prompt_file == str((proj / "rel.md").resolve())
+    assert over.systemPromptFile == str((proj / "rel.md").resolve())
     shadowed = load(home, proj, overrides={"systemPrompt": "be brief"})
     assert any("ignored" in w.message for w in shadowed.warnings)
 
@@ -334,7 +334,7 @@ def test_project_cwd_outside_the_project_is_gated(home: Path, proj: Path) -> Non
 
 def test_project_relaxing_the_users_sandbox_is_gated(home: Path, proj: Path) -> None:
     project(proj, {"sandbox": "auto"})
-    assert load(home, proj).config.sandbox.mode == "auto"  # the default: nothing loosened
+    assert load(home, proj).config.sandbox_settings.mode == "auto"  # the default: nothing loosened
     user(home, {"sandbox": {"mode": "required", "network": False}})
     with pytest.raises(UntrustedProjectConfigError) as info:
         load(home, proj)
@@ -354,11 +354,15 @@ def test_new_keys_are_validated_and_typed(home: Path, proj: Path) -> None:
         },
     )
     cfg = load(home, proj).config
-    assert (cfg.sandbox.mode, cfg.sandbox.network) == ("required", True)
+    assert (cfg.sandbox_settings.mode, cfg.sandbox_settings.network) == ("required", True)
     assert cfg.env_passthrough == ["GH_TOKEN"]
-    assert cfg.additional_directories == [str((home / "lib").resolve())]
+    assert cfg.additionalDirectories == [str((home / "lib").resolve())]
     assert (cfg.session_store.kind, cfg.session_store.dsn) == ("postgres", "postgresql://db/x")
-    assert (cfg.provider.transport, cfg.provider.compat, cfg.provider.context_window) == ("http", "lenient", 200000)
+    assert cfg.provider and (cfg.provider.transport, cfg.provider.compat, cfg.provider.contextWindow) == (
+        "http",
+        "lenient",
+        200000,
+    )
     user(home, {"sandbox": {"mode": "sometimes"}})
     with pytest.raises(ConfigError, match=r"\(/sandbox/mode\): must be one of"):
         load(home, proj)

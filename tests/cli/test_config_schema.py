@@ -45,7 +45,7 @@ def test_docs_table_lists_exactly_the_schema_keys() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["skawld_core/config.py", "skawld_core/trust.py", "skawld_core/mcp/config.py", "skawld_tui/config_cmd.py"]
+    "module", ["skawld_core/config.py", "skawld_core/trust.py", "skawld_core/mcp/config.py", "skawld_tui/cli/config.py"]
 )
 def test_config_readers_only_read_declared_keys(module: str) -> None:
     """Every `doc.get("key")` / `doc["key"]` on a config document names a declared key."""

@@ -1,8 +1,8 @@
-"""The fast path (`skawld_tui.fast_cli`) parses exactly as typer does, or not at all."""
+"""The fast path (`skawld_tui.cli.fast`) parses exactly as typer does, or not at all."""
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import typer.main
 
-from skawld_tui import cli
-from skawld_tui.fast_cli import OPTIONS, fast_kwargs
+from skawld_tui.cli import command as cli
+from skawld_tui.cli.fast import OPTIONS, fast_kwargs
+from skawld_tui.cli.flags import CommandLine
 
 ACCEPTED = [
     ["-p", "hi"],
@@ -70,7 +71,7 @@ def typer_params(args: list[str]) -> dict[str, Any]:
 
 def normalized(params: dict[str, Any]) -> dict[str, Any]:
     """Fill `run`'s defaults; typer's () for an absent repeatable flag is run's None."""
-    out = {name: p.default for name, p in inspect.signature(cli.run).parameters.items()}
+    out = {item.name: item.default for item in dataclasses.fields(CommandLine)}
     out.update(params)
     return {k: (list(v) or None) if isinstance(v, tuple | list) else v for k, v in out.items()}
 
@@ -108,7 +109,7 @@ def test_headless_run_on_the_fast_path_never_imports_typer(tmp_path: Any) -> Non
     env["HOME"] = str(tmp_path)
     code = (
         "import sys\n"
-        "from skawld_tui import cli\n"
+        "from skawld_tui.cli import command as cli\n"
         "rc = cli._main(['-p', 'hi', '--model', 'm'])\n"
         "print(rc, 'typer.main' in sys.modules)\n"  # `typer` itself is a lazy stub until used
     )
@@ -124,7 +125,7 @@ def test_interactive_start_on_the_fast_path_never_imports_typer(tmp_path: Any) -
     env["HOME"] = str(tmp_path)
     code = (
         "import sys\n"
-        "from skawld_tui import cli\n"
+        "from skawld_tui.cli import command as cli\n"
         "rc = cli._main(['--plain', '--model', 'm'])\n"
         "print(rc, 'typer.main' in sys.modules)\n"
     )

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from skawld_core.settings import CliOptions, resolve_settings
 from skawld_tui import startup_gc
-from skawld_tui.bootstrap import CliOptions, build_agent, resolve_settings
+from skawld_tui.bootstrap import build_agent
 from tests.cli.harness import CliEnv
 
 PROBE = """
 import gc, sys
-from skawld_tui.cli import main
+from skawld_tui.cli.command import main
 sys.argv = ["skawld", *sys.argv[1:]]
 code = main()
 print(code, gc.isenabled(), gc.get_freeze_count() > 0)

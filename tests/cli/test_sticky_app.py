@@ -18,7 +18,7 @@ from textual.widgets import Button, Static
 
 from skawld_core.testing import reply, tool_call
 from skawld_core.tools import BashTool
-from skawld_tui.screens.permission import PermissionScreen
+from skawld_tui.app.screens.permission import PermissionScreen
 from tests.cli.harness import CliEnv
 from tests.support.wire_server import text, turn
 from tests.support.wire_server import tool_call as wire_tool_call

@@ -12,7 +12,7 @@ import pytest
 from skawld_core.config import UntrustedProjectConfigError, load_config
 from skawld_core.errors import ConfigError
 from skawld_core.sandbox import ShellPolicy, probe_bwrap
-from skawld_tui.bootstrap import CliOptions, resolve_settings
+from skawld_core.settings import CliOptions, resolve_settings
 from tests.cli.harness import CliEnv
 from tests.support.wire_server import text, turn
 
@@ -60,7 +60,7 @@ def test_a_project_that_allows_unix_sockets_needs_trust(home: Path, proj: Path, 
         load_config(cwd=proj, env={"HOME": str(home)})
     assert "/sandbox/network/allowAllUnixSockets" in info.value.pointers
     loaded = load_config(cwd=proj, env={"HOME": str(home)}, accept_project_config=True)
-    assert loaded.config.sandbox.allow_all_unix_sockets
+    assert loaded.config.sandbox_settings.allow_all_unix_sockets
 
 
 def test_a_bad_value_names_the_pointer(home: Path, proj: Path) -> None:

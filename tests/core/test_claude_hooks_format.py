@@ -204,7 +204,7 @@ def test_nested_hooks_in_a_skawld_config_file_are_read_too(tmp_path: Any) -> Non
         )
     )
     loaded = load_config(cwd=tmp_path, env={"HOME": str(home)})
-    assert loaded.config.hooks == {
+    assert loaded.raw["hooks"] == {
         "PreToolUse": [
             {"matcher": "Bash", "command": "flat.sh"},
             {"command": "nested.sh", "format": "claude-code", "matcher": "Edit|Write"},

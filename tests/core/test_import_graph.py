@@ -1,27 +1,21 @@
 """skawld_core's import graph: layered (no cycles), few function-local imports, cheap to import.
 
-The graph is read from the source with `ast`: every ``import`` / ``from ... import``
-of a skawld_core module, classified as top-level, ``if TYPE_CHECKING:`` or
-function-local. The layering rule is in docs/architecture.md ("Layers").
+The graph is read from the source with `ast` (`tests.support.import_graph`): every
+``import`` / ``from ... import`` of a skawld_core module, classified as top-level,
+``if TYPE_CHECKING:`` or function-local. The layering rule is in docs/architecture.md ("Layers").
 """
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Literal
 
 import skawld_core
+from tests.support.import_graph import Import, ImportGraph, Kind, cycles
 
 PACKAGE = "skawld_core"
 ROOT = Path(skawld_core.__file__).parent
-
-Kind = Literal["top", "type_checking", "local"]
 
 # Function-local first-party import statements that may remain (64 before the graph
 # was untangled). Lower it when you remove one; raising it needs a reason in review.
@@ -55,132 +49,19 @@ HEAVY = (
 )
 
 
-@dataclass(frozen=True)
-class Import:
-    """One first-party import: `source` imports `target` (a module or package)."""
-
-    source: str
-    target: str
-    kind: Kind
-    line: int
+GRAPH = ImportGraph(PACKAGE, ROOT)
 
 
-@cache
 def modules() -> dict[str, Path]:
-    """Every module of the package by dotted name (a package under its own name)."""
-    found: dict[str, Path] = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = (PACKAGE, *path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        found[".".join(parts)] = path
-    return found
+    return GRAPH.modules
 
 
-def _targets(source: str, node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The first-party modules an import statement loads (the deepest that exist)."""
-    mods = modules()
-    if isinstance(node, ast.Import):
-        return {a.name for a in node.names if a.name in mods}
-    base = node.module or ""
-    if node.level:
-        package = source.split(".")
-        if mods[source].name != "__init__.py":
-            package = package[:-1]
-        package = package[: len(package) - (node.level - 1)]
-        base = ".".join([*package, base] if base else package)
-    out = {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names}
-    return {t for t in out if t in mods}
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _walk(source: str, node: ast.AST, kind: Kind) -> Iterator[Import]:
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Import | ast.ImportFrom):
-            for target in sorted(_targets(source, child) - {source}):
-                yield Import(source, target, kind, child.lineno)
-        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield from _walk(source, child, "local")
-        elif isinstance(child, ast.If) and kind == "top" and _is_type_checking(child.test):
-            for stmt in child.body:
-                yield from _walk(source, ast.Module(body=[stmt], type_ignores=[]), "type_checking")
-            for stmt in child.orelse:
-                yield from _walk(source, ast.Module(body=[stmt], type_ignores=[]), kind)
-        else:
-            yield from _walk(source, child, kind)
-
-
-@cache
 def imports() -> tuple[Import, ...]:
-    """Every first-party import in the package."""
-    return tuple(imp for name, path in modules().items() for imp in _walk(name, ast.parse(path.read_text()), "top"))
-
-
-def _packages_run(source: str, target: str) -> set[str]:
-    """The packages whose `__init__` importing `target` runs (those not already around `source`)."""
-    parts = target.split(".")
-    ancestors = {".".join(parts[:i]) for i in range(1, len(parts))}
-    own = source.split(".")
-    return ancestors - {".".join(own[:i]) for i in range(1, len(own) + 1)}
+    return GRAPH.imports
 
 
 def graph(kinds: set[Kind], *, package_inits: bool = False) -> dict[str, set[str]]:
-    """Module -> the modules it imports with `kinds`; with `package_inits`, also the
-    packages each import runs on the way (importing ``a.b.c`` runs ``a`` and ``a.b``)."""
-    edges: dict[str, set[str]] = {m: set() for m in modules()}
-    for imp in imports():
-        if imp.kind in kinds:
-            edges[imp.source].add(imp.target)
-            if package_inits:
-                edges[imp.source] |= _packages_run(imp.source, imp.target)
-    return edges
-
-
-def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(edges):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(edges[start])))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
+    return GRAPH.graph(kinds, package_inits=package_inits)
 
 
 def test_the_graph_sees_the_package() -> None:

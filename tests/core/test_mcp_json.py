@@ -90,13 +90,13 @@ def test_mcp_json_servers_load_once_the_project_is_accepted(home: Path, proj: Pa
         load(home, proj, env)
     assert "the MCP server 'fx': ${PY:-python3} ${SERVER}" in str(info.value)  # the unexpanded text is shown
     loaded = load(home, proj, env, accept_project_config=True)
-    assert loaded.config.mcp_servers["fx"]["command"] == "python3"
-    assert loaded.config.mcp_servers["fx"]["args"] == ["/srv/fixture.py"]
+    assert loaded.raw["mcpServers"]["fx"]["command"] == "python3"
+    assert loaded.raw["mcpServers"]["fx"]["args"] == ["/srv/fixture.py"]
     assert loaded.origins["mcpServers.fx"] == str(mcp.resolve())
     assert str(mcp.resolve()) in [s.path for s in loaded.sources]
 
     trust_project_config(loaded.project_path, env={"HOME": str(home)}, extra=loaded.trust_extra)
-    assert load(home, proj, env).config.mcp_servers["fx"]["command"] == "python3"
+    assert load(home, proj, env).raw["mcpServers"]["fx"]["command"] == "python3"
     write(proj / ".mcp.json", {"mcpServers": {"fx": {"command": "other-server"}}})  # a changed file asks again
     with pytest.raises(UntrustedProjectConfigError, match="other-server"):
         load(home, proj, env)
@@ -106,8 +106,8 @@ def test_skawld_config_wins_a_name_clash_and_the_loser_is_reported(home: Path, p
     user = write(home / ".skawld" / "config.json", {"mcpServers": {"fx": {"command": "from-user"}}})
     write(proj / ".mcp.json", {"mcpServers": {"fx": {"command": "from-mcp-json"}, "other": {"command": "o"}}})
     loaded = load(home, proj, accept_project_config=True)
-    assert loaded.config.mcp_servers["fx"]["command"] == "from-user"
-    assert loaded.config.mcp_servers["other"]["command"] == "o"
+    assert loaded.raw["mcpServers"]["fx"]["command"] == "from-user"
+    assert loaded.raw["mcpServers"]["other"]["command"] == "o"
     assert len(loaded.shadowed) == 1
     assert "MCP server 'fx'" in loaded.shadowed[0] and str(user.resolve()) in loaded.shadowed[0]
 
@@ -116,7 +116,7 @@ def test_a_clash_loser_asks_for_no_trust(home: Path, proj: Path) -> None:
     write(home / ".skawld" / "config.json", {"mcpServers": {"fx": {"command": "from-user"}}})
     write(proj / ".mcp.json", {"mcpServers": {"fx": {"command": "from-mcp-json"}}})
     loaded = load(home, proj)  # nothing left to run from the project: no prompt
-    assert loaded.config.mcp_servers == {"fx": {"command": "from-user"}}
+    assert loaded.raw["mcpServers"] == {"fx": {"command": "from-user"}}
 
 
 def test_unset_variable_skips_that_server_and_keeps_the_others(home: Path, proj: Path) -> None:
@@ -125,7 +125,7 @@ def test_unset_variable_skips_that_server_and_keeps_the_others(home: Path, proj:
         {"mcpServers": {"bad": {"command": "srv", "env": {"TOKEN": "${GH_TOKEN}"}}, "good": {"command": "ok"}}},
     )
     loaded = load(home, proj, accept_project_config=True)
-    assert list(loaded.config.mcp_servers) == ["good"]
+    assert list(loaded.raw["mcpServers"]) == ["good"]
     (warning,) = [w for w in loaded.warnings if "GH_TOKEN" in w.message]
     assert "'bad'" in warning.message and warning.file == str(mcp.resolve())
     assert warning.pointer == "/mcpServers/bad/env/TOKEN"
@@ -134,10 +134,10 @@ def test_unset_variable_skips_that_server_and_keeps_the_others(home: Path, proj:
 def test_expansion_applies_to_skawld_config_too(home: Path, proj: Path) -> None:
     user = write(home / ".skawld" / "config.json", {"mcpServers": {"h": {"url": "http://${HOST:-127.0.0.1}:9/mcp"}}})
     loaded = load(home, proj)
-    assert loaded.config.mcp_servers["h"]["url"] == "http://127.0.0.1:9/mcp"
+    assert loaded.raw["mcpServers"]["h"]["url"] == "http://127.0.0.1:9/mcp"
     write(user, {"mcpServers": {"h": {"url": "http://127.0.0.1:9/mcp", "headers": {"A": "${NOPE}"}}}})
     loaded = load(home, proj)
-    assert loaded.config.mcp_servers == {}
+    assert loaded.raw["mcpServers"] == {}
     assert any(w.file == str(user) and "NOPE" in w.message for w in loaded.warnings)
 
 
@@ -203,7 +203,7 @@ async def test_expanded_mcp_json_entry_starts_a_real_server(home: Path, proj: Pa
         tools=[],
         session_store=InMemorySessionStore(),
         cwd=proj,
-        mcp_servers=loaded.config.mcp_servers,
+        mcp_servers=loaded.raw["mcpServers"],
         permission_mode="yolo",
     )
     try:

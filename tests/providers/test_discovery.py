@@ -99,7 +99,8 @@ def test_several_models_ask_for_one(tmp_path: Path) -> None:
 
 
 def test_config_context_window_and_compat_are_read(tmp_path: Path) -> None:
-    from skawld_tui.bootstrap import CliOptions, make_provider, resolve_settings
+    from skawld_core.from_config import make_provider
+    from skawld_core.settings import CliOptions, resolve_settings
 
     home = tmp_path / "home"
     (home / ".skawld").mkdir(parents=True)

@@ -14,11 +14,12 @@ import pytest
 
 from skawld_core import Agent
 from skawld_core.checkpoints import CheckpointEngine
+from skawld_core.from_config import project_checkpoints
 from skawld_core.permissions import PermissionEngine
 from skawld_core.permissions.sandbox_spec import read_denied_paths
 from skawld_core.sandbox import ShellPolicy
+from skawld_core.settings import CliOptions, resolve_settings
 from skawld_core.testing import ScriptedProvider
-from skawld_tui.bootstrap import CliOptions, project_checkpoints, resolve_settings
 
 from .conftest import bash, context, needs_bwrap, text
 

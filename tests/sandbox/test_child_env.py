@@ -11,11 +11,11 @@ import pytest
 from skawld_core import Agent
 from skawld_core.child_env import child_environment, has_url_password, is_secret_name
 from skawld_core.hooks import HookContext
+from skawld_core.hooks.commands import command_hook
 from skawld_core.sandbox import ShellPolicy
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools import BashTool
-from skawld_tui.command_hooks import command_hook
 
 from .conftest import bash, context, text
 

@@ -16,9 +16,9 @@ from skawld_core.permissions import PermissionEngine
 from skawld_core.permissions.types import PendingToolCall
 from skawld_core.sandbox import SandboxSettings, coerce_sandbox
 from skawld_core.sessions import InMemorySessionStore
+from skawld_core.settings import CliOptions, resolve_settings
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_core.tools import BashTool, default_tools
-from skawld_tui.bootstrap import CliOptions, resolve_settings
 
 from .conftest import needs_bwrap
 

@@ -125,7 +125,7 @@ def test_project_config_cannot_preallow_a_domain_without_trust(tmp_path: Path) -
     assert info.value.pointers == ["/permissions/rules/1"]
     assert "WebFetch(domain:exfil.example)" in str(info.value)
     loaded = load_config(cwd=proj, env={"HOME": str(home)}, accept_project_config=True)
-    assert loaded.config.permission_rules == rules
+    assert loaded.raw["permissions"]["rules"] == rules
 
 
 def test_claude_settings_allow_needs_trust_and_deny_does_not(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_claude_settings_allow_needs_trust_and_deny_does_not(tmp_path: Path) -> 
     home.mkdir()
     settings = proj / ".claude" / "settings.json"
     _write(settings, {"permissions": {"deny": ["WebFetch(domain:evil.example)"]}})
-    rules = load_config(cwd=proj, env={"HOME": str(home)}).config.permission_rules
+    rules = load_config(cwd=proj, env={"HOME": str(home)}).raw["permissions"]["rules"]
     assert rules == [{"kind": "domain", "tools": ["WebFetch"], "domains": ["evil.example"], "decision": "deny"}]
     _write(settings, {"permissions": {"allow": ["WebFetch(domain:exfil.example)"]}})
     with pytest.raises(UntrustedProjectConfigError) as info:

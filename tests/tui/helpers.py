@@ -13,7 +13,7 @@ from textual.widgets import TextArea
 from skawld_core import Agent
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, ScriptedTurn
-from skawld_tui.app import SkawldApp
+from skawld_tui.app.skawld_app import SkawldApp
 
 SIZE = (100, 32)
 

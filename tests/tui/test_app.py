@@ -12,10 +12,10 @@ import pytest
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
-from skawld_tui.screens.confirm import ConfirmScreen
-from skawld_tui.screens.permission import PermissionScreen
-from skawld_tui.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
-from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
+from skawld_tui.app.screens.confirm import ConfirmScreen
+from skawld_tui.app.screens.permission import PermissionScreen
+from skawld_tui.app.widgets.blocks import AssistantMarkdown, ErrorBlock, NoteLine, UserMessage
+from skawld_tui.app.widgets.tool_panel import SubagentPane, ToolPanel
 from tests.support.mock_tools import MockExec, MockRead, MockWrite
 from tests.support.nesting import Delegate, is_child
 
@@ -326,7 +326,7 @@ async def test_slash_resume_picker_restores_a_session() -> None:
         await ready(pilot)
         assert not app.query(UserMessage)
         await send(pilot, "/resume")
-        from skawld_tui.screens.session_picker import SessionPicker
+        from skawld_tui.app.screens.session_picker import SessionPicker
 
         await until(lambda: isinstance(app.screen, SessionPicker), pilot)
         await pilot.press("enter")
@@ -491,7 +491,7 @@ async def test_ask_user_modal_answers_by_number_key() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "set up storage")
-        from skawld_tui.screens.ask_user import AskUserScreen
+        from skawld_tui.app.screens.ask_user import AskUserScreen
 
         await until(lambda: isinstance(app.screen, AskUserScreen), pilot)
         await pilot.press("2")

@@ -11,10 +11,11 @@ import pytest
 
 from skawld_core import Agent
 from skawld_core.permissions import CanUseToolRequest, PermissionAllow, PermissionDeny
+from skawld_core.permissions.suggest import RuleOffer
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider
 from skawld_core.tools import BashTool
-from skawld_tui.permission_broker import PermissionAnswer, PermissionBroker, RuleOffer
+from skawld_tui.permission_broker import PermissionAnswer, PermissionBroker
 
 
 @dataclass

@@ -12,7 +12,7 @@ from skawld_core.config import load_config
 from skawld_core.permissions.remembered import remembered_rules
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider
-from skawld_tui.claude_control import apply_permission_updates
+from skawld_tui.headless.claude_control import apply_permission_updates
 
 
 async def test_local_settings_rules_from_the_host_are_saved_and_honoured_next_time(
@@ -50,4 +50,4 @@ async def test_local_settings_rules_from_the_host_are_saved_and_honoured_next_ti
     assert json.loads(settings.read_text()) == {"permissions": {"allow": ["Bash(npm test:*)"]}}
     assert remembered_rules(settings) == {"Bash(npm test:*)"}
     loaded = load_config(cwd=project)  # no trust prompt for it
-    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.config.permission_rules
+    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.raw["permissions"]["rules"]

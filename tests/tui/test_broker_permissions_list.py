@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 
 from skawld_core.permissions.remembered import remember_allow_rules, remembered_rules
 from skawld_core.tools.bash import BashTool
-from skawld_tui.screens.permissions import PermissionsScreen
+from skawld_tui.app.screens.permissions import PermissionsScreen
 
 from .helpers import SIZE, make_app, ready, send, until
 
@@ -83,7 +83,7 @@ async def test_d_removes_the_highlighted_remembered_rule_everywhere(project: Pat
 
 
 async def test_permissions_remove_n_works_in_the_app_too(project: Path) -> None:
-    from skawld_tui.widgets.blocks import NoteLine
+    from skawld_tui.app.widgets.blocks import NoteLine
 
     app = _app(project)
     async with app.run_test(size=SIZE) as pilot:

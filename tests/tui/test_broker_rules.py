@@ -23,7 +23,8 @@ from skawld_core.permissions.remembered import (
     remember_allow_rules,
     remembered_rules,
 )
-from skawld_tui.permission_broker import session_key, suggest_rules
+from skawld_core.permissions.suggest import suggest_rules
+from skawld_tui.permission_broker import session_key
 
 ROOT = Path("/work/project")
 
@@ -190,7 +191,7 @@ def test_the_trust_gate_exempts_only_the_users_own_remembered_rules(tmp_path: Pa
     # the user's own answer: no trust prompt, and the rule applies
     remember_allow_rules(repo, ["Bash(npm test:*)"], env=_env(home))
     loaded = load_config(cwd=repo, env=_env(home))
-    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.config.permission_rules
+    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.raw["permissions"]["rules"]
     # something added by hand (or by a repository) next to it still asks for trust
     doc = json.loads(settings.read_text())
     doc["permissions"]["allow"].append("Bash(curl:*)")
@@ -215,6 +216,6 @@ def test_an_accepted_project_stays_accepted_when_the_user_saves_a_rule(tmp_path:
     remember_allow_rules(repo, ["Bash(npm test:*)"], env=_env(home))
     loaded = load_config(cwd=repo, env=_env(home))  # no new trust prompt
     assert loaded.project_trusted
-    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.config.permission_rules
+    assert {"kind": "bash", "pattern": "npm test", "decision": "allow"} in loaded.raw["permissions"]["rules"]
     forget_allow_rule(repo, "Bash(npm test:*)", env=_env(home))
     assert load_config(cwd=repo, env=_env(home)).project_trusted

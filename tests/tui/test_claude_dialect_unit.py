@@ -1,4 +1,4 @@
-"""`skawld_tui.claude_dialect` and `claude_control` on real runs of a scripted agent."""
+"""`skawld_tui.headless.claude_dialect` and `claude_control` on real runs of a scripted agent."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from skawld_core.hooks.claude_format import claude_hook_outcome
 from skawld_core.pricing import PriceTable, parse_price_overrides
 from skawld_core.sessions.memory import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, thinking, tool_call
-from skawld_tui.claude_control import _tool_matcher, apply_permission_updates
-from skawld_tui.claude_dialect import ClaudeEmitter
+from skawld_tui.headless.claude_control import _tool_matcher, apply_permission_updates
+from skawld_tui.headless.claude_dialect import ClaudeEmitter
 
 
 def agent(tmp_path: Path, *turns: Any, **kw: Any) -> Agent:

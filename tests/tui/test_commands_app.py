@@ -23,8 +23,8 @@ from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_core.tools.bash import BashTool
 from skawld_core.tools.read import ReadTool
 from skawld_core.tools.write import WriteTool
+from skawld_tui.app.widgets.blocks import CommandOutput, Divider, ErrorBlock, NoteLine
 from skawld_tui.commands.choice_screen import ChoiceScreen
-from skawld_tui.widgets.blocks import CommandOutput, Divider, ErrorBlock, NoteLine
 from tests.support.mock_tools import MockRead
 
 from .helpers import SIZE, AppForTests, make_app, ready, run_done, send, until

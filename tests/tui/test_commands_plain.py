@@ -19,7 +19,7 @@ from skawld_core.compaction import KeepRecentTurns
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_tui.commands import parse, slash_completer
 from skawld_tui.file_commands import PromptCommands
-from skawld_tui.plain import make_prompt_session, run_plain
+from skawld_tui.plain.chat import make_prompt_session, run_plain
 
 from .helpers import plain_agent_factory
 
@@ -139,7 +139,7 @@ async def test_compact_focus_with_a_strategy_that_takes_none(tmp_path: Path) -> 
 
 
 async def test_plain_choose_asks_for_a_number() -> None:
-    from skawld_tui.plain import PlainChat
+    from skawld_tui.plain.chat import PlainChat
 
     buf = io.StringIO()
     console = Console(file=buf, width=100, force_terminal=False, color_system=None)

@@ -21,7 +21,7 @@ from skawld_core import Agent  # noqa: E402
 from skawld_core.compaction import KeepRecentTurns  # noqa: E402
 from skawld_core.providers import AnthropicProvider  # noqa: E402
 from skawld_core.sessions import InMemorySessionStore  # noqa: E402
-from skawld_tui.plain import make_prompt_session, run_plain  # noqa: E402
+from skawld_tui.plain.chat import make_prompt_session, run_plain  # noqa: E402
 from tests.support.wire_server import WireServer, text, turn  # noqa: E402
 
 

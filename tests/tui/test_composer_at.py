@@ -8,10 +8,10 @@ from pathlib import Path
 from skawld_core.messages import TextBlock
 from skawld_core.testing import reply
 from skawld_core.tools.read import ReadTool
+from skawld_tui.app.screens.permission import PermissionScreen
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
 from skawld_tui.attachments import mentions, resolve_mention
 from skawld_tui.path_complete import FileIndex, fuzzy_files, fuzzy_score, list_project_files
-from skawld_tui.screens.permission import PermissionScreen
-from skawld_tui.widgets.blocks import NoteLine, UserMessage
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 

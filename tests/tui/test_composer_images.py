@@ -13,9 +13,9 @@ from skawld_core.messages import ImageBlock, TextBlock
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import reply, tool_call
 from skawld_core.tools import ToolContext, ToolResult
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
+from skawld_tui.app.widgets.prompt import AttachmentBar, AttachmentChip
 from skawld_tui.images import CLIPBOARD_HINT, ImageError, dimensions, from_bytes, sniff
-from skawld_tui.widgets.blocks import NoteLine, UserMessage
-from skawld_tui.widgets.prompt import AttachmentBar, AttachmentChip
 from tests.support.mock_tools import MockExec, PathInput
 
 from .helpers import SIZE, make_app, ready, run_done, until

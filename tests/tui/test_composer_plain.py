@@ -17,8 +17,8 @@ from rich.console import Console
 from skawld_core.messages import ImageBlock, TextBlock
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_core.tools.bash import BashTool
-from skawld_tui.plain import make_prompt_session, run_plain
-from skawld_tui.plain_composer import make_completer
+from skawld_tui.plain.chat import make_prompt_session, run_plain
+from skawld_tui.plain.composer import make_completer
 from skawld_tui.prompt_history import PromptHistory
 
 from .helpers import plain_agent_factory

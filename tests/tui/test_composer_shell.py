@@ -16,10 +16,10 @@ from skawld_core.messages import TextBlock, ToolResultBlock  # noqa: E402
 from skawld_core.providers import AnthropicProvider  # noqa: E402
 from skawld_core.testing import reply  # noqa: E402
 from skawld_core.tools.bash import BashTool  # noqa: E402
-from skawld_tui.screens.permission import PermissionScreen  # noqa: E402
+from skawld_tui.app.screens.permission import PermissionScreen  # noqa: E402
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage  # noqa: E402
+from skawld_tui.app.widgets.tool_panel import ToolPanel  # noqa: E402
 from skawld_tui.shell_line import outcome_of, shell_command  # noqa: E402
-from skawld_tui.widgets.blocks import NoteLine, UserMessage  # noqa: E402
-from skawld_tui.widgets.tool_panel import ToolPanel  # noqa: E402
 from tests.support.wire_server import WireServer, text, turn  # noqa: E402
 
 from .helpers import SIZE, make_app, ready, run_done, send, until  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skawld_core.testing import reply
-from skawld_tui.widgets.blocks import NoteLine
+from skawld_tui.app.widgets.blocks import NoteLine
 
 from .helpers import SIZE, make_app, ready, run_done, send
 

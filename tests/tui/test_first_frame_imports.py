@@ -1,4 +1,4 @@
-"""The app's first frame needs only the widgets it draws (`skawld_tui.app.AFTER_FIRST_FRAME`).
+"""The app's first frame needs only the widgets it draws (`skawld_tui.app.skawld_app.AFTER_FIRST_FRAME`).
 
 Run in a fresh interpreter: this process has imported everything already.
 """
@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skawld_tui.app import AFTER_FIRST_FRAME
+from skawld_tui.app.skawld_app import AFTER_FIRST_FRAME
 
 PROBE = """
 import asyncio, json, sys

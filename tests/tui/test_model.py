@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from skawld_tui import slash_commands
-from skawld_tui.md_chunks import ChunkSplitter
+from skawld_tui.app import slash_commands
+from skawld_tui.app.widgets.md_chunks import ChunkSplitter
 from skawld_tui.path_complete import at_token, complete_path
 from skawld_tui.transcript_model import (
     AssistantItem,

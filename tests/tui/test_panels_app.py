@@ -11,9 +11,9 @@ import pytest
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
 from skawld_core.tools import Tool, ToolContext, ToolResult
 from skawld_core.tools.bash import BashTool
+from skawld_tui.app.widgets.blocks import AssistantMarkdown, MarkdownChunk
+from skawld_tui.app.widgets.tool_panel import SubagentPane, ToolPanel
 from skawld_tui.transcript_model import format_duration
-from skawld_tui.widgets.blocks import AssistantMarkdown, MarkdownChunk
-from skawld_tui.widgets.tool_panel import SubagentPane, ToolPanel
 from tests.support.mock_tools import MockAlwaysFail, MockRead, PathInput
 
 from .helpers import make_app, ready, run_done, send, until

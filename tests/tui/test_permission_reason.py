@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from skawld_core.testing import reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.screens.permission import PermissionScreen
+from skawld_tui.app.screens.permission import PermissionScreen
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, text, tool_call
-from skawld_tui.plain import make_prompt_session, run_plain
+from skawld_tui.plain.chat import make_prompt_session, run_plain
 from tests.support.mock_tools import MockExec, MockRead
 
 from .helpers import plain_agent_factory

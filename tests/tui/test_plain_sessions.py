@@ -17,7 +17,7 @@ from skawld_core.checkpoints import CheckpointEngine
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.plain import make_prompt_session, run_plain
+from skawld_tui.plain.chat import make_prompt_session, run_plain
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -10,9 +10,9 @@ import pytest
 from textual.pilot import Pilot
 
 from skawld_core.testing import reply, tool_call
-from skawld_tui import slash_commands
-from skawld_tui.screens.plan import KEEP_PLANNING, PlanScreen
-from skawld_tui.widgets.blocks import NoteLine
+from skawld_tui.app import slash_commands
+from skawld_tui.app.screens.plan import KEEP_PLANNING, PlanScreen
+from skawld_tui.app.widgets.blocks import NoteLine
 from tests.support.mock_tools import MockWrite
 
 from .helpers import SIZE, make_app, ready, run_done, send, until

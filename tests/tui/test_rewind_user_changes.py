@@ -11,8 +11,8 @@ from textual.widgets import Label, OptionList
 from skawld_core.checkpoints import CheckpointEngine
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.screens.rewind import RewindScreen
-from skawld_tui.widgets.blocks import NoteLine
+from skawld_tui.app.screens.rewind import RewindScreen
+from skawld_tui.app.widgets.blocks import NoteLine
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 

@@ -15,9 +15,9 @@ from skawld_core.sandbox.procs import is_alive
 from skawld_core.testing import reply, text, tool_call
 from skawld_core.tools.bash import BashTool
 from skawld_core.transcript import dangling_tool_uses
-from skawld_tui.screens.confirm import ConfirmScreen
-from skawld_tui.widgets.blocks import AssistantMarkdown, NoteLine, UserMessage
-from skawld_tui.widgets.tool_panel import ToolPanel
+from skawld_tui.app.screens.confirm import ConfirmScreen
+from skawld_tui.app.widgets.blocks import AssistantMarkdown, NoteLine, UserMessage
+from skawld_tui.app.widgets.tool_panel import ToolPanel
 from tests.support.mock_tools import MockRead
 
 from .helpers import SIZE, make_app, ready, run_done, send, until

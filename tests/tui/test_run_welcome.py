@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 
 import skawld_core
 from skawld_core.testing import reply
-from skawld_tui.screens.confirm import ConfirmScreen
-from skawld_tui.widgets.welcome import KEY_HINTS, Welcome, WelcomeInfo, short_path
+from skawld_tui.app.screens.confirm import ConfirmScreen
+from skawld_tui.app.widgets.welcome import KEY_HINTS, Welcome, WelcomeInfo, short_path
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 

@@ -16,9 +16,9 @@ from skawld_core.messages import Message, TextBlock
 from skawld_core.sessions import InMemorySessionStore, newest_conversation
 from skawld_core.testing import ScriptedProvider, reply, tool_call
 from skawld_core.tools.write import WriteTool
-from skawld_tui.screens.rewind import RewindScreen
-from skawld_tui.screens.session_picker import SessionPicker
-from skawld_tui.widgets.blocks import NoteLine, UserMessage
+from skawld_tui.app.screens.rewind import RewindScreen
+from skawld_tui.app.screens.session_picker import SessionPicker
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 
@@ -108,7 +108,7 @@ async def test_resume_restores_usage_and_says_what_was_restored() -> None:
         assert app.status.info.cost is not None and app.status.info.cost > 0
         notes = [str(n.render()) for n in app.query(NoteLine)]
         assert "restored 2 messages, last activity just now · session used-ses · earlier work" in notes
-        assert app._base_usage.input_tokens == 1200  # /usage counts the restored tokens
+        assert app.state.base_usage.input_tokens == 1200  # /usage counts the restored tokens
 
 
 async def test_rename_fork_and_continue_after_clear() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from skawld_core.testing import reply, text
-from skawld_tui.widgets.blocks import AssistantMarkdown, UserMessage
+from skawld_tui.app.widgets.blocks import AssistantMarkdown, UserMessage
 
 from .helpers import SIZE, make_app, ready, run_done, send
 

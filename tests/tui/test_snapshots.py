@@ -18,9 +18,9 @@ from skawld_core.testing import ScriptedProvider, reply, text, thinking, tool_ca
 from skawld_core.tools.bash import BashTool
 from skawld_core.tools.edit import EditTool
 from skawld_core.tools.read import ReadTool
-from skawld_tui.screens.permission import PermissionScreen
-from skawld_tui.widgets.blocks import AssistantMarkdown
-from skawld_tui.widgets.tool_panel import ToolPanel
+from skawld_tui.app.screens.permission import PermissionScreen
+from skawld_tui.app.widgets.blocks import AssistantMarkdown
+from skawld_tui.app.widgets.tool_panel import ToolPanel
 from tests.support.mock_tools import MockAlwaysFail, MockRead
 from tests.support.nesting import Delegate
 
@@ -227,7 +227,7 @@ def test_ask_user_modal(snap_compare: Any) -> None:
     app = make_app([reply(tool_call("AskUser", question, id="q1"))])
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        from skawld_tui.screens.ask_user import AskUserScreen
+        from skawld_tui.app.screens.ask_user import AskUserScreen
 
         await ready(pilot)
         await send(pilot, "set up storage")

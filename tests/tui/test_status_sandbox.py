@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skawld_core.sandbox import SandboxStatus
-from skawld_tui.widgets.status import StatusBar, sandbox_label
+from skawld_tui.app.widgets.status import StatusBar, sandbox_label
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Static
 
 from skawld_core.config import UntrustedProjectConfigError, load_config
-from skawld_tui.screens.trust import TrustPromptApp, TrustScreen
+from skawld_tui.app.screens.trust import TrustPromptApp, TrustScreen
 
 
 def _refusal(tmp_path: Path) -> UntrustedProjectConfigError:

@@ -13,9 +13,9 @@ if _ROOT not in sys.path:  # make `tests.support` importable under plain `pytest
     sys.path.insert(0, _ROOT)
 
 from skawld_core.providers import AnthropicProvider  # noqa: E402
-from skawld_tui.screens.permission import PermissionScreen  # noqa: E402
-from skawld_tui.widgets.blocks import AssistantMarkdown  # noqa: E402
-from skawld_tui.widgets.tool_panel import ToolPanel  # noqa: E402
+from skawld_tui.app.screens.permission import PermissionScreen  # noqa: E402
+from skawld_tui.app.widgets.blocks import AssistantMarkdown  # noqa: E402
+from skawld_tui.app.widgets.tool_panel import ToolPanel  # noqa: E402
 from tests.support.mock_tools import MockExec, MockRead  # noqa: E402
 from tests.support.wire_server import WireServer, text, tool_call, turn  # noqa: E402
 
@@ -79,14 +79,16 @@ async def test_initial_prompt_streams_without_a_key_press() -> None:
 
 @pytest.mark.timeout(60)
 async def test_slash_model_lists_what_the_server_serves() -> None:
-    from skawld_tui.bootstrap import Settings
-    from skawld_tui.widgets.blocks import CommandOutput
+    from skawld_core.config_model import ConfigFile, ProviderSection
+    from skawld_core.settings import Settings
+    from skawld_tui.app.widgets.blocks import CommandOutput
 
     with WireServer() as srv:
         models = [{"id": "qwen3:8b", "object": "model"}, {"id": "llama3.1", "object": "model"}]
         srv.chat.profile = dataclasses.replace(srv.chat.profile, models=models)
         app = make_app([], model="qwen3:8b")
-        app.settings = Settings(provider_id="openai-chat", base_url=f"{srv.url}/v1", api_key="k", env={})
+        config = ConfigFile(provider=ProviderSection(id="openai-chat", baseURL=f"{srv.url}/v1"))
+        app.settings = Settings(config=config, permission_mode="default", api_key="k", env={})
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
             await send(pilot, "/model")

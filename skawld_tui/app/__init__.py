@@ -1,0 +1,1 @@
+"""The interactive Textual app (`skawld`): `skawld_app.SkawldApp`, its parts, screens/ and widgets/."""

@@ -1,0 +1,120 @@
+"""The scrolling transcript: follows the bottom, prunes far-off turns, and
+re-renders earlier history from the session on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.message import Message as TMessage
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ...transcript_model import AssistantItem, Item, NoteItem, ThinkingItem, ToolItem, UserItem, summarize_tool
+
+if TYPE_CHECKING:
+    from .blocks import UserMessage
+
+
+class HistoryMarker(Static):
+    """Top-of-transcript line standing for messages that are not mounted."""
+
+    class Load(TMessage):
+        """The user asked for earlier history."""
+
+    def __init__(self) -> None:
+        super().__init__("", classes="history-marker")
+        self.hidden_messages = 0
+        self.display = False
+
+    def set_hidden(self, count: int) -> None:
+        self.hidden_messages = count
+        self.display = count > 0
+        self.update(Text(f"▲ {count} earlier messages — click or press ctrl+up to show more", style="dim"))
+
+    def on_click(self) -> None:
+        self.post_message(self.Load())
+
+
+class Transcript(VerticalScroll, can_focus=False):
+    """The conversation log. Only a tail of the conversation is mounted.
+
+    `prune()` removes whole turns from the top once more than `MAX_TURNS`
+    are mounted (only while the view follows the bottom), and the marker
+    records how many history messages are no longer shown.
+    """
+
+    MAX_TURNS = 24
+    KEEP_TURNS = 16
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield HistoryMarker()
+
+    @property
+    def marker(self) -> HistoryMarker:
+        return self.query_one(HistoryMarker)
+
+    def update_node_styles(self, animate: bool = True) -> None:
+        """Skip restyling every descendant on focus/hover changes (as Toad does)."""
+
+    def turn_starts(self) -> list[UserMessage]:
+        from .blocks import UserMessage  # lazy: the transcript's blocks load after the first frame
+
+        return [c for c in self.children if isinstance(c, UserMessage) and c.history_index is not None]
+
+    async def prune(self, *, force: bool = False) -> int:
+        """Drop the oldest turns when too many are mounted; returns widgets removed."""
+        starts = self.turn_starts()
+        if len(starts) <= self.MAX_TURNS:
+            return 0
+        if not force and self.scroll_y < self.max_scroll_y - 2:
+            return 0  # the user is reading history: leave it alone
+        first_kept = starts[len(starts) - self.KEEP_TURNS]
+        doomed: list[Widget] = []
+        for child in self.children:
+            if child is first_kept:
+                break
+            if not isinstance(child, HistoryMarker):
+                doomed.append(child)
+        if not doomed:
+            return 0
+        await self.remove_children(doomed)
+        assert first_kept.history_index is not None
+        self.marker.set_hidden(first_kept.history_index)
+        return len(doomed)
+
+    async def clear(self) -> None:
+        await self.remove_children([c for c in self.children if not isinstance(c, HistoryMarker)])
+        self.marker.set_hidden(0)
+
+
+def history_widgets(items: Sequence[Item], *, show_timings: bool, registry: Any = None) -> list[Widget]:
+    """Widgets for stored history items (resume, show-earlier)."""
+    from .blocks import AssistantMarkdown, NoteLine, ThinkingBlock, UserMessage  # lazy: after the first frame
+    from .tool_panel import ToolPanel
+
+    out: list[Widget] = []
+    for item in items:
+        if isinstance(item, UserItem):
+            out.append(UserMessage(item.text, history_index=item.index))
+        elif isinstance(item, AssistantItem):
+            out.append(AssistantMarkdown(item.text))
+        elif isinstance(item, ThinkingItem):
+            out.append(ThinkingBlock(item.text))
+        elif isinstance(item, ToolItem):
+            panel = ToolPanel(
+                item.tool_use_id,
+                item.name,
+                item.input,
+                summarize_tool(item.name, item.input, registry),
+                status="error" if item.is_error else ("ok" if item.result is not None else "error"),
+                show_timings=show_timings,
+            )
+            if item.result is not None:
+                panel.set_result(item.result, item.is_error)
+            out.append(panel)
+        elif isinstance(item, NoteItem):
+            out.append(NoteLine(item.text))
+    return out

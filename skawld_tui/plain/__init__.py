@@ -1,0 +1,1 @@
+"""The line-oriented chat (`skawld --plain`): `chat.PlainChat` and its parts."""
