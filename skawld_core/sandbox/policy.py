@@ -83,7 +83,7 @@ class ShellPolicy:
         return path
 
     def hidden(self, root: Path) -> HiddenPaths:
-        """The paths the Read deny rules cover, expanded now."""
+        """The paths the Read deny rules cover now (from the shared, incrementally kept file index)."""
         engine = self.permissions
         if engine is None or not engine.restricts_reads:
             return HiddenPaths()
@@ -97,7 +97,8 @@ class ShellPolicy:
             if isinstance(rule, PathRule) and rule.decision == "deny" and rule_applies_to(rule, "Read")
             for p in rule.paths
         ]
-        return hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(path))
+        rules = engine.rules
+        return hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(path), rules_key=rules)
 
     def launch(self, command: str, cwd: Path, session_id: str) -> Launch | str:
         """The argv and environment for `command`, or an error text when
@@ -116,6 +117,8 @@ class ShellPolicy:
         probe = probe_bwrap()
         assert probe.path is not None
         hidden = self.hidden(cwd)
+        if hidden.refusal is not None:
+            return f"Bash: not run: {hidden.refusal}."
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
         argv = bwrap_argv(

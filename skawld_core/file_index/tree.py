@@ -1,0 +1,299 @@
+"""`DirTree`: every entry under a root, listed once and kept current.
+
+The first walk is one `os.scandir` per directory (entry types come from the
+directory itself, never a `stat` per file). Hidden, ignored and vendored entries
+are all listed: views decide what to keep. Each directory is watched with
+inotify before it is listed, so no change falls between the two; a directory
+that cannot be watched (no inotify, or its limit reached) has its mtime polled
+on every `refresh` instead. Only directories that changed are listed again. A
+lost event queue re-walks everything. A directory that cannot be listed is
+recorded in `unreadable` with the reason, never silently left out.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .inotify import DirWatcher
+
+__all__ = ["DirNode", "DirTree", "Listener"]
+
+# A polled directory whose mtime is this close to the time it was listed may
+# change again within the same clock tick: it is listed again at the next refresh.
+_RACY_NS = 100_000_000
+
+# Called with the directories whose listing changed (added, removed or listed
+# again), or None when everything was listed again.
+Listener = Callable[[set[str] | None], None]
+
+
+@dataclass(frozen=True)
+class DirNode:
+    """One directory's entries by kind; `mtime_ns` is set for polled directories."""
+
+    files: tuple[str, ...]
+    others: tuple[str, ...]  # symlinks, sockets, fifos, devices
+    subdirs: tuple[str, ...]
+    mtime_ns: int | None = None
+    racy: bool = False
+
+
+class DirTree:
+    """The complete, incrementally maintained listing of one directory tree."""
+
+    def __init__(self, root: str | os.PathLike[str], *, watch: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.nodes: dict[str, DirNode] = {}
+        self.unreadable: dict[str, str] = {}
+        self.lock = threading.RLock()
+        self._watcher = DirWatcher() if watch else None
+        self._listeners: list[Listener] = []
+        self._mtimes: dict[str, int] = {}
+        self.closed = False
+        self.walks = 0
+        self._watched = threading.Event()
+        with self.lock:
+            self._walk_all()
+
+    # -- listening -------------------------------------------------------------
+
+    def listen(self, listener: Listener) -> None:
+        """Call `listener` with the changed directories after every refresh that changed some."""
+        with self.lock:
+            self._listeners.append(listener)
+
+    def unlisten(self, listener: Listener) -> None:
+        """Stop calling `listener`."""
+        with self.lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    @property
+    def polled(self) -> int:
+        """How many directories are polled (not watched)."""
+        return sum(1 for n in self.nodes.values() if n.mtime_ns is not None)
+
+    @property
+    def watch_note(self) -> str | None:
+        """Why some directories are polled instead of watched, if they are."""
+        return self._watcher.limit_reason if self._watcher is not None else "watching is off"
+
+    # -- walking ---------------------------------------------------------------
+
+    def _list(self, path: str, *, watch: bool) -> DirNode | None:
+        """List one directory; None when it no longer exists.
+
+        With `watch`, the directory is watched first, so no change falls between
+        the two; otherwise (or when it cannot be watched) its mtime is read first
+        and polled later.
+        """
+        mtime: int | None = None
+        if not (watch and self._watcher is not None and self._watcher.add(path)):
+            try:
+                mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+            except OSError:
+                mtime = -1
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except (FileNotFoundError, NotADirectoryError):
+            if self._watcher is not None:
+                self._watcher.remove(path)
+            return None
+        except OSError as exc:
+            self.unreadable[path] = exc.strerror or type(exc).__name__
+            entries = []
+        else:
+            self.unreadable.pop(path, None)
+        files, others, subdirs = _split(entries)
+        racy = mtime is not None and time.time_ns() - mtime < _RACY_NS
+        return DirNode(tuple(files), tuple(others), tuple(subdirs), mtime, racy)
+
+    def _walk(self, top: str, changed: set[str], *, watch: bool = True) -> None:
+        stack = [top]
+        while stack:
+            path = stack.pop()
+            node = self._list(path, watch=watch)
+            if node is None:
+                continue
+            self.nodes[path] = node
+            changed.add(path)
+            stack.extend(os.path.join(path, name) for name in node.subdirs)
+
+    def _walk_all(self) -> None:
+        self.nodes.clear()
+        self.unreadable.clear()
+        self._mtimes.clear()
+        self.walks += 1
+        self._walk(self.root, set(), watch=False)
+        self._start_watching()
+
+    # -- watching after the first walk -----------------------------------------
+
+    def _start_watching(self) -> None:
+        """Watch the walked directories in a thread (the walk does not wait for
+        inotify); until a directory is watched its mtime is polled."""
+        if self._watcher is None or not self._watcher.active:
+            self._watched.set()
+            return
+        self._watched.clear()
+        walks = self.walks
+        threading.Thread(target=self._watch_walked, args=(walks,), name="skawld-file-index", daemon=True).start()
+
+    def _watch_walked(self, walks: int) -> None:
+        try:
+            pending = list(self.nodes)
+            for start in range(0, len(pending), 256):
+                with self.lock:
+                    if self.walks != walks or self._watcher is None:
+                        return
+                    for path in pending[start : start + 256]:
+                        self._adopt(path)
+        finally:
+            self._watched.set()
+
+    def _adopt(self, path: str) -> None:
+        """Turn a polled directory into a watched one if it did not change since it was listed."""
+        assert self._watcher is not None
+        node = self.nodes.get(path)
+        if node is None or node.mtime_ns is None or node.racy or not self._watcher.add(path):
+            return
+        try:
+            mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+        except OSError:
+            return
+        if mtime == node.mtime_ns:
+            self.nodes[path] = DirNode(node.files, node.others, node.subdirs)
+
+    def wait_watching(self, timeout: float | None = None) -> bool:
+        """Wait until the directories of the last walk are watched (or polled for good)."""
+        return self._watched.wait(timeout)
+
+    def _drop(self, top: str, changed: set[str]) -> None:
+        stack = [top]
+        while stack:
+            path = stack.pop()
+            node = self.nodes.pop(path, None)
+            self.unreadable.pop(path, None)
+            if self._watcher is not None:
+                self._watcher.remove(path)
+            changed.add(path)
+            if node is not None:
+                stack.extend(os.path.join(path, name) for name in node.subdirs)
+
+    def _relist(self, path: str, changed: set[str]) -> None:
+        old = self.nodes.get(path)
+        if old is None:
+            return  # not in the tree (its parent's listing adds it)
+        node = self._list(path, watch=True)
+        if node is None:
+            self._drop(path, changed)
+            return
+        self.nodes[path] = node
+        changed.add(path)
+        for name in old.files + old.others:
+            self._mtimes.pop(os.path.join(path, name), None)
+        for name in set(old.subdirs) - set(node.subdirs):
+            self._drop(os.path.join(path, name), changed)
+        for name in set(node.subdirs) - set(old.subdirs):
+            self._walk(os.path.join(path, name), changed)
+
+    # -- refreshing --------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Bring the listing up to date with the file system (cheap when nothing changed)."""
+        with self.lock:
+            if self.closed:  # nothing watches any more: only a new walk is sure
+                self._walk_all()
+                self._notify(None)
+                return
+            dirty: set[str] = set()
+            if self._watcher is not None:
+                drained = self._watcher.drain()
+                if drained.overflow or self.root in drained.dirs:
+                    self._walk_all()
+                    self._notify(None)
+                    return
+                dirty = drained.dirs
+                for path in drained.files:
+                    self._mtimes.pop(path, None)
+            for path, node in self.nodes.items():
+                if node.mtime_ns is None:
+                    continue
+                try:
+                    mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+                except OSError:
+                    mtime = -1
+                if node.racy or mtime != node.mtime_ns:
+                    dirty.add(path)
+            if not self.nodes and os.path.isdir(self.root):
+                self._walk_all()
+                self._notify(None)
+                return
+            changed: set[str] = set()
+            # Parents first: a parent's listing may drop a whole dirty subtree.
+            for path in sorted(dirty, key=len):
+                self._relist(path, changed)
+            if changed:
+                self._notify(changed)
+
+    def _notify(self, changed: set[str] | None) -> None:
+        for listener in list(self._listeners):
+            listener(changed)
+
+    # -- modification times ------------------------------------------------------
+
+    def mtimes(self, paths: Iterable[str]) -> list[int]:
+        """The mtime (ns) of each absolute path, 0 when it cannot be read. Cached for
+        files in watched directories (a change to the file drops its entry)."""
+        cache = self._mtimes
+        watched = self._watcher is not None and self._watcher.active
+        out: list[int] = []
+        append, stat = out.append, os.stat
+        with self.lock:
+            for path in paths:
+                mtime = cache.get(path)
+                if mtime is None:
+                    try:
+                        mtime = stat(path, follow_symlinks=False).st_mtime_ns
+                    except OSError:
+                        mtime = 0
+                    if watched and self.nodes.get(os.path.dirname(path), _POLLED).mtime_ns is None:
+                        cache[path] = mtime
+                append(mtime)
+        return out
+
+    def close(self) -> None:
+        """Stop watching; later refreshes walk everything again."""
+        with self.lock:
+            self.closed = True
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
+
+
+_POLLED = DirNode((), (), (), mtime_ns=0)
+
+
+def _split(entries: list[os.DirEntry[str]]) -> tuple[list[str], list[str], list[str]]:
+    """(regular files, other entries, directories) by the types the directory listing gave."""
+    try:
+        subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        files = [e.name for e in entries if e.is_file(follow_symlinks=False)]
+    except OSError:  # a type the listing did not give, and the entry is gone
+        subdirs, files = [], []
+        for e in entries:
+            try:
+                (subdirs if e.is_dir(follow_symlinks=False) else files if e.is_file(follow_symlinks=False) else []).append(
+                    e.name
+                )
+            except OSError:
+                pass
+    if len(subdirs) + len(files) == len(entries):
+        return files, [], subdirs
+    known = {*subdirs, *files}
+    return files, [e.name for e in entries if e.name not in known], subdirs
