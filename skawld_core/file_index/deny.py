@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..globs import PATH_RULE, compile_glob
+from ..globs import PATH_RULE, compile_glob, has_magic
 from .tree import DirNode, DirTree
 
 __all__ = ["DenyPattern", "DenyView", "Hidden", "under"]
@@ -41,6 +41,12 @@ class DenyPattern:
         last = self.glob.rsplit("/", 1)[-1]
         return None if "**" in last else compile_glob(last, PATH_RULE)
 
+    @property
+    def literal_name(self) -> str | None:
+        """The last segment when it is a plain name (no glob syntax, no escapes)."""
+        last = self.glob.rsplit("/", 1)[-1]
+        return None if has_magic(last) or not last else last
+
     def may_match_in(self, directory: str) -> bool:
         """True when an entry of `directory` (or below it) can match."""
         base = self.base.rstrip("/") + "/"
@@ -64,7 +70,7 @@ class DenyView:
         self.tree = tree
         self.patterns = tuple(patterns)
         self.denied = denied
-        self._tests = [(p, p.quick, p.full) for p in self.patterns]
+        self._tests = [(p, p.literal_name, p.quick, p.full) for p in self.patterns]
         self._per_dir: dict[str, tuple[list[str], list[str]]] = {}
         self._dirty: set[str] | None = None
         self._result: Hidden | None = None
@@ -119,11 +125,15 @@ class DenyView:
     def _scan(self, path: str, node: DirNode) -> tuple[list[str], list[str]]:
         files: list[str] = []
         dirs: list[str] = []
-        for pattern, quick, full in self._tests:
+        for pattern, literal, quick, full in self._tests:
             if not pattern.may_match_in(path):
                 continue
             for names, out in ((node.files, files), (node.others, files), (node.subdirs, dirs)):
-                for name in names if quick is None else [n for n in names if quick.match(n)]:
+                if literal is not None:
+                    picked: Iterable[str] = (literal,) if literal in names else ()
+                else:
+                    picked = names if quick is None else [n for n in names if quick.match(n)]
+                for name in picked:
                     entry = os.path.join(path, name)
                     if full.match(entry) and entry not in out and self.denied(entry):
                         out.append(entry)
@@ -132,7 +142,7 @@ class DenyView:
     def _compose(self) -> Hidden:
         out = Hidden()
         root = self.tree.root
-        if any(full.match(root) for _, _, full in self._tests) and self.denied(root):
+        if any(full.match(root) for *_, full in self._tests) and self.denied(root):
             out.dirs.append(root)
             return out
         for path, reason in self.tree.unreadable.items():

@@ -16,6 +16,7 @@ import errno
 import os
 import struct
 import sys
+import threading
 from dataclasses import dataclass, field
 
 __all__ = ["DirWatcher", "Drained"]
@@ -79,6 +80,7 @@ class DirWatcher:
         self.limit_reason: str | None = None if self._fd >= 0 else "inotify is not available"
         self._path_of: dict[int, str] = {}
         self._wd_of: dict[str, int] = {}
+        self._lock = threading.Lock()  # `add` may run in a thread beside `drain`
 
     @property
     def active(self) -> bool:
@@ -92,22 +94,22 @@ class DirWatcher:
             return False
         wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), _MASK)
         if wd < 0:
-            code = ctypes.get_errno()
-            if code == errno.ENOSPC:
+            if ctypes.get_errno() == errno.ENOSPC:
                 self.limit_reason = "the inotify watch limit (fs.inotify.max_user_watches) is reached"
             return False
-        self._path_of[wd] = path
-        self._wd_of[path] = wd
+        with self._lock:
+            self._path_of[wd] = path
+            self._wd_of[path] = wd
         return True
 
     def remove(self, path: str) -> None:
         """Stop watching `path` (if the kernel still watches that inode for it)."""
-        wd = self._wd_of.pop(path, None)
-        if wd is None or self._libc is None:
-            return
-        if self._path_of.get(wd) == path:
+        with self._lock:
+            wd = self._wd_of.pop(path, None)
+            if wd is None or self._libc is None or self._path_of.get(wd) != path:
+                return
             del self._path_of[wd]
-            self._libc.inotify_rm_watch(self._fd, wd)
+        self._libc.inotify_rm_watch(self._fd, wd)
 
     def watches(self, path: str) -> bool:
         """True when `path` is watched."""
@@ -129,7 +131,8 @@ class DirWatcher:
                 return out
             if not buf:
                 return out
-            self._parse(buf, out)
+            with self._lock:
+                self._parse(buf, out)
 
     def _parse(self, buf: bytes, out: Drained) -> None:
         offset = 0
@@ -157,8 +160,9 @@ class DirWatcher:
 
     def close(self) -> None:
         """Release the inotify instance."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        self._path_of.clear()
-        self._wd_of.clear()
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+            self._path_of.clear()
+            self._wd_of.clear()

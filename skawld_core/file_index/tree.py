@@ -56,6 +56,7 @@ class DirTree:
         self.closed = False
         self.walks = 0
         self._watched = threading.Event()
+        self._just_walked = False
         with self.lock:
             self._walk_all()
 
@@ -130,6 +131,7 @@ class DirTree:
         self._mtimes.clear()
         self.walks += 1
         self._walk(self.root, set(), watch=False)
+        self._just_walked = True
         self._start_watching()
 
     # -- watching after the first walk -----------------------------------------
@@ -145,29 +147,27 @@ class DirTree:
         threading.Thread(target=self._watch_walked, args=(walks,), name="skawld-file-index", daemon=True).start()
 
     def _watch_walked(self, walks: int) -> None:
+        """Runs in its own thread, taking the lock only to swap a node, so the
+        first computations are not held up by inotify."""
         try:
-            pending = list(self.nodes)
-            for start in range(0, len(pending), 256):
+            for path in list(self.nodes):
+                watcher = self._watcher
+                node = self.nodes.get(path)
+                if self.walks != walks or watcher is None:
+                    return
+                if node is None or node.mtime_ns is None or node.racy or not watcher.add(path):
+                    continue
+                try:
+                    mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+                except OSError:
+                    continue
+                if mtime != node.mtime_ns:
+                    continue  # changed since it was listed: the next refresh lists it again
                 with self.lock:
-                    if self.walks != walks or self._watcher is None:
-                        return
-                    for path in pending[start : start + 256]:
-                        self._adopt(path)
+                    if self.nodes.get(path) is node:
+                        self.nodes[path] = DirNode(node.files, node.others, node.subdirs)
         finally:
             self._watched.set()
-
-    def _adopt(self, path: str) -> None:
-        """Turn a polled directory into a watched one if it did not change since it was listed."""
-        assert self._watcher is not None
-        node = self.nodes.get(path)
-        if node is None or node.mtime_ns is None or node.racy or not self._watcher.add(path):
-            return
-        try:
-            mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
-        except OSError:
-            return
-        if mtime == node.mtime_ns:
-            self.nodes[path] = DirNode(node.files, node.others, node.subdirs)
 
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Wait until the directories of the last walk are watched (or polled for good)."""
@@ -211,10 +211,13 @@ class DirTree:
                 self._walk_all()
                 self._notify(None)
                 return
+            if self._just_walked:  # nothing to poll yet; a change now is seen by the next refresh
+                self._just_walked = False
+                return
             dirty: set[str] = set()
             if self._watcher is not None:
                 drained = self._watcher.drain()
-                if drained.overflow or self.root in drained.dirs:
+                if drained.overflow:
                     self._walk_all()
                     self._notify(None)
                     return
