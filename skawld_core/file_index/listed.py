@@ -124,6 +124,11 @@ class ListedView:
                 self._flat = [f for listed in self._dirs.values() for f in listed.files]
             return self._flat
 
+    def lists_dir(self, path: str) -> bool:
+        """True when the directory `path` (absolute) is listed (not ignored or hidden)."""
+        with self.tree.lock:
+            return os.path.abspath(path) in self._dirs
+
     def _recompute(self) -> None:
         root = self.tree.root
         if self._dirty is None or root not in self._dirs:

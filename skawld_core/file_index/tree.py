@@ -291,9 +291,9 @@ def _split(entries: list[os.DirEntry[str]]) -> tuple[list[str], list[str], list[
         subdirs, files = [], []
         for e in entries:
             try:
-                (subdirs if e.is_dir(follow_symlinks=False) else files if e.is_file(follow_symlinks=False) else []).append(
-                    e.name
-                )
+                (
+                    subdirs if e.is_dir(follow_symlinks=False) else files if e.is_file(follow_symlinks=False) else []
+                ).append(e.name)
             except OSError:
                 pass
     if len(subdirs) + len(files) == len(entries):
