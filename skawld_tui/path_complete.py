@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import os
 import re
 from pathlib import Path
+
+from skawld_core.file_index.listed import shared_listing
 
 _AT = re.compile(r"(?:^|(?<=\s))@([^\s@]*)$")
 SKIP = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
@@ -45,28 +48,16 @@ def complete_path(cwd: Path, partial: str, limit: int = 12) -> list[str]:
     return out
 
 
-FILE_CAP = 20_000  # files listed per prompt; a huge tree is cut, not walked to the end
+def project_files(root: Path) -> list[str]:
+    """Every project file relative to `root`, ignore rules applied (the listing
+    Glob reads: skawld_core's shared file index, walked once and kept current).
+    Blocking: call it from a thread."""
+    return list(shared_listing(root).files())
 
 
-async def list_project_files(root: Path, cap: int = FILE_CAP) -> list[str]:
-    """Project files relative to `root`, ignore rules applied (like the Glob tool:
-    `rg --files` when ripgrep is there, else skawld's own walker), newest first."""
-    import asyncio
-    from itertools import islice
-
-    from skawld_core.tools.file_search import FileQuery, list_files_with_mtime_rg
-    from skawld_core.tools.ignore import walk_files
-    from skawld_core.tools.ripgrep import find_rg
-
-    if find_rg() is not None:
-        try:
-            items = await list_files_with_mtime_rg(FileQuery(root=root))
-        except Exception:  # rg failed: the walker still answers
-            pass
-        else:
-            items.sort(key=lambda item: -item[1])
-            return [rel for rel, _ in items[:cap]]
-    return await asyncio.to_thread(lambda: list(islice(walk_files(str(root)), cap)))
+async def list_project_files(root: Path) -> list[str]:
+    """`project_files` in a thread (every file: none is cut off)."""
+    return await asyncio.to_thread(project_files, root)
 
 
 def fuzzy_score(query: str, path: str) -> float | None:
