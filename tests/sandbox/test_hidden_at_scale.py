@@ -15,8 +15,8 @@ import pytest
 
 from skawld_core.permissions import PermissionEngine
 from skawld_core.sandbox import ShellPolicy
-
 from tests.support.big_tree import generate_tree
+
 from .conftest import bash, context, needs_bwrap, text
 
 pytestmark = [needs_bwrap, pytest.mark.timeout(300)]
