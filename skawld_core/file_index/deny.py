@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..globs import PATH_RULE, compile_glob, has_magic
-from .tree import DirNode, DirTree
+from .tree import DirNode, DirTree, child_path
 
 __all__ = ["DenyPattern", "DenyView", "Hidden", "under"]
 
@@ -134,7 +134,7 @@ class DenyView:
                 else:
                     picked = names if quick is None else [n for n in names if quick.match(n)]
                 for name in picked:
-                    entry = os.path.join(path, name)
+                    entry = child_path(path, name)
                     if full.match(entry) and entry not in out and self.denied(entry):
                         out.append(entry)
         return files, dirs

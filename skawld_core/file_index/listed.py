@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..tools.ignore import EXCLUDE_RANK, IGNORE_FILES, RuleSet, is_ignored, load_rules, parent_rules
 from .registry import shared_tree
-from .tree import DirNode, DirTree
+from .tree import DirNode, DirTree, child_path
 
 __all__ = ["ListedView", "shared_listing"]
 
@@ -156,10 +156,10 @@ class ListedView:
             return
         listed = self._list_one(path, node, inherited, rel)
         for name in old.subdirs - listed.subdirs:
-            self._drop(f"{path}/{name}")
+            self._drop(child_path(path, name))
         prefix = f"{rel}/" if rel else ""
         for name in listed.subdirs - old.subdirs:
-            self._list_subtree(f"{path}/{name}", listed.stack, prefix + name)
+            self._list_subtree(child_path(path, name), listed.stack, prefix + name)
 
     def _drop(self, top: str) -> None:
         work = [top]
@@ -167,7 +167,7 @@ class ListedView:
             path = work.pop()
             listed = self._dirs.pop(path, None)
             if listed is not None:
-                work.extend(f"{path}/{name}" for name in listed.subdirs)
+                work.extend(child_path(path, name) for name in listed.subdirs)
 
     def _list_subtree(self, top: str, inherited: tuple[RuleSet, ...], top_rel: str) -> None:
         nodes = self.tree.nodes
@@ -179,7 +179,7 @@ class ListedView:
                 continue
             listed = self._list_one(path, node, stack_in, rel)
             prefix = f"{rel}/" if rel else ""
-            work.extend((f"{path}/{name}", listed.stack, prefix + name) for name in listed.subdirs)
+            work.extend((child_path(path, name), listed.stack, prefix + name) for name in listed.subdirs)
 
     def _list_one(self, path: str, node: DirNode, inherited: tuple[RuleSet, ...], rel: str) -> _Listed:
         own, rule_files = _own_rules(path, node)
@@ -192,8 +192,8 @@ class ListedView:
             maybe = _candidates(stack, path, files + subdirs)
             if maybe:
                 rules = list(stack)
-                files = [n for n in files if n not in maybe or not is_ignored(rules, f"{path}/{n}", n, False)]
-                subdirs = [n for n in subdirs if n not in maybe or not is_ignored(rules, f"{path}/{n}", n, True)]
+                files = [n for n in files if n not in maybe or not is_ignored(rules, child_path(path, n), n, False)]
+                subdirs = [n for n in subdirs if n not in maybe or not is_ignored(rules, child_path(path, n), n, True)]
         prefix = f"{rel}/" if rel else ""
         listed = _Listed(stack, len(inherited), [prefix + n for n in files], frozenset(subdirs))
         self._dirs[path] = listed

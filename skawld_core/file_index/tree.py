@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .inotify import DirWatcher
 
-__all__ = ["DirNode", "DirTree", "Listener"]
+__all__ = ["DirNode", "DirTree", "Listener", "child_path"]
 
 # A polled directory whose mtime is this close to the time it was listed may
 # change again within the same clock tick: it is listed again at the next refresh.
@@ -56,6 +56,8 @@ class DirTree:
         self.closed = False
         self.walks = 0
         self._watched = threading.Event()
+        self._watched.set()
+        self._adopt_dirty: list[str] = []
         self._just_walked = False
         with self.lock:
             self._walk_all()
@@ -85,15 +87,18 @@ class DirTree:
 
     # -- walking ---------------------------------------------------------------
 
-    def _list(self, path: str, *, watch: bool) -> DirNode | None:
+    def _list(self, path: str, *, first_walk: bool = False) -> DirNode | None:
         """List one directory; None when it no longer exists.
 
-        With `watch`, the directory is watched first, so no change falls between
-        the two; otherwise (or when it cannot be watched) its mtime is read first
-        and polled later.
+        The directory is watched first, so no change falls between the two, or
+        when it cannot be watched its mtime is read first and polled later. In
+        the first walk of a watched tree neither happens: the directory is
+        watched and listed again afterwards, in a thread (`_watch_walked`).
         """
         mtime: int | None = None
-        if not (watch and self._watcher is not None and self._watcher.add(path)):
+        watcher = self._watcher
+        deferred = first_walk and watcher is not None and watcher.active
+        if not deferred and not (watcher is not None and watcher.add(path)):
             try:
                 mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
             except OSError:
@@ -102,8 +107,8 @@ class DirTree:
             with os.scandir(path) as it:
                 entries = list(it)
         except (FileNotFoundError, NotADirectoryError):
-            if self._watcher is not None:
-                self._watcher.remove(path)
+            if watcher is not None:
+                watcher.remove(path)
             return None
         except OSError as exc:
             self.unreadable[path] = exc.strerror or type(exc).__name__
@@ -114,63 +119,63 @@ class DirTree:
         racy = mtime is not None and time.time_ns() - mtime < _RACY_NS
         return DirNode(tuple(files), tuple(others), tuple(subdirs), mtime, racy)
 
-    def _walk(self, top: str, changed: set[str], *, watch: bool = True) -> None:
+    def _walk(self, top: str, changed: set[str], *, first_walk: bool = False) -> None:
         stack = [top]
         while stack:
             path = stack.pop()
-            node = self._list(path, watch=watch)
+            node = self._list(path, first_walk=first_walk)
             if node is None:
                 continue
             self.nodes[path] = node
             changed.add(path)
-            stack.extend(os.path.join(path, name) for name in node.subdirs)
+            stack.extend(child_path(path, name) for name in node.subdirs)
 
     def _walk_all(self) -> None:
+        self._watched.wait()  # a thread still watching the last walk's directories finishes first
         self.nodes.clear()
         self.unreadable.clear()
         self._mtimes.clear()
         self.walks += 1
-        self._walk(self.root, set(), watch=False)
+        self._walk(self.root, set(), first_walk=True)
         self._just_walked = True
         self._start_watching()
 
     # -- watching after the first walk -----------------------------------------
 
     def _start_watching(self) -> None:
-        """Watch the walked directories in a thread (the walk does not wait for
-        inotify); until a directory is watched its mtime is polled."""
+        """Watch the walked directories in a thread, so the first walk does not
+        wait for inotify. `refresh` waits for that thread before it trusts the watches."""
         if self._watcher is None or not self._watcher.active:
-            self._watched.set()
             return
         self._watched.clear()
-        walks = self.walks
-        threading.Thread(target=self._watch_walked, args=(walks,), name="skawld-file-index", daemon=True).start()
+        threading.Thread(
+            target=self._watch_walked, args=(self._watcher, list(self.nodes.items())), name="skawld-file-index", daemon=True
+        ).start()
 
-    def _watch_walked(self, walks: int) -> None:
-        """Runs in its own thread, taking the lock only to swap a node, so the
-        first computations are not held up by inotify."""
+    def _watch_walked(self, watcher: DirWatcher, walked: list[tuple[str, DirNode]]) -> None:
+        """Watch each walked directory, then list it again: a directory that changed
+        between the walk and its watch (or that cannot be watched) is listed anew
+        by the next refresh. Takes no lock: `refresh` waits for it to end."""
         try:
-            for path in list(self.nodes):
-                watcher = self._watcher
-                node = self.nodes.get(path)
-                if self.walks != walks or watcher is None:
+            for path, node in walked:
+                if self.closed:
                     return
-                if node is None or node.mtime_ns is None or node.racy or not watcher.add(path):
+                if not watcher.add(path):
+                    self._adopt_dirty.append(path)
                     continue
                 try:
-                    mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+                    with os.scandir(path) as it:
+                        files, others, subdirs = _split(list(it))
                 except OSError:
+                    self._adopt_dirty.append(path)
                     continue
-                if mtime != node.mtime_ns:
-                    continue  # changed since it was listed: the next refresh lists it again
-                with self.lock:
-                    if self.nodes.get(path) is node:
-                        self.nodes[path] = DirNode(node.files, node.others, node.subdirs)
+                if (set(files), set(others), set(subdirs)) != (set(node.files), set(node.others), set(node.subdirs)):
+                    self._adopt_dirty.append(path)
         finally:
             self._watched.set()
 
     def wait_watching(self, timeout: float | None = None) -> bool:
-        """Wait until the directories of the last walk are watched (or polled for good)."""
+        """Wait until the directories of the last walk are watched (or found unwatchable)."""
         return self._watched.wait(timeout)
 
     def _drop(self, top: str, changed: set[str]) -> None:
@@ -183,24 +188,24 @@ class DirTree:
                 self._watcher.remove(path)
             changed.add(path)
             if node is not None:
-                stack.extend(os.path.join(path, name) for name in node.subdirs)
+                stack.extend(child_path(path, name) for name in node.subdirs)
 
     def _relist(self, path: str, changed: set[str]) -> None:
         old = self.nodes.get(path)
         if old is None:
             return  # not in the tree (its parent's listing adds it)
-        node = self._list(path, watch=True)
+        node = self._list(path)
         if node is None:
             self._drop(path, changed)
             return
         self.nodes[path] = node
         changed.add(path)
         for name in old.files + old.others:
-            self._mtimes.pop(os.path.join(path, name), None)
+            self._mtimes.pop(child_path(path, name), None)
         for name in set(old.subdirs) - set(node.subdirs):
-            self._drop(os.path.join(path, name), changed)
+            self._drop(child_path(path, name), changed)
         for name in set(node.subdirs) - set(old.subdirs):
-            self._walk(os.path.join(path, name), changed)
+            self._walk(child_path(path, name), changed)
 
     # -- refreshing --------------------------------------------------------------
 
@@ -214,14 +219,16 @@ class DirTree:
             if self._just_walked:  # nothing to poll yet; a change now is seen by the next refresh
                 self._just_walked = False
                 return
-            dirty: set[str] = set()
+            self._watched.wait()  # the thread watching the first walk's directories
+            dirty = set(self._adopt_dirty)
+            self._adopt_dirty.clear()
             if self._watcher is not None:
                 drained = self._watcher.drain()
                 if drained.overflow:
                     self._walk_all()
                     self._notify(None)
                     return
-                dirty = drained.dirs
+                dirty |= drained.dirs
                 for path in drained.files:
                     self._mtimes.pop(path, None)
             for path, node in self.nodes.items():
@@ -254,7 +261,7 @@ class DirTree:
         """The mtime (ns) of each absolute path, 0 when it cannot be read. Cached for
         files in watched directories (a change to the file drops its entry)."""
         cache = self._mtimes
-        watched = self._watcher is not None and self._watcher.active
+        watched = self._watcher is not None and self._watcher.active and self._watched.is_set()
         out: list[int] = []
         append, stat = out.append, os.stat
         with self.lock:
@@ -280,6 +287,11 @@ class DirTree:
 
 
 _POLLED = DirNode((), (), (), mtime_ns=0)
+
+
+def child_path(directory: str, name: str) -> str:
+    """`directory/name` (one `/` also when the directory is the file system root)."""
+    return directory + name if directory.endswith("/") else f"{directory}/{name}"
 
 
 def _split(entries: list[os.DirEntry[str]]) -> tuple[list[str], list[str], list[str]]:
