@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..tools.ignore import EXCLUDE_RANK, IGNORE_FILES, RuleSet, is_ignored, load_rules, parent_rules
@@ -31,6 +31,8 @@ class _Listed:
 
     stack: tuple[RuleSet, ...]
     inherited: int
+    rel: str
+    names: list[str]
     files: list[str]
     subdirs: frozenset[str]
 
@@ -124,6 +126,32 @@ class ListedView:
                 self._flat = [f for listed in self._dirs.values() for f in listed.files]
             return self._flat
 
+    def select(
+        self,
+        under: str = "",
+        *,
+        name: Callable[[str], object] | None = None,
+        path: Callable[[str], object] | None = None,
+    ) -> list[str]:
+        """Listed files inside the relative folder `under` ("" for all), relative
+        to it, whose file name passes `name` and whose relative path passes `path`
+        (each test a compiled regex's `match`, applied in C over whole lists)."""
+        head = under.rstrip("/") + "/" if under else ""
+        cut = len(head)
+        with self.tree.lock:
+            flat = self.files()
+            if name is None:
+                out = [f[cut:] for f in flat if f.startswith(head)] if head else list(flat)
+            else:
+                out = []
+                for listed in self._dirs.values():
+                    if head and listed.rel != under and not listed.rel.startswith(head):
+                        continue
+                    hits = list(filter(name, listed.names))
+                    inner = listed.rel[cut:]
+                    out.extend([f"{inner}/{n}" for n in hits] if inner else hits)
+        return list(filter(path, out)) if path is not None else out
+
     def lists_dir(self, path: str) -> bool:
         """True when the directory `path` (absolute) is listed (not ignored or hidden)."""
         with self.tree.lock:
@@ -195,7 +223,7 @@ class ListedView:
                 files = [n for n in files if n not in maybe or not is_ignored(rules, child_path(path, n), n, False)]
                 subdirs = [n for n in subdirs if n not in maybe or not is_ignored(rules, child_path(path, n), n, True)]
         prefix = f"{rel}/" if rel else ""
-        listed = _Listed(stack, len(inherited), [prefix + n for n in files], frozenset(subdirs))
+        listed = _Listed(stack, len(inherited), rel, files, [prefix + n for n in files], frozenset(subdirs))
         self._dirs[path] = listed
         return listed
 

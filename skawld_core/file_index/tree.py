@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .inotify import DirWatcher
@@ -149,7 +149,10 @@ class DirTree:
             return
         self._watched.clear()
         threading.Thread(
-            target=self._watch_walked, args=(self._watcher, list(self.nodes.items())), name="skawld-file-index", daemon=True
+            target=self._watch_walked,
+            args=(self._watcher, list(self.nodes.items())),
+            name="skawld-file-index",
+            daemon=True,
         ).start()
 
     def _watch_walked(self, watcher: DirWatcher, walked: list[tuple[str, DirNode]]) -> None:
@@ -201,7 +204,7 @@ class DirTree:
         self.nodes[path] = node
         changed.add(path)
         for name in old.files + old.others:
-            self._mtimes.pop(child_path(path, name), None)
+            self._mtimes.pop(self.relative(child_path(path, name)), None)
         for name in set(old.subdirs) - set(node.subdirs):
             self._drop(child_path(path, name), changed)
         for name in set(node.subdirs) - set(old.subdirs):
@@ -230,7 +233,7 @@ class DirTree:
                     return
                 dirty |= drained.dirs
                 for path in drained.files:
-                    self._mtimes.pop(path, None)
+                    self._mtimes.pop(self.relative(path), None)
             for path, node in self.nodes.items():
                 if node.mtime_ns is None:
                     continue
@@ -257,24 +260,30 @@ class DirTree:
 
     # -- modification times ------------------------------------------------------
 
-    def mtimes(self, paths: Iterable[str]) -> list[int]:
-        """The mtime (ns) of each absolute path, 0 when it cannot be read. Cached for
-        files in watched directories (a change to the file drops its entry)."""
-        cache = self._mtimes
-        watched = self._watcher is not None and self._watcher.active and self._watched.is_set()
-        out: list[int] = []
-        append, stat = out.append, os.stat
+    def relative(self, path: str) -> str:
+        """`path` (absolute, inside the tree) relative to the root, `/`-separated."""
+        return path[len(self.root) :].lstrip("/")
+
+    def mtimes(self, rels: list[str]) -> list[int]:
+        """The mtime (ns) of each file, given relative to the root; 0 when it cannot
+        be read. Cached for files in watched directories (an event on the file or
+        its directory drops the entry)."""
+        get = self._mtimes.get
         with self.lock:
-            for path in paths:
-                mtime = cache.get(path)
-                if mtime is None:
-                    try:
-                        mtime = stat(path, follow_symlinks=False).st_mtime_ns
-                    except OSError:
-                        mtime = 0
-                    if watched and self.nodes.get(os.path.dirname(path), _POLLED).mtime_ns is None:
-                        cache[path] = mtime
-                append(mtime)
+            out = [get(rel, _MISSING) for rel in rels]
+            missing = [i for i, mtime in enumerate(out) if mtime == _MISSING]
+            if not missing:
+                return out
+            watched = self._watcher is not None and self._watcher.active and self._watched.is_set()
+            for i in missing:
+                rel = rels[i]
+                path = child_path(self.root, rel)
+                try:
+                    out[i] = os.stat(path, follow_symlinks=False).st_mtime_ns
+                except OSError:
+                    out[i] = 0
+                if watched and self.nodes.get(os.path.dirname(path), _POLLED).mtime_ns is None:
+                    self._mtimes[rel] = out[i]
         return out
 
     def close(self) -> None:
@@ -287,6 +296,7 @@ class DirTree:
 
 
 _POLLED = DirNode((), (), (), mtime_ns=0)
+_MISSING = -(1 << 70)  # below any real mtime
 
 
 def child_path(directory: str, name: str) -> str:

@@ -187,20 +187,20 @@ def list_indexed_with_mtime(query: FileQuery, index_root: Path) -> list[tuple[st
     if not (root + "/").startswith(base.rstrip("/") + "/"):
         return None
     view = shared_listing(base)
-    with view.tree.lock:
-        files = view.files()
-        if root != base and not view.lists_dir(root):
-            return None
     rel = root[len(base) :].strip("/")
-    if rel:
-        prefix = rel + "/"
-        cut = len(prefix)
-        files = [f[cut:] for f in files if f.startswith(prefix)]
-    if query.glob is not None:
-        match = query.glob.matcher
-        files = [f for f in files if match(f)]
-    head = root.rstrip("/") + "/"
-    return list(zip(files, view.tree.mtimes([head + f for f in files]), strict=True))
+    glob = query.glob
+    with view.tree.lock:
+        view.files()
+        if rel and not view.lists_dir(root):
+            return None
+        if glob is None:
+            files = view.select(rel)
+        elif glob.basename_only:
+            files = view.select(rel, name=compile_glob(glob.stripped).match)
+        else:
+            files = view.select(rel, path=compile_glob(glob.pattern.lstrip("/")).match)
+        in_tree = [f"{rel}/{f}" for f in files] if rel else files
+        return list(zip(files, view.tree.mtimes(in_tree), strict=True))
 
 
 def list_files_py(query: FileQuery) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from operator import itemgetter
 from pathlib import Path
 
 from pydantic import ConfigDict, Field
@@ -95,7 +96,8 @@ class GlobTool(Tool[GlobInput]):
             found = [item for item in found if readable(item[0])]
         if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        found.sort(key=lambda item: (-item[1], item[0]))
+        found.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
+        found.sort(key=itemgetter(1), reverse=True)
         ordered = [rel for rel, _ in found]
         total = len(ordered)
         lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]
