@@ -98,7 +98,10 @@ def fuzzy_score(query: str, path: str) -> float | None:
     return score
 
 
-QUICK_LISTING = 5_000  # above this many files, subsequence ranking leaves the UI thread
+# Ranking leaves the UI thread above this many files (a regex scan of the whole
+# listing costs ~5 ms per 5,000 paths), and subsequence ranking above the second.
+QUICK_LISTING = 5_000
+QUICK_SUBSEQUENCE = 2_000
 
 
 class FileIndex:
@@ -120,8 +123,10 @@ class FileIndex:
         self.files = files
         self._order = sorted(range(len(files)), key=lambda i: len(files[i]))  # stable: ties keep listing order
         self._lines = [files[i].lower() for i in self._order]
-        self._text = "\n".join(self._lines) + "\n"
-        self._starts = list(accumulate((len(line) + 1 for line in self._lines), initial=0))
+        # Every line starts after a newline, so "at a word start" is a character class, not an assertion
+        # (a pattern that begins with a literal or a class is scanned for fast; one that begins with `^` is not).
+        self._text = "\n" + "\n".join(self._lines) + "\n"
+        self._starts = list(accumulate((len(line) + 1 for line in self._lines), initial=1))
         self._subsequence: tuple[str, list[int]] | None = None
 
     def rank(self, query: str, limit: int = 12) -> list[str]:
@@ -131,13 +136,15 @@ class FileIndex:
         return ranked
 
     def quick_rank(self, query: str, limit: int = 12) -> list[str] | None:
-        """`rank`, or None when it would score subsequence matches over a large
-        listing (tens of milliseconds): rank off the UI thread then."""
+        """`rank`, or None when it could take more than a few milliseconds (a large
+        listing, or subsequence matches to score): rank off the UI thread then."""
         return self._rank(query, limit, quick=True)
 
     def _rank(self, query: str, limit: int, *, quick: bool) -> list[str] | None:
         if not query:
             return self.files[:limit]
+        if quick and len(self.files) > QUICK_LISTING:
+            return None
         q = query.lower()
         scored: dict[int, float] = {}  # line -> score
         in_name = self._first_lines(_in_name(q), limit) if "/" not in q else []
@@ -164,7 +171,7 @@ class FileIndex:
             total = len(scored)
             worst = _worst(scored, limit)
         if exhausted and total < limit:
-            if quick and len(self.files) > QUICK_LISTING:
+            if quick and len(self.files) > QUICK_SUBSEQUENCE:
                 return None
             for j in self._subsequence_lines(q):
                 if j not in scored:
@@ -179,10 +186,11 @@ class FileIndex:
         return bisect_right(self._starts, offset) - 1
 
     def _lines_matching(self, pattern: re.Pattern[str]) -> Iterator[int]:
-        """Lines with a match, each once, shortest first."""
+        """Lines with a match, each once, shortest first (a match may begin on the
+        character before its line's first: the newline)."""
         last = -1
         for m in pattern.finditer(self._text):
-            j = self._line_of(m.start())
+            j = self._line_of(m.start() + 1)
             if j != last:
                 last = j
                 yield j
@@ -206,11 +214,11 @@ def _in_name(q: str) -> re.Pattern[str]:
 
 
 def _name_start(q: str) -> re.Pattern[str]:
-    return re.compile(r"(?:^|(?<=/))" + re.escape(q) + r"[^/\n]*$", re.M)
+    return re.compile(r"[/\n]" + re.escape(q) + r"[^/\n]*$", re.M)
 
 
 def _word_start(q: str) -> re.Pattern[str]:
-    return re.compile(r"(?:^|(?<=[/_.\-]))" + re.escape(q), re.M)
+    return re.compile(r"[/_.\-\n]" + re.escape(q))
 
 
 def _subsequence(q: str) -> re.Pattern[str]:

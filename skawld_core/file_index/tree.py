@@ -274,16 +274,19 @@ class DirTree:
             missing = [i for i, mtime in enumerate(out) if mtime == _MISSING]
             if not missing:
                 return out
-            watched = self._watcher is not None and self._watcher.active and self._watched.is_set()
+            head = child_path(self.root, "")
+            stat = os.stat
             for i in missing:
-                rel = rels[i]
-                path = child_path(self.root, rel)
                 try:
-                    out[i] = os.stat(path, follow_symlinks=False).st_mtime_ns
+                    out[i] = stat(head + rels[i], follow_symlinks=False).st_mtime_ns
                 except OSError:
                     out[i] = 0
-                if watched and self.nodes.get(os.path.dirname(path), _POLLED).mtime_ns is None:
-                    self._mtimes[rel] = out[i]
+            if self._watcher is not None and self._watcher.active and self._watched.is_set():
+                polled = {path for path, node in self.nodes.items() if node.mtime_ns is not None}
+                for i in missing:
+                    rel = rels[i]
+                    if not polled or (head + rel).rpartition("/")[0] not in polled:
+                        self._mtimes[rel] = out[i]
         return out
 
     def close(self) -> None:
