@@ -53,6 +53,7 @@ class DirTree:
         self._watcher = DirWatcher() if watch else None
         self._listeners: list[Listener] = []
         self._mtimes: dict[str, int] = {}
+        self._polled: set[str] = set()  # directories whose mtime is checked on each refresh
         self.closed = False
         self.walks = 0
         self._watched = threading.Event()
@@ -78,7 +79,7 @@ class DirTree:
     @property
     def polled(self) -> int:
         """How many directories are polled (not watched)."""
-        return sum(1 for n in self.nodes.values() if n.mtime_ns is not None)
+        return len(self._polled)
 
     @property
     def watch_note(self) -> str | None:
@@ -119,6 +120,13 @@ class DirTree:
         racy = mtime is not None and time.time_ns() - mtime < _RACY_NS
         return DirNode(tuple(files), tuple(others), tuple(subdirs), mtime, racy)
 
+    def _set(self, path: str, node: DirNode) -> None:
+        self.nodes[path] = node
+        if node.mtime_ns is None:
+            self._polled.discard(path)
+        else:
+            self._polled.add(path)
+
     def _walk(self, top: str, changed: set[str], *, first_walk: bool = False) -> None:
         stack = [top]
         while stack:
@@ -126,13 +134,14 @@ class DirTree:
             node = self._list(path, first_walk=first_walk)
             if node is None:
                 continue
-            self.nodes[path] = node
+            self._set(path, node)
             changed.add(path)
             stack.extend(child_path(path, name) for name in node.subdirs)
 
     def _walk_all(self) -> None:
         self._watched.wait()  # a thread still watching the last walk's directories finishes first
         self.nodes.clear()
+        self._polled.clear()
         self.unreadable.clear()
         self._mtimes.clear()
         self.walks += 1
@@ -186,6 +195,7 @@ class DirTree:
         while stack:
             path = stack.pop()
             node = self.nodes.pop(path, None)
+            self._polled.discard(path)
             self.unreadable.pop(path, None)
             if self._watcher is not None:
                 self._watcher.remove(path)
@@ -201,7 +211,7 @@ class DirTree:
         if node is None:
             self._drop(path, changed)
             return
-        self.nodes[path] = node
+        self._set(path, node)
         changed.add(path)
         for name in old.files + old.others:
             self._mtimes.pop(self.relative(child_path(path, name)), None)
@@ -234,9 +244,8 @@ class DirTree:
                 dirty |= drained.dirs
                 for path in drained.files:
                     self._mtimes.pop(self.relative(path), None)
-            for path, node in self.nodes.items():
-                if node.mtime_ns is None:
-                    continue
+            for path in self._polled:
+                node = self.nodes[path]
                 try:
                     mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
                 except OSError:
@@ -282,7 +291,7 @@ class DirTree:
                 except OSError:
                     out[i] = 0
             if self._watcher is not None and self._watcher.active and self._watched.is_set():
-                polled = {path for path, node in self.nodes.items() if node.mtime_ns is not None}
+                polled = self._polled
                 for i in missing:
                     rel = rels[i]
                     if not polled or (head + rel).rpartition("/")[0] not in polled:
@@ -298,7 +307,6 @@ class DirTree:
                 self._watcher = None
 
 
-_POLLED = DirNode((), (), (), mtime_ns=0)
 _MISSING = -(1 << 70)  # below any real mtime
 
 
