@@ -1,12 +1,20 @@
-"""Added wall time of a sandboxed Bash call over an unsandboxed one.
+"""Added wall time of a sandboxed Bash call over an unsandboxed one, and the
+cost of hiding Read-denied files at repository scale.
 
-Runs `true` through the real Bash tool (spawn, pipes, containment, result text)
-N times each way, alternating so machine noise hits both, and prints the
-medians, the difference and the ratio. A second pair adds Read deny rules, so
-the launch also walks the project to hide denied paths. Goal: the sandbox adds
-under 30 ms per call.
+Part 1 runs `true` through the real Bash tool (spawn, pipes, containment,
+result text) N times each way, alternating so machine noise hits both, and
+prints the medians, the difference and the ratio. A second pair adds Read deny
+rules. Goal: the sandbox adds under 30 ms per call.
 
-    python bench/sandbox.py [--n 50]
+Part 2, on generated repositories of --sizes files (`.env` files in every 25th
+package folder, late in any walk, and inside node_modules), with a `**/.env`
+Read deny rule:
+  first   the first computation of the hidden set (a walk of every entry),
+          against `rg --files --hidden --no-ignore` on the same tree (goal <= 1.5x)
+  per call  what computing the set adds to each later call (goal < 10 ms at 100k)
+  readable  denied files whose content a sandboxed `cat` prints (goal 0)
+
+    python bench/sandbox.py [--n 50] [--sizes 1000,10000,100000,300000]
 """
 
 from __future__ import annotations
@@ -15,14 +23,21 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from skawld_core.file_index.registry import close_trees, shared_tree
 from skawld_core.permissions import PermissionEngine
+from skawld_core.permissions.sandbox_spec import read_denied_paths
 from skawld_core.sandbox import Launch, ShellPolicy, probe_bwrap
+from skawld_core.sandbox import hidden as hidden_module
 from skawld_core.tools import BashTool, ToolContext
+from tests.support.big_tree import generate_tree
 
 GOAL_MS = 30.0
 
@@ -100,7 +115,75 @@ async def floor(root: Path, n: int) -> None:
     print(f"  bwrap ... $SHELL -c   median {mb:7.2f} ms   bwrap itself adds {mb - ma:.2f} ms")
 
 
-async def main(n: int) -> int:
+def deny_env(root: Path) -> PermissionEngine:
+    rule = {"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}
+    return PermissionEngine(rules=[rule], project_root=root)
+
+
+def cold() -> None:
+    """Forget every tree and view, as a new process would."""
+    close_trees()
+    for view, _ in hidden_module._views.values():
+        view.close()
+    hidden_module._views.clear()
+
+
+def rg_all(root: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        ["rg", "--files", "--hidden", "--no-ignore", "--no-config", str(root)], capture_output=True, check=True
+    )
+    return (time.perf_counter() - start) * 1000
+
+
+def first_hidden(engine: PermissionEngine) -> float:
+    cold()
+    start = time.perf_counter()
+    read_denied_paths(engine)
+    return (time.perf_counter() - start) * 1000
+
+
+async def scale(size: int, n: int) -> tuple[float, float, int]:
+    """(first / rg ratio, added ms per later call, readable denied files) at `size` files."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp" if Path("/var/tmp").is_dir() else None) as tmp:
+        root = Path(tmp) / "repo"
+        dirs = generate_tree(root, size)
+        secrets = [d / ".env" for d in dirs[::25]] + [dirs[-1] / ".env"]
+        (root / "node_modules" / "dep").mkdir(parents=True)
+        secrets.append(root / "node_modules" / "dep" / ".env")
+        for i, path in enumerate(secrets):
+            path.write_text(f"SECRET_{i}\n")
+        engine = deny_env(root)
+        policy = ShellPolicy(sandbox="required", permissions=engine)
+        rg_all(root)  # warm the page cache for both sides
+        firsts, rgs = [], []
+        for _ in range(3):
+            rgs.append(rg_all(root))
+            firsts.append(first_hidden(engine))
+        found = read_denied_paths(engine)
+        assert len(found) == len(secrets), (len(found), len(secrets))
+        shared_tree(str(root)).wait_watching(60)
+        later = []
+        for _ in range(n):
+            start = time.perf_counter()
+            read_denied_paths(engine)
+            later.append((time.perf_counter() - start) * 1000)
+        ctx = ToolContext(cwd=root, session_id="b", run_id="r", tool_use_id="t", extras={"shell_policy": policy})
+        tool = BashTool()
+        out = await tool.execute(tool.validate({"command": "cat $(find . -name .env) | grep -c SECRET_"}), ctx)
+        readable = int(str(out.content).split()[0])
+        policy.close()
+        cold()
+    first, base, per_call = statistics.median(firsts), statistics.median(rgs), statistics.median(later)
+    print(
+        f"{size:>8} files  first {first:8.1f} ms  rg --files --hidden --no-ignore {base:8.1f} ms  "
+        f"ratio {first / base:5.2f}x (goal <= 1.5x)  per later call {per_call:6.2f} ms (p90 "
+        f"{statistics.quantiles(later, n=10)[-1]:.2f}; goal < 10)  readable {readable} of {len(secrets)} (goal 0)"
+    )
+    return first / base, per_call, readable
+
+
+async def main(n: int, sizes: list[int]) -> int:
     probe = probe_bwrap()
     if not probe.ok:
         print(f"bench: the sandbox cannot start here: {probe.reason}", file=sys.stderr)
@@ -113,11 +196,19 @@ async def main(n: int) -> int:
         rule = {"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}
         engine = PermissionEngine(rules=[rule], project_root=root)
         await pair(f"Bash `true` with a Read deny rule (**/.env) over 2000 files, N={n}", root, n, engine)
-    return 0 if added < GOAL_MS else 2
+    ok = added < GOAL_MS
+    if sizes:
+        print("Hidden set of a `**/.env` Read deny rule, by repository size (first = cold, per call = warm)")
+    for size in sizes:
+        ratio, per_call, readable = await scale(size, n)
+        ok = ok and readable == 0 and ratio <= 1.5 and (size > 100_000 or per_call < 10)
+    return 0 if ok else 2
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--sizes", default="1000,10000,100000,300000", help="comma-separated; empty to skip")
+    opts = parser.parse_args()
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
-    sys.exit(asyncio.run(main(parser.parse_args().n)))
+    sys.exit(asyncio.run(main(opts.n, [int(x) for x in opts.sizes.split(",") if x])))

@@ -10,7 +10,12 @@ directories and matches spread thinly. For each case the script times (median of
 
 and prints skawld/rg (goal: at most 1.3) and py/rg.
 
-    python bench/search.py [--files 20000] [--repeat 7] [--keep DIR]
+Then, on generated repositories of --sizes files, Glob `**/*.py` (newest
+first, through the shared file index) against `rg --files -g '**/*.py'` on the
+same tree: the first call of a process (the index is built: one walk) and later
+calls (goal: at most 1.5x at 100k).
+
+    python bench/search.py [--files 20000] [--repeat 7] [--keep DIR] [--sizes 1000,10000,100000]
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from skawld_core.file_index.registry import close_trees
 from skawld_core.tools import GlobTool, GrepTool, ToolContext
 from skawld_core.tools.ripgrep import BASE_FLAGS
+from tests.support.big_tree import generate_tree
 
 WORDS = [
     "alpha",
@@ -99,11 +106,41 @@ async def interleaved(sides: list[Callable[[], Any]], repeat: int) -> list[list[
     return times
 
 
+async def glob_scale(size: int, repeat: int) -> None:
+    """Glob `**/*.py` over the file index against `rg --files -g` at `size` files."""
+    with tempfile.TemporaryDirectory(prefix="skawld-bench-") as tmp:
+        root = Path(tmp) / "repo"
+        generate_tree(root, size)
+        ctx = ToolContext(cwd=root, session_id="bench", run_id="bench", tool_use_id="bench")
+        tool = GlobTool()
+        value = tool.validate({"pattern": "**/*.py"})
+        rg_args = ["--files", "--glob", "**/*.py", "--glob", "!.*", str(root)]
+        run_rg(rg_args)  # warm the page cache
+
+        async def first() -> None:
+            close_trees()
+            await tool.execute(value, ctx)
+
+        firsts = await interleaved([lambda: run_rg(rg_args), first], max(3, repeat // 2))
+        close_trees()
+        await tool.execute(value, ctx)
+        later = await interleaved([lambda: run_rg(rg_args), lambda: tool.execute(value, ctx)], repeat)
+        close_trees()
+    rg_first, sk_first = (statistics.median(t) for t in firsts)
+    rg_later, sk_later = (statistics.median(t) for t in later)
+    print(
+        f"Glob **/*.py {size:>7} files  rg {rg_later * 1000:7.1f} ms  skawld {sk_later * 1000:7.1f} ms  "
+        f"ratio {sk_later / rg_later:5.2f}x (goal <= 1.5x at 100k)   first call {sk_first * 1000:7.1f} ms  "
+        f"ratio {sk_first / rg_first:5.2f}x"
+    )
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--keep", type=Path, default=None, help="generate into (and keep) this directory")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="Glob scale sizes, comma-separated; empty to skip")
     opts = parser.parse_args()
     if shutil.which("rg") is None:
         sys.exit("rg is not on PATH")
@@ -178,6 +215,8 @@ async def main() -> None:
         )
     if opts.keep is None:
         shutil.rmtree(tmp)
+    for size in [int(x) for x in opts.sizes.split(",") if x]:
+        await glob_scale(size, opts.repeat)
 
 
 if __name__ == "__main__":

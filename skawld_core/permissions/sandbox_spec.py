@@ -51,7 +51,10 @@ def _hidden(engine: ReadRules) -> HiddenPaths:
     if not engine.restricts_reads:
         return HiddenPaths()
     patterns = read_denied_patterns(engine)
-    return hidden_paths(patterns, engine.project_root, lambda path: not engine.can_read(Path(path)))
+    # the rules are the key of the index's cache: candidates are asked again when they change
+    return hidden_paths(
+        patterns, engine.project_root, lambda path: not engine.can_read(Path(path)), rules_key=engine.rules
+    )
 
 
 def read_denied_paths(engine: ReadRules) -> list[str]:
@@ -64,10 +67,11 @@ def read_denied_paths(engine: ReadRules) -> list[str]:
 def sandbox_spec(engine: ReadRules, base: SandboxSpec) -> SandboxSpec:
     """`base` with the paths the engine's Read deny rules cover hidden."""
     hidden = _hidden(engine)
-    if not (hidden.files or hidden.dirs):
+    if not (hidden.files or hidden.dirs or hidden.refusal):
         return base
     return replace(
         base,
         hidden_files=(*base.hidden_files, *hidden.files),
         hidden_dirs=(*base.hidden_dirs, *hidden.dirs),
+        refusal=base.refusal or hidden.refusal,
     )

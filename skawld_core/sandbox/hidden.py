@@ -1,40 +1,49 @@
 """Which files and folders the sandbox hides: those a Read deny rule covers.
 
-The deny patterns are expanded against the file system at launch: each
-pattern's literal prefix is walked (at most `WALK_LIMIT` entries in all), an
-entry that matches a pattern is confirmed with the permission engine's own
-answer (so rule order and allow rules count), and what is denied is hidden. A
-denied folder is hidden whole and not walked further. Negated patterns
-(`!src/**`) are not expanded, and files created after the launch are not
-hidden.
+Each pattern's literal base is listed once per process by the shared file index
+(`skawld_core.file_index`), watched for changes, and re-listed only where
+something changed, so a denied file created by one Bash call (or by the user)
+is hidden from the next. Every entry counts: hidden, gitignored and vendored
+ones too, with no size limit. An entry a pattern matches is confirmed with the
+permission engine's own answer (so rule order and allow rules count), and what
+is denied is hidden; a denied folder is hidden whole. A folder that cannot be
+listed is hidden whole when a pattern could match inside it, and when the set
+cannot be computed at all the call is refused (`HiddenPaths.refusal`).
+Negated patterns (`!src/**`) are not expanded.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..file_index.deny import DenyPattern, DenyView, under
+from ..file_index.registry import shared_tree
 from ..globs import PATH_RULE, compile_glob
 
-__all__ = ["WALK_LIMIT", "HiddenPaths", "hidden_paths", "static_base"]
+__all__ = ["HiddenPaths", "hidden_paths", "static_base"]
 
-WALK_LIMIT = 20_000
 _GLOB_CHARS = frozenset("*?[{\\")
-# Never walked: they hold no secrets of the project and can be huge.
-_SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+_MAX_VIEWS = 32
 
 
 @dataclass
 class HiddenPaths:
     """Files to cover with an empty file, folders to cover with an empty tmpfs.
-    `truncated` is set when the walk stopped at its limit."""
+
+    `unreadable` names the folders among `dirs` hidden because they could not
+    be listed (with the reason); `refusal` is set when the set could not be
+    computed, and the call must not run.
+    """
 
     files: list[str] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
-    truncated: bool = False
+    unreadable: dict[str, str] = field(default_factory=dict)
+    refusal: str | None = None
 
 
 def _anchored(pattern: str, root: Path) -> str:
@@ -58,56 +67,75 @@ def static_base(pattern: str, root: Path) -> Path | None:
     return Path("/".join(literal) or "/")
 
 
+def _inside(path: str, directory: str) -> bool:
+    return (path.rstrip("/") + "/").startswith(directory.rstrip("/") + "/")
+
+
+_views: OrderedDict[tuple[str, tuple[DenyPattern, ...]], tuple[DenyView, object]] = OrderedDict()
+_views_lock = threading.Lock()
+
+
+def _view(tree_root: str, patterns: tuple[DenyPattern, ...], denied: Callable[[str], bool], key: object) -> DenyView:
+    """The cached view of `patterns` over the shared tree of `tree_root`."""
+    tree = shared_tree(tree_root)
+    with _views_lock:
+        cached = _views.get((tree_root, patterns))
+        if cached is not None and cached[0].tree is tree:
+            view, old_key = cached
+            _views.move_to_end((tree_root, patterns))
+            if old_key != key:
+                view.reset(denied)
+            view.denied = denied
+        else:
+            if cached is not None:
+                cached[0].close()
+            view = DenyView(tree, patterns, denied)
+        _views[(tree_root, patterns)] = (view, key)
+        while len(_views) > _MAX_VIEWS:
+            _, (old, _) = _views.popitem(last=False)
+            old.close()
+        return view
+
+
 def hidden_paths(
-    patterns: Iterable[str], root: Path, denied: Callable[[Path], bool], limit: int = WALK_LIMIT
+    patterns: Iterable[str], root: Path, denied: Callable[[Path], bool], rules_key: object = None
 ) -> HiddenPaths:
-    """Walk each pattern's literal base and collect what `denied` confirms."""
-    wanted = [p for p in patterns if not p.startswith("!")]
-    # (a cheap test on the entry's name, the full pattern); `**` at the end can match any name.
-    tests: list[tuple[re.Pattern[str] | None, re.Pattern[str]]] = []
-    for p in wanted:
-        full = _anchored(p, root)
-        last = full.rsplit("/", 1)[-1]
-        quick = None if "**" in last else compile_glob(last, PATH_RULE)
-        tests.append((quick, compile_glob(full, PATH_RULE)))
-    out = HiddenPaths()
-    seen: set[str] = set()
-    budget = limit
+    """What `denied` confirms among the entries the deny `patterns` match.
 
-    def matches(path: str, name: str | None = None) -> bool:
-        name = name if name is not None else path.rsplit("/", 1)[-1]
-        return any((quick is None or quick.match(name)) and full.match(path) for quick, full in tests)
-
-    def walk(directory: str) -> None:
-        nonlocal budget
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            return
-        for entry in entries:
-            if budget <= 0:
-                out.truncated = True
-                return
-            budget -= 1
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if matches(entry.path, entry.name) and denied(Path(entry.path)):
-                (out.dirs if is_dir else out.files).append(entry.path)
-            elif is_dir and entry.name not in _SKIP_DIRS:
-                walk(entry.path)
-
-    bases = sorted({b for p in wanted if (b := static_base(p, root)) is not None}, key=lambda b: len(b.parts))
-    for base in bases:
-        key = str(base)
-        if any(key == s or key.startswith(s.rstrip("/") + "/") for s in seen):
-            continue  # inside a base already walked
-        seen.add(key)
-        if not (base.exists() or base.is_symlink()):
+    `rules_key` stands for what `denied` answers from (the rules): when it
+    changes, every candidate is asked again; otherwise only entries of folders
+    that changed are.
+    """
+    check: Callable[[str], bool] = lambda path: denied(Path(path))  # noqa: E731
+    groups: dict[str, list[DenyPattern]] = {}
+    direct: list[DenyPattern] = []
+    project = str(root)
+    for p in patterns:
+        base = static_base(p, root)
+        if base is None:
             continue
-        if matches(key) and denied(base):
-            (out.dirs if base.is_dir() and not base.is_symlink() else out.files).append(key)
-        elif base.is_dir():
-            walk(key)
+        pattern = DenyPattern(_anchored(p, root), str(base))
+        if _inside(pattern.base, project) and os.path.isdir(project):
+            groups.setdefault(project, []).append(pattern)
+        elif os.path.isdir(pattern.base) and not os.path.islink(pattern.base):
+            groups.setdefault(pattern.base, []).append(pattern)
+        else:
+            direct.append(pattern)
+    out = HiddenPaths()
+    try:
+        for tree_root, members in groups.items():
+            found = _view(tree_root, tuple(members), check, rules_key).hidden()
+            out.files += found.files
+            out.dirs += found.dirs
+            out.unreadable.update(found.unreadable)
+    except (OSError, RuntimeError) as exc:
+        return HiddenPaths(refusal=f"the files under Read deny rules could not be listed ({exc})")
+    for pattern in direct:  # a single file or a folder that does not exist (yet)
+        path = pattern.base
+        if os.path.lexists(path) and compile_glob(pattern.glob, PATH_RULE).match(path) and check(path):
+            (out.dirs if os.path.isdir(path) and not os.path.islink(path) else out.files).append(path)
+    if len(groups) + len(direct) > 1:  # trees may overlap: cover each path once, by its topmost folder
+        dirs = set(out.dirs)
+        out.dirs = sorted(d for d in dirs if not under(d, dirs))
+        out.files = sorted({f for f in out.files if not under(f, dirs)})
     return out

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..file_index.listed import shared_listing
 from ..globs import compile_glob
 from .base import ToolContext, _allow_every_path
 from .globmatch import PathGlob
@@ -172,6 +173,34 @@ async def list_files_with_mtime(query: FileQuery, use_rg: bool) -> list[tuple[st
     if use_rg:
         return await list_files_with_mtime_rg(query)
     return await asyncio.to_thread(list_files_with_mtime_py, query)
+
+
+def list_indexed_with_mtime(query: FileQuery, index_root: Path) -> list[tuple[str, int]] | None:
+    """(path, mtime_ns) of every listed file from the shared file index of
+    `index_root`, when the query's root is that directory or a listed one inside
+    it; None otherwise (the caller lists the old way). Only the files that pass
+    the glob are stat-ed, and those in watched directories only once."""
+    if query.file_type:
+        return None
+    base = os.path.abspath(index_root)
+    root = os.path.abspath(query.root)
+    if not (root + "/").startswith(base.rstrip("/") + "/"):
+        return None
+    view = shared_listing(base)
+    rel = root[len(base) :].strip("/")
+    glob = query.glob
+    with view.tree.lock:
+        view.files()
+        if rel and not view.lists_dir(root):
+            return None
+        if glob is None:
+            files = view.select(rel)
+        elif glob.basename_only:
+            files = view.select(rel, name=compile_glob(glob.stripped).match)
+        else:
+            files = view.select(rel, path=compile_glob(glob.pattern.lstrip("/")).match)
+        in_tree = [f"{rel}/{f}" for f in files] if rel else files
+        return list(zip(files, view.tree.mtimes(in_tree), strict=True))
 
 
 def list_files_py(query: FileQuery) -> list[str]:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from operator import itemgetter
 from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
-from .file_search import FileQuery, SearchError, list_files_with_mtime, printable, readable_checker, real_root
+from .file_search import (
+    FileQuery,
+    SearchError,
+    list_files_with_mtime,
+    list_indexed_with_mtime,
+    printable,
+    readable_checker,
+    real_root,
+)
 from .globmatch import PathGlob, split_static_prefix
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
@@ -55,9 +65,12 @@ class GlobTool(Tool[GlobInput]):
     parallel_safe = True
     input_model = GlobInput
 
-    def __init__(self, *, use_rg: bool | None = None) -> None:
-        """`use_rg=None` uses rg when it is on PATH; False forces the Python fallback."""
+    def __init__(self, *, use_rg: bool | None = None, use_index: bool = True) -> None:
+        """Searches under the working directory read the shared file index
+        (`skawld_core.file_index`) unless `use_index` is False; other searches use
+        rg (`use_rg=None`: when it is on PATH) or the Python fallback (`use_rg=False`)."""
         self.use_rg = use_rg
+        self.use_index = use_index
 
     def summarize(self, value: GlobInput) -> str:
         """`Glob <pattern>` (and `in <path>`)."""
@@ -70,9 +83,12 @@ class GlobTool(Tool[GlobInput]):
             return _error(f"path is not a directory: {display_root}")
         if not search_root.is_dir():
             return ToolResult(content="No matches found.", summary="no matches")
-        use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+        query = FileQuery(root=search_root, glob=glob)
         try:
-            found = await list_files_with_mtime(FileQuery(root=search_root, glob=glob), use_rg)
+            found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd) if self.use_index else None
+            if found is None:
+                use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+                found = await list_files_with_mtime(query, use_rg)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
         readable = readable_checker(ctx, real_root(search_root))
@@ -80,7 +96,8 @@ class GlobTool(Tool[GlobInput]):
             found = [item for item in found if readable(item[0])]
         if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        found.sort(key=lambda item: (-item[1], item[0]))
+        found.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
+        found.sort(key=itemgetter(1), reverse=True)
         ordered = [rel for rel, _ in found]
         total = len(ordered)
         lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]

@@ -25,7 +25,7 @@ from ..images import (
     read_clipboard_image,
     typed_images,
 )
-from ..path_complete import FileIndex, at_options, at_token, list_project_files
+from ..path_complete import FileIndex, at_options, at_token, complete_path, load_file_index, quick_at_options
 from ..prompt_history import PromptHistory
 from ..shell_line import run_shell_line, shell_command
 from .widgets.blocks import ErrorBlock, NoteLine, UserMessage
@@ -70,7 +70,11 @@ class Composer:
             if token is not None and app.agent is not None:
                 if self.files is None:
                     self._start_listing(app.agent.cwd)
-                options = [(f"@{p}", f"@{p}") for p in at_options(app.agent.cwd, token, self.files)]
+                found = quick_at_options(app.agent.cwd, token, self.files)
+                if found is None:  # a slow ranking: prefix completion now, the ranking when ready
+                    self._rank_later(app.agent.cwd, token)
+                    found = complete_path(app.agent.cwd, token)
+                options = [(f"@{p}", f"@{p}") for p in found]
         app.completions.show(options)
         prompt.completing = bool(options)
 
@@ -81,13 +85,30 @@ class Composer:
 
         async def listing() -> None:
             try:
-                self.files = FileIndex(await list_project_files(cwd))
+                self.files = await load_file_index(cwd)
             finally:
                 self._listing = False
             if self.app.prompt.completing or at_token(self.app.prompt.text) is not None:
                 self.update_completions()
 
         self.app.run_worker(listing(), group="composer-files", exit_on_error=False)
+
+    def _rank_later(self, cwd: Path, token: str) -> None:
+        """Rank `token` in a thread and show the result if the token is still the one typed."""
+        files = self.files
+
+        def rank() -> None:
+            options = at_options(cwd, token, files)
+            self.app.call_from_thread(self._show_ranked, token, options)
+
+        self.app.run_worker(rank, thread=True, group="composer-rank", exclusive=True, exit_on_error=False)
+
+    def _show_ranked(self, token: str, options: list[str]) -> None:
+        prompt = self.app.prompt
+        row, col = prompt.cursor_location
+        if at_token(prompt.document.get_line(row)[:col]) == token:
+            self.app.completions.show([(f"@{p}", f"@{p}") for p in options])
+            prompt.completing = bool(options)
 
     async def accept_completion(self, submit: bool) -> None:
         app = self.app

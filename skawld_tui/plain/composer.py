@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..attachments import expand_mentions, mentions
 from ..images import typed_images
-from ..path_complete import FILE_CAP, FileIndex, at_options, at_token
+from ..path_complete import FileIndex, at_options, at_token, project_files
 from ..shell_line import run_shell_line, shell_command
 
 if TYPE_CHECKING:
@@ -81,11 +81,7 @@ def make_completer(words: Iterable[str] | Completer, cwd: Path | None = None) ->
 
         def _files(self) -> FileIndex:
             if self.files is None:
-                from itertools import islice
-
-                from skawld_core.tools.ignore import walk_files
-
-                self.files = FileIndex(list(islice(walk_files(str(self.cwd)), FILE_CAP)))
+                self.files = FileIndex(project_files(self.cwd))
             return self.files
 
         def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:

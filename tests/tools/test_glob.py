@@ -16,7 +16,13 @@ from .search_tree import build_tree
 BACKENDS = [
     pytest.param(True, id="rg", marks=pytest.mark.skipif(not HAS_RG, reason="no rg")),
     pytest.param(False, id="py"),
+    pytest.param(None, id="index"),
 ]
+
+
+def glob_tool(use_rg: bool | None) -> GlobTool:
+    """rg or the Python walker (`use_rg` True/False, index off), or the shared file index (None)."""
+    return GlobTool() if use_rg is None else GlobTool(use_rg=use_rg, use_index=False)
 
 
 @pytest.fixture
@@ -36,30 +42,30 @@ def test_validation_summary_flags() -> None:
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_recursive_ts_newest_first(tree: Path, use_rg: bool) -> None:
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tree), pattern="**/*.ts")
+async def test_recursive_ts_newest_first(tree: Path, use_rg: bool | None) -> None:
+    r = await call(glob_tool(use_rg), make_ctx(tree), pattern="**/*.ts")
     # gitignored (anchored/gen), hidden (.hidden) and symlinked (link.ts) files are left out
     assert text_of(r).split("\n") == ["src/beta.ts", "src/alpha.ts", "anchored/keep.ts"]
     assert r.summary == "3 file(s) matched"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_pattern_without_slash_matches_any_depth(tree: Path, use_rg: bool) -> None:
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tree), pattern="*.log")
+async def test_pattern_without_slash_matches_any_depth(tree: Path, use_rg: bool | None) -> None:
+    r = await call(glob_tool(use_rg), make_ctx(tree), pattern="*.log")
     assert text_of(r) == "nested/keep.log"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_relative_prefix_is_anchored(tree: Path, use_rg: bool) -> None:
+async def test_relative_prefix_is_anchored(tree: Path, use_rg: bool | None) -> None:
     ctx = make_ctx(tree)
-    assert text_of(await call(GlobTool(use_rg=use_rg), ctx, pattern="src/*.ts")) == "src/beta.ts\nsrc/alpha.ts"
-    assert text_of(await call(GlobTool(use_rg=use_rg), ctx, pattern="nested/*.py")) == "No matches found."
-    assert text_of(await call(GlobTool(use_rg=use_rg), ctx, pattern="nested/**/*.py")) == "nested/deep/x.py"
+    assert text_of(await call(glob_tool(use_rg), ctx, pattern="src/*.ts")) == "src/beta.ts\nsrc/alpha.ts"
+    assert text_of(await call(glob_tool(use_rg), ctx, pattern="nested/*.py")) == "No matches found."
+    assert text_of(await call(glob_tool(use_rg), ctx, pattern="nested/**/*.py")) == "nested/deep/x.py"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_explicit_path_and_absolute_pattern(tree: Path, use_rg: bool) -> None:
-    g = GlobTool(use_rg=use_rg)
+async def test_explicit_path_and_absolute_pattern(tree: Path, use_rg: bool | None) -> None:
+    g = glob_tool(use_rg)
     ctx = make_ctx(tree.parent)
     assert text_of(await call(g, ctx, pattern="*.ts", path="repo/src")) == "beta.ts\nalpha.ts"
     assert (
@@ -69,39 +75,39 @@ async def test_explicit_path_and_absolute_pattern(tree: Path, use_rg: bool) -> N
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_specific_md_and_braces(tree: Path, use_rg: bool) -> None:
+async def test_specific_md_and_braces(tree: Path, use_rg: bool | None) -> None:
     ctx = make_ctx(tree)
-    assert text_of(await call(GlobTool(use_rg=use_rg), ctx, pattern="**/*.md")) == "readme.md"
-    r = await call(GlobTool(use_rg=use_rg), ctx, pattern="src/*.{js,tsx}")
+    assert text_of(await call(glob_tool(use_rg), ctx, pattern="**/*.md")) == "readme.md"
+    r = await call(glob_tool(use_rg), ctx, pattern="src/*.{js,tsx}")
     assert text_of(r) == "src/gamma.js\nsrc/component.tsx"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_no_matches(tree: Path, use_rg: bool) -> None:
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tree), pattern="**/*.nothing")
+async def test_no_matches(tree: Path, use_rg: bool | None) -> None:
+    r = await call(glob_tool(use_rg), make_ctx(tree), pattern="**/*.nothing")
     assert text_of(r) == "No matches found." and r.summary == "no matches" and not r.is_error
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_missing_path_is_error(tree: Path, use_rg: bool) -> None:
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tree), pattern="*", path="nope")
+async def test_missing_path_is_error(tree: Path, use_rg: bool | None) -> None:
+    r = await call(glob_tool(use_rg), make_ctx(tree), pattern="*", path="nope")
     assert r.is_error and text_of(r).startswith("Glob error:")
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_mtime_order(tmp_path: Path, use_rg: bool) -> None:
+async def test_mtime_order(tmp_path: Path, use_rg: bool | None) -> None:
     for i, name in enumerate(["old.py", "new.py", "mid.py"]):
         (tmp_path / name).write_text("x")
         os.utime(tmp_path / name, (1000 + [0, 20, 10][i],) * 2)
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tmp_path), pattern="*.py")
+    r = await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.py")
     assert text_of(r) == "new.py\nmid.py\nold.py"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_cap_at_1000(tmp_path: Path, use_rg: bool) -> None:
+async def test_cap_at_1000(tmp_path: Path, use_rg: bool | None) -> None:
     for i in range(1005):
         (tmp_path / f"f{i:04}.txt").write_text("")
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tmp_path), pattern="*.txt")
+    r = await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.txt")
     lines = text_of(r).split("\n")
     assert len(lines) == 1001
     assert lines[-1] == "… (truncated to 1000 of 1005 results)"
@@ -109,14 +115,14 @@ async def test_cap_at_1000(tmp_path: Path, use_rg: bool) -> None:
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_can_read_filter(tree: Path, use_rg: bool) -> None:
+async def test_can_read_filter(tree: Path, use_rg: bool | None) -> None:
     denied = os.path.realpath(tree / "src" / "beta.ts")
     ctx = make_ctx(tree, can_read=lambda p: str(p) != denied)
-    assert text_of(await call(GlobTool(use_rg=use_rg), ctx, pattern="src/*.ts")) == "src/alpha.ts"
+    assert text_of(await call(glob_tool(use_rg), ctx, pattern="src/*.ts")) == "src/alpha.ts"
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_symlinked_root_and_can_read_gets_real_paths(tmp_path: Path, use_rg: bool) -> None:
+async def test_symlinked_root_and_can_read_gets_real_paths(tmp_path: Path, use_rg: bool | None) -> None:
     real = build_tree(tmp_path / "real")
     (tmp_path / "alias").symlink_to(real)
     seen: list[Path] = []
@@ -125,19 +131,19 @@ async def test_symlinked_root_and_can_read_gets_real_paths(tmp_path: Path, use_r
         seen.append(p)
         return True
 
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tmp_path / "alias", can_read=can_read), pattern="src/*.ts")
+    r = await call(glob_tool(use_rg), make_ctx(tmp_path / "alias", can_read=can_read), pattern="src/*.ts")
     assert text_of(r) == "src/beta.ts\nsrc/alpha.ts"
     assert sorted(seen) == [Path(os.path.realpath(real)) / "src" / n for n in ("alpha.ts", "beta.ts")]
 
 
 @pytest.mark.parametrize("use_rg", BACKENDS)
-async def test_gitignore_in_parent_directory(tmp_path: Path, use_rg: bool) -> None:
+async def test_gitignore_in_parent_directory(tmp_path: Path, use_rg: bool | None) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("*.gen.py\n")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.gen.py").write_text("")
     (tmp_path / "pkg" / "b.py").write_text("")
-    r = await call(GlobTool(use_rg=use_rg), make_ctx(tmp_path / "pkg"), pattern="*.py")
+    r = await call(glob_tool(use_rg), make_ctx(tmp_path / "pkg"), pattern="*.py")
     assert text_of(r) == "b.py"
 
 

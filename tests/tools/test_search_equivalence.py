@@ -92,9 +92,10 @@ async def test_grep_backends_agree(tree: Path, query: dict[str, Any]) -> None:
 @pytest.mark.parametrize("query", GLOB_QUERIES, ids=lambda q: " ".join(f"{k}={v}" for k, v in q.items()))
 async def test_glob_backends_agree(tree: Path, query: dict[str, Any]) -> None:
     ctx = make_ctx(tree)
-    with_rg = await call(GlobTool(use_rg=True), ctx, **query)
-    with_py = await call(GlobTool(use_rg=False), ctx, **query)
-    assert text_of(with_rg) == text_of(with_py)
+    with_rg = await call(GlobTool(use_rg=True, use_index=False), ctx, **query)
+    with_py = await call(GlobTool(use_rg=False, use_index=False), ctx, **query)
+    with_index = await call(GlobTool(), ctx, **query)
+    assert text_of(with_rg) == text_of(with_py) == text_of(with_index)
     assert not with_rg.is_error
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from skawld_tui.app.screens.permission import PermissionScreen
 from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
 from skawld_tui.attachments import mentions, resolve_mention
 from skawld_tui.path_complete import FileIndex, fuzzy_files, fuzzy_score, list_project_files
+from tests.support.big_tree import generate_tree
 
 from .helpers import SIZE, make_app, ready, run_done, send, until
 
@@ -116,3 +118,19 @@ async def test_a_file_outside_the_project_gets_the_decision_read_gets(tmp_path: 
         assert not isinstance(app.screen, PermissionScreen)
         joined = "\n".join(_texts(app))
         assert "from afar" in joined and "PRIVATE" not in joined
+
+
+async def test_a_large_listing_is_ranked_off_the_ui_thread_and_every_file_is_findable(tmp_path: Path) -> None:
+    """Above `QUICK_LISTING` files the ranking runs in a thread; its answer replaces
+    the prefix completion shown meanwhile, and a file past the old 20,000 cap is found."""
+    dirs = generate_tree(tmp_path, 25_000)
+    (dirs[-1] / "engine_core.py").write_text("x\n")
+    os.utime(dirs[-1] / "engine_core.py", (1000, 1000))  # the oldest: a cap on the newest would drop it
+    target = f"@{(dirs[-1] / 'engine_core.py').relative_to(tmp_path)}"
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press(*"see @engco")
+        await until(lambda: app.completions.value == target, pilot, timeout=60)
+        await pilot.press("tab")
+        assert app.prompt.text == f"see {target} "
