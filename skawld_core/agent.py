@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
     from .hooks import Hooks
     from .permissions import CanUseTool, PermissionRule
+    from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
     from .sessions.store import SessionStore
 
@@ -100,6 +101,7 @@ class Agent:
         pricing: PriceTable | None = None,
         record_usage: bool = True,
         checkpoints: bool | CheckpointEngine | None = None,
+        plugins: Sequence[Plugin] = (),
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -134,7 +136,13 @@ class Agent:
         self.config_dirs = self._resolve_config_dirs(config_dir)
         # skills and agents loaded from these (an unaccepted project's) keep no tool grants or model
         self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]
+        # Claude Code plugins: commands, agents and skills under the plugin's name, and its MCP servers
+        # (its hooks are shell commands: the product runs them, `skawld_tui.command_hooks`)
+        self.plugins: tuple[Plugin, ...] = tuple(plugins)
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
+        for plugin in self.plugins:  # a plugin's servers, unless the caller configured that name already
+            for name, entry in plugin.mcp_servers.items():
+                self.mcp_servers.setdefault(name, dict(entry))
         self.mcp_fail_fast = mcp_fail_fast
         if isinstance(additional_directories, str | bytes | os.PathLike):
             raise ConfigError("additional_directories must be a list of directories")

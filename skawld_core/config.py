@@ -46,6 +46,8 @@ from .errors import ConfigError
 from .instructions import find_repo_root, project_instruction_files
 from .mcp_json import MCP_JSON_FILE, mcp_json_document
 from .permissions.remembered import gated_settings
+from .plugins.enabled import enabled_specs, plugin_fingerprint, plugin_layer, plugin_requests, resolve_plugins
+from .plugins.types import Plugin
 from .trust import TrustRequest, config_requests, describe_requests, grant_requests, inside
 
 __all__ = [
@@ -156,6 +158,8 @@ class LoadedConfig:
     origins: dict[str, str] = field(default_factory=dict)
     shadowed: tuple[str, ...] = ()
     """Name clashes lost to skawld's own config: "MCP server 'x' in /p/.mcp.json lost to /h/.skawld/config.json"."""
+    plugins: tuple[Plugin, ...] = ()
+    """The enabled Claude Code plugins (their hooks and MCP servers are already in `config`)."""
 
 
 class UntrustedProjectConfigError(ConfigError):
@@ -372,6 +376,8 @@ def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) ->
         doc["systemPromptFile"] = str((base / Path(doc["systemPromptFile"]).expanduser()).resolve())
     if "configDirs" in doc:
         doc["configDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["configDirs"]]
+    if "pluginDirs" in doc:
+        doc["pluginDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["pluginDirs"]]
     if "additionalDirectories" in doc:
         root = work or base
         doc["additionalDirectories"] = [
@@ -462,14 +468,14 @@ def _merge(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = _merge_tagged(out.get(key), value, "id", "anthropic")
         elif key == "sessionStore":
             out[key] = _merge_tagged(out.get(key), value, "kind", "sqlite")
-        elif key in ("mcpServers", "pricing"):
+        elif key in ("mcpServers", "pricing", "enabledPlugins"):
             out[key] = {**out.get(key, {}), **value}
         elif key == "hooks":
             hooks = {k: list(v) for k, v in out.get(key, {}).items()}
             for event, entries in value.items():
                 hooks[event] = [*hooks.get(event, []), *entries]
             out[key] = hooks
-        elif key in ("configDirs", "additionalDirectories"):
+        elif key in ("configDirs", "additionalDirectories", "pluginDirs"):
             out[key] = [*out.get(key, []), *value]
         elif key == "sandbox":
             low = out.get(key, {})
@@ -528,7 +534,7 @@ def _typed(doc: Mapping[str, Any]) -> SkawldConfig:
     )
 
 
-_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
+_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories", "pluginDirs"})
 
 
 def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str, prefix: str = "") -> None:
@@ -592,6 +598,7 @@ def load_config(
         warnings.extend(warns)
         sources.append(ConfigSource("user", str(user_path)))
 
+    user_specs = set(enabled_specs(merged.get("enabledPlugins", {}), environ))
     chosen = project_config_path or environ.get("SKAWLD_CONFIG")
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
     project_path = project_path.resolve()
@@ -639,6 +646,10 @@ def load_config(
         sources.append(ConfigSource("project", str(mcp_json_path)))
     more, extra = _instruction_requests(merged, base)
     requests.extend(more)
+    project_specs = [s for s in enabled_specs(merged.get("enabledPlugins", {}), environ) if s not in user_specs]
+    for plugin in resolve_plugins(project_specs, (), environ)[0]:  # plugins only the project enables: gated
+        requests.extend(plugin_requests(plugin, "/enabledPlugins"))
+        settings_extra.append(f"plugin:{plugin.root}:{plugin_fingerprint(plugin)}")
     grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
     extra = (*extra, *settings_extra, *grant_extra)
     trusted = accept_project_config or is_project_config_trusted(project_path, env=environ, extra=extra)
@@ -666,6 +677,18 @@ def load_config(
         warnings.extend(warns)
         sources.append(ConfigSource("override"))
 
+    plugins, plugin_notes = resolve_plugins(
+        enabled_specs(merged.get("enabledPlugins", {}), environ), merged.get("pluginDirs", []), environ
+    )
+    warnings.extend(ConfigWarning(note) for note in plugin_notes)
+    if plugins:
+        layer = plugin_layer(plugins)
+        layer["mcpServers"] = {
+            k: v for k, v in layer.get("mcpServers", {}).items() if k not in merged.get("mcpServers", {})
+        }
+        merged = _merge(merged, layer)
+        for plugin in plugins:
+            _record_origins(origins, plugin_layer([plugin]), f"plugin {plugin.name} ({plugin.root})")
     warnings.extend(_expand_mcp_servers(merged, environ, origins))
     if merged.get("systemPrompt") and merged.get("systemPromptFile"):
         warnings.append(
@@ -682,4 +705,5 @@ def load_config(
         trust_extra=extra,
         origins=origins,
         shadowed=tuple(shadowed),
+        plugins=tuple(plugins),
     )

@@ -189,6 +189,9 @@ class HookCommand(_Section):
         description="claude-code: the matcher is Claude Code's (a tool list or regex) and a failing "
         "command does not block (only exit 2 does), as in Claude Code's settings files.",
     )
+    env: dict[str, ScalarStr] | None = Field(
+        default=None, description="Extra environment variables for the command (a plugin's CLAUDE_PLUGIN_ROOT)."
+    )
 
 
 class HooksSection(_Section):
@@ -247,6 +250,10 @@ class ConfigFile(_Section):
     pricing: dict[str, ModelPrice] | None = Field(
         default=None, description="Custom prices by model id prefix (see skawld_core/pricing.json)."
     )
+    enabledPlugins: dict[str, bool] | None = Field(
+        default=None, description='Claude Code plugins on or off: {"name@marketplace": true}.'
+    )
+    pluginDirs: list[NonEmpty] | None = Field(default=None, description="Plugin directories to load (--plugin-dir).")
 
 
 # -- warnings, pointers, errors -------------------------------------------------------

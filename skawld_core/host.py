@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .instructions import NestedInstructions
     from .messages import InvokedSkillRecord, Message, PermissionMode, Usage
     from .permissions.engine import PermissionEngine
+    from .plugins.types import Plugin
     from .pricing import PriceTable
     from .providers.base import BaseProvider, CacheTtl, Effort, SystemBlock, ThinkingConfig
     from .run_options import RunOptions, SteerEntry
@@ -169,6 +170,7 @@ class ExtensionHost(Protocol):
     mcp_servers: dict[str, dict[str, Any]]
     mcp_fail_fast: bool
     env_passthrough: tuple[str, ...]
+    plugins: tuple[Plugin, ...]
 
     def invalidate_system_prompt(self) -> None:
         """Rebuild the system prompt before the next request (tools changed)."""

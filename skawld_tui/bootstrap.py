@@ -21,6 +21,7 @@ from skawld_core.pricing import PriceTable, parse_price_overrides
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
+    from skawld_core.plugins.types import Plugin
     from skawld_core.providers.base import BaseProvider
     from skawld_core.sessions.store import SessionStore
 
@@ -60,6 +61,7 @@ class CliOptions:
     no_user_config: bool = False
     accept_project_config: bool = False
     add_dirs: Sequence[str] = ()
+    plugin_dirs: Sequence[str] = ()
     sandbox: str | None = None
     append_system_prompt: str | None = None
     extra_config: Mapping[str, Any] | None = None
@@ -121,6 +123,7 @@ class Settings:
     max_budget_usd: float | None = None
     pricing: PriceTable = field(default_factory=PriceTable)
     shadowed: tuple[str, ...] = ()  # name clashes lost to skawld's own config (`skawld -v`)
+    plugins: tuple[Plugin, ...] = ()  # Claude Code plugins (`skawld_core.plugins`)
 
     @property
     def sandbox(self) -> dict[str, Any]:
@@ -189,6 +192,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPromptFile"] = opts.system_prompt_file
     if opts.add_dirs:  # --add-dir is relative to where skawld was started, not to --cwd
         doc["additionalDirectories"] = [str(Path(d).expanduser().resolve()) for d in opts.add_dirs]
+    if opts.plugin_dirs:
+        doc["pluginDirs"] = [str(Path(d).expanduser().resolve()) for d in opts.plugin_dirs]
     if opts.sandbox:
         doc["sandbox"] = {"mode": opts.sandbox}
     return doc
@@ -329,6 +334,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
             parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(cfg.provider.base_url)
         ),
         shadowed=loaded.shadowed,
+        plugins=loaded.plugins,
     )
 
 
@@ -508,6 +514,7 @@ def build_agent(
         instruction_files=settings.instruction_files,
         nested_instructions=True,
         untrusted_config_dirs=settings.untrusted_config_dirs,
+        plugins=settings.plugins,
         additional_directories=settings.additional_directories,
         sandbox=settings.sandbox,
         env_passthrough=settings.env_passthrough,

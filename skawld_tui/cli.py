@@ -181,6 +181,15 @@ def run(
             rich_help_panel=P,
         ),
     ] = None,
+    plugin_dir: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin-dir",
+            metavar="DIR",
+            help="Load the Claude Code plugin in DIR for this run (repeatable).",
+            rich_help_panel=C,
+        ),
+    ] = None,
     allowed_tools: Annotated[
         list[str] | None,
         typer.Option(
@@ -385,6 +394,7 @@ def run(
         or (setting_sources is not None and "user" not in [x.strip() for x in setting_sources.split(",")]),
         accept_project_config=accept_project_config,
         add_dirs=tuple(add_dir or ()),
+        plugin_dirs=tuple(plugin_dir or ()),
         sandbox=None if sandbox is None else ("required" if sandbox else "off"),
         append_system_prompt=append_system_prompt,
         extra_config=extra.extra_config or None,
@@ -721,6 +731,10 @@ def _main(args: list[str]) -> int:
             from .work_cmd import main as work_main
 
             work_main(args)
+        elif args[:1] == ["plugin"]:
+            from .plugin_cmd import app as plugin_app
+
+            plugin_app(args[1:], prog_name="skawld plugin", standalone_mode=True)
         elif args[:1] == ["checkpoints"]:
             from .checkpoints_cmd import app as checkpoints_app
 

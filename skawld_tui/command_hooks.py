@@ -110,16 +110,22 @@ def _skawld_outcome(event: str, parsed: dict[str, Any]) -> Any:
 
 
 def command_hook(
-    event: str, command: str, env_passthrough: Sequence[str] = (), matches: Callable[[str], bool] | None = None
+    event: str,
+    command: str,
+    env_passthrough: Sequence[str] = (),
+    matches: Callable[[str], bool] | None = None,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Any:
     """A hook function that runs `command` for `event` (secrets scrubbed from its
-    environment except the `env_passthrough` names). `matches` filters tool events by
-    tool name (a call it rejects runs nothing)."""
+    environment except the `env_passthrough` names; `extra_env` added, such as a plugin's
+    ``CLAUDE_PLUGIN_ROOT``). `matches` filters tool events by tool name (a call it
+    rejects runs nothing)."""
 
     async def hook(data: Any, ctx: HookContext) -> Any:
         if matches is not None and event in _TOOL_EVENTS and not matches(getattr(data, "tool_name", "")):
             return None
         env = child_environment(env_passthrough)
+        env.update({k: str(v) for k, v in (extra_env or {}).items()})
         env["CLAUDE_PROJECT_DIR"] = env["SKAWLD_PROJECT_DIR"] = str(ctx.cwd)
         proc = await asyncio.create_subprocess_shell(
             command,
@@ -142,11 +148,14 @@ def command_hook(
 
 def _entry(event: str, e: Mapping[str, Any], env_passthrough: Sequence[str]) -> HookEntry:
     timeout = e.get("timeoutMs", 60000)
+    env = e.get("env")
     if e.get("format") == "claude-code":
-        hook = command_hook(event, e["command"], env_passthrough, claude_matcher(e.get("matcher")))
+        hook = command_hook(event, e["command"], env_passthrough, claude_matcher(e.get("matcher")), env)
         return HookEntry(hook=hook, timeout_ms=timeout, fail_open=True)
     return HookEntry(
-        hook=command_hook(event, e["command"], env_passthrough), matcher=e.get("matcher"), timeout_ms=timeout
+        hook=command_hook(event, e["command"], env_passthrough, extra_env=env),
+        matcher=e.get("matcher"),
+        timeout_ms=timeout,
     )
 
 

@@ -34,6 +34,7 @@ OPTIONS: dict[str, tuple[str, Kind]] = {
     "--cwd": ("cwd", "str"),
     "--permission-mode": ("permission_mode", "mode"),
     "--add-dir": ("add_dir", "multi"),
+    "--plugin-dir": ("plugin_dir", "multi"),
     "--allowed-tools": ("allowed_tools", "multi"),
     "--allowedTools": ("allowed_tools", "multi"),
     "--disallowed-tools": ("disallowed_tools", "multi"),

@@ -1,8 +1,9 @@
 """Custom slash commands from Markdown files, in Claude Code's format.
 
 `.skawld/commands/*.md`, `.claude/commands/*.md`, `~/.skawld/commands/*.md` and
-`~/.claude/commands/*.md` (in that order; the first wins a name clash). A file in a
-subfolder is namespaced: `commands/frontend/component.md` is `/frontend:component`.
+`~/.claude/commands/*.md` (in that order; the first wins a name clash), then each
+plugin's commands. A file in a subfolder is namespaced: `commands/frontend/component.md`
+is `/frontend:component`; a plugin's are under its name (`/plugin:command`).
 
 Frontmatter (all optional): `description`, `argument-hint`, `allowed-tools`, `model`.
 The body is the prompt, expanded when the command is typed:
@@ -130,16 +131,32 @@ def _parse(path: Path, name: str) -> FileCommand:
     )
 
 
-def load_file_commands(dirs: Sequence[Path]) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
-    """The commands (sorted by name) and the files skipped, with why. Never raises."""
+def _command_files(source: Path, prefix: str) -> list[tuple[Path, str]]:
+    """(file, command name) for a commands folder (subfolders namespace) or one command file."""
+    if source.is_file():
+        files = [(source, (source.stem,))]
+    elif source.is_dir():
+        files = [(p, p.relative_to(source).with_suffix("").parts) for p in sorted(source.rglob("*.md"))]
+    else:
+        return []
+    return [
+        (p, ":".join([*([prefix] if prefix else []), *(x.lower().replace(" ", "-") for x in parts)]))
+        for p, parts in files
+    ]
+
+
+def load_file_commands(
+    dirs: Sequence[Path], namespaced: Sequence[tuple[Path, str]] = ()
+) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
+    """The commands (sorted by name) and the files skipped, with why. Never raises.
+
+    `namespaced` are a plugin's folders or files with the plugin's name:
+    `commands/review.md` of plugin `pr` is `/pr:review`."""
     found: dict[str, FileCommand] = {}
     skipped: list[tuple[Path, str]] = []
-    for directory in dirs:
-        if not directory.is_dir():
-            continue
-        for path in sorted(directory.rglob("*.md")):
-            rel = path.relative_to(directory).with_suffix("")
-            name = ":".join(part.lower().replace(" ", "-") for part in rel.parts)
+    sources = [(d, "") for d in dirs] + list(namespaced)
+    for source, prefix in sources:
+        for path, name in _command_files(source, prefix):
             if name in found:
                 skipped.append((path, f"/{name} is already defined by {found[name].path}"))
                 continue
@@ -254,7 +271,8 @@ class PromptCommands:
     def __init__(self, agent: Agent, *, home: Path, trusted: bool = False) -> None:
         self.agent = agent
         self.trusted = trusted
-        self.commands, self.skipped = load_file_commands(command_dirs(agent.cwd, home))
+        plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.commands)]
+        self.commands, self.skipped = load_file_commands(command_dirs(agent.cwd, home), plugin_sources)
         self.by_name = {c.name: c for c in self.commands}
 
     def completions(self) -> list[tuple[str, str, str]]:

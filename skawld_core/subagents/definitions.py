@@ -134,6 +134,8 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
 def agent_files(directory: Path) -> list[Path]:
     """The `.md` files of an agents directory and its subfolders (depth first, by name);
     symlinked files are listed (and refused when read), symlinked folders are not entered."""
+    if directory.suffix == ".md" and directory.is_file():
+        return [directory]  # a plugin may list single agent files
     out: list[Path] = []
     for entry in sorted_entries(directory):
         if entry.is_dir() and not entry.is_symlink():
