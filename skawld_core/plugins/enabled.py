@@ -97,11 +97,12 @@ def plugin_requests(plugin: Plugin, where: str) -> list[TrustRequest]:
 
 
 def plugin_fingerprint(plugin: Plugin) -> str:
-    """SHA-256 over every file of the plugin (path and bytes), for the trust acceptance."""
+    """SHA-256 over every file of the plugin (path and bytes), for the trust acceptance.
+    Python's byte-code caches are left out: running a plugin's hooks writes them."""
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(plugin.root):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git")
-        for name in sorted(filenames):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", "__pycache__"))
+        for name in sorted(f for f in filenames if not f.endswith(".pyc")):
             path = Path(dirpath) / name
             digest.update(str(path.relative_to(plugin.root)).encode() + b"\0")
             try:

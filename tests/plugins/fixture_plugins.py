@@ -22,7 +22,7 @@ PRETOOLUSE = r"""
 import json, os, sys
 data = json.load(sys.stdin)
 root = os.environ.get("CLAUDE_PLUGIN_ROOT", "")
-with open(os.path.join(root, "hook-calls.jsonl"), "a") as log:
+with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hook-calls.jsonl"), "a") as log:
     log.write(json.dumps({"event": data["hook_event_name"], "tool": data.get("tool_name"), "root": root}) + "\n")
 command = (data.get("tool_input") or {}).get("command", "")
 if "rm -rf" in command:
@@ -34,7 +34,7 @@ if "rm -rf" in command:
 LOG_EVENT = r"""
 import json, os, sys
 data = json.load(sys.stdin)
-with open(os.path.join(os.environ["CLAUDE_PLUGIN_ROOT"], "hook-calls.jsonl"), "a") as log:
+with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hook-calls.jsonl"), "a") as log:
     log.write(json.dumps({"event": data["hook_event_name"], "root": os.environ["CLAUDE_PLUGIN_ROOT"]}) + "\n")
 """
 
