@@ -15,7 +15,7 @@ from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
 from .extensions import Extensions, close_extensions, connect_extensions
-from .hooks import HookRunner
+from .hooks import HookContext, HookRunner, SessionEndInput
 from .messages import Message, PermissionMode
 from .permissions import PermissionEngine
 from .permissions.mode import EXIT_PLAN_MODE_TOOL
@@ -354,11 +354,24 @@ class Agent:
         if self._closed:
             return
         self._closed = True
+        await self._session_end_hooks()
         await close_extensions(self.extensions)
         await self.shell_policy.end_background()
         self.shell_policy.close()
         if self._store_created and self._store is not None:
             await self._store.close()
+
+    async def _session_end_hooks(self) -> None:
+        """SessionEnd hooks for each session that started (ran SessionStart) in this process.
+        Their failures are not reported: nothing consumes events any more."""
+        if self.hooks is None or not self.hooks.has("session_end"):
+            return
+        for session in list(self._sessions.values()):
+            if session.session_started and not session.is_child:
+                ctx = HookContext(
+                    session_id=session.id, run_id="", cwd=str(self.cwd), permission_mode=self.permission_mode
+                )
+                await self.hooks.observe("SessionEnd", SessionEndInput(reason="other"), ctx)
 
     async def __aenter__(self) -> Agent:
         return self

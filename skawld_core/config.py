@@ -599,6 +599,7 @@ def load_config(
         sources.append(ConfigSource("user", str(user_path)))
 
     user_specs = set(enabled_specs(merged.get("enabledPlugins", {}), environ))
+    user_plugin_dirs = set(merged.get("pluginDirs", []))
     chosen = project_config_path or environ.get("SKAWLD_CONFIG")
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
     project_path = project_path.resolve()
@@ -647,8 +648,11 @@ def load_config(
     more, extra = _instruction_requests(merged, base)
     requests.extend(more)
     project_specs = [s for s in enabled_specs(merged.get("enabledPlugins", {}), environ) if s not in user_specs]
-    for plugin in resolve_plugins(project_specs, (), environ)[0]:  # plugins only the project enables: gated
-        requests.extend(plugin_requests(plugin, "/enabledPlugins"))
+    project_dirs = [d for d in merged.get("pluginDirs", []) if d not in user_plugin_dirs]
+    for plugin in resolve_plugins(project_specs, project_dirs, environ)[0]:  # plugins only the project enables
+        requests.extend(
+            plugin_requests(plugin, "/pluginDirs" if plugin.origin == "--plugin-dir" else "/enabledPlugins")
+        )
         settings_extra.append(f"plugin:{plugin.root}:{plugin_fingerprint(plugin)}")
     grants, grant_extra = grant_requests(_project_config_dirs(merged, base, user_config_dir(environ)))
     extra = (*extra, *settings_extra, *grant_extra)

@@ -64,7 +64,17 @@ __all__ = [
 
 PROVIDER_IDS = ("anthropic", "openai-chat", "openai-responses")
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
+HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "SubagentStop",
+)
 SANDBOX_MODES = ("off", "auto", "required")
 MCP_HTTP_TYPES = ("http", "streamable-http", "streamable_http", "streamablehttp", "sse")
 
@@ -202,6 +212,10 @@ class HooksSection(_Section):
     UserPromptSubmit: list[HookCommand] | None = None
     Stop: list[HookCommand] | None = None
     PreCompact: list[HookCommand] | None = None
+    SessionStart: list[HookCommand] | None = None
+    SessionEnd: list[HookCommand] | None = None
+    Notification: list[HookCommand] | None = None
+    SubagentStop: list[HookCommand] | None = None
 
 
 class SandboxSection(_Section):

@@ -76,6 +76,7 @@ class RunSession(Protocol):
     is_child: bool
     interrupt_requested: bool
     skills_announced: bool
+    session_started: bool
     replay_invoked_skills: bool
     invoked_skills: list[InvokedSkillRecord]
     last_usage: Usage | None

@@ -61,6 +61,8 @@ def _payload(event: str, data: Any, ctx: HookContext) -> bytes:
 def _outcome(event: str, code: int, out: str, err: str) -> Any:
     if code == 2:
         reason = err.strip() or out.strip() or "blocked by hook"
+        if event in ("SessionStart", "SessionEnd", "Notification", "PreCompact"):
+            return None  # nothing to block: Claude Code shows stderr to the user only
         if event == "PostToolUse":
             return PostToolUseOutcome(reason)
         return HookDeny(reason) if event == "PreToolUse" else HookBlock(reason)
@@ -76,7 +78,7 @@ def _outcome(event: str, code: int, out: str, err: str) -> Any:
         text = out.strip()
         if event == "PostToolUse":
             return PostToolUseOutcome(text or None)
-        if event == "UserPromptSubmit":
+        if event in ("UserPromptSubmit", "SessionStart"):  # Claude Code: their stdout is context
             return HookContinue(additional_context=text or None)
         return None
     if "hookSpecificOutput" in parsed or "continue" in parsed:
@@ -98,7 +100,7 @@ def _skawld_outcome(event: str, parsed: dict[str, Any]) -> Any:
         if decision in ("allow", "approve"):
             return HookAllow()
         return None
-    if event in ("UserPromptSubmit", "Stop") and decision == "block":
+    if event in ("UserPromptSubmit", "Stop", "SubagentStop") and decision == "block":
         return HookBlock(reason)
     if event == "PostToolUse":
         if decision == "block":  # Claude Code: the reason goes to the model

@@ -47,7 +47,11 @@ def describe_plugin(plugin: Plugin) -> list[str]:
     """What a plugin brings, one line each: the trust-relevant parts (hooks, servers) in full."""
     from skawld_core.plugins.enabled import plugin_requests
 
-    head = f"{plugin.origin or plugin.name}" + (f" {plugin.version}" if plugin.version else "")
+    head = (
+        plugin.name
+        + (f" {plugin.version}" if plugin.version else "")
+        + (f" ({plugin.origin})" if plugin.origin else "")
+    )
     lines = [head + (f": {plugin.description}" if plugin.description else ""), f"  from {plugin.root}"]
     parts = [
         f"{len(paths)} {what} folder(s)"

@@ -31,11 +31,15 @@ if "rm -rf" in command:
     print(json.dumps(out))
 """
 
+# explanatory-output-style's SessionStart handler in miniature (additionalContext), logging every event
 LOG_EVENT = r"""
 import json, os, sys
 data = json.load(sys.stdin)
 with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hook-calls.jsonl"), "a") as log:
-    log.write(json.dumps({"event": data["hook_event_name"], "root": os.environ["CLAUDE_PLUGIN_ROOT"]}) + "\n")
+    log.write(json.dumps({**data, "event": data["hook_event_name"], "root": os.environ["CLAUDE_PLUGIN_ROOT"]}) + "\n")
+if data["hook_event_name"] == "SessionStart":
+    context = "EXPLANATORY-MODE: explain your choices (" + data["source"] + ")"
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}))
 """
 
 

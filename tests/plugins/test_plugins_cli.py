@@ -153,3 +153,41 @@ def test_a_plugin_the_project_enables_needs_trust_and_a_change_asks_again(cli: C
     (installed / "hooks" / "pretooluse.py").write_text("import os; os.system('echo changed')\n")
     again = cli.run(*cli.args("-p", "hi"))
     assert again.returncode == 3 and "the plugin toolkit@team-tools" in again.stderr, "a changed plugin asks again"
+
+
+def test_plugin_dirs_in_the_project_config_are_gated(cli: CliEnv) -> None:
+    write_full_plugin(cli.repo / "vendor" / "toolkit")
+    cli.write_project_config({"pluginDirs": ["../vendor/toolkit"]})
+    refused = cli.run(*cli.args("-p", "hi"))
+    assert refused.returncode == 3, refused.stderr
+    assert "the plugin's PreToolUse hook: python3" in refused.stderr and "/pluginDirs" in refused.stderr
+    cli.srv.anthropic.enqueue(turn(text("ok")))
+    assert cli.run(*cli.args("-p", "/toolkit:review x", "--accept-project-config")).returncode == 0
+    assert "PLUGIN-REVIEW of x" in json.dumps(cli.srv.anthropic.wait_for_requests(1)[0].body["messages"][0])
+
+
+def test_session_notification_and_subagent_events_run_for_plugins(cli: CliEnv, tmp_path: Path) -> None:
+    events = ("SessionStart", "SessionEnd", "Notification", "SubagentStop")
+    root = write_full_plugin(tmp_path / "style", "style", extra_events=events)
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Write", {"file_path": str(cli.repo / "x.txt"), "content": "x"}, id="w")),
+        turn(tool_call("Subagent", {"description": "d", "prompt": "look", "subagent_type": "style:code-reviewer"})),
+        turn(text("child done")),
+        turn(text("all done")),
+    )
+    out = cli.run(*cli.args("-p", "hi", "--plugin-dir", str(root)))
+    assert out.returncode == 0, out.stderr
+    first = cli.srv.anthropic.wait_for_requests(4)[0]
+    assert "EXPLANATORY-MODE: explain your choices (startup)" in json.dumps(first.body["messages"][0])
+    calls = [c for c in hook_calls(cli.repo) if c["event"] != "PreToolUse"]
+    assert [c["event"] for c in calls] == ["SessionStart", "Notification", "SubagentStop", "SessionEnd"]
+    start, note, sub, end = calls
+    assert start["source"] == "startup" and start["root"] == str(root)
+    assert note["notification_type"] == "permission_prompt" and "Write" in note["message"]
+    assert sub["stop_hook_active"] is False
+    assert end["reason"] == "other" and end["session_id"] == start["session_id"]
+
+    cli.srv.anthropic.enqueue(turn(text("again")))
+    resumed = cli.run(*cli.args("-p", "more", "--plugin-dir", str(root), "--resume", start["session_id"]))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "(resume)" in json.dumps(cli.srv.anthropic.wait_for_requests(5)[-1].body["messages"])
