@@ -37,6 +37,7 @@ from .transcript import dangling_tool_uses, synthetic_results
 if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
     from .hooks import Hooks
+    from .mcp.elicitation import ElicitationHandler
     from .permissions import CanUseTool, PermissionRule
     from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
@@ -102,6 +103,7 @@ class Agent:
         record_usage: bool = True,
         checkpoints: bool | CheckpointEngine | None = None,
         plugins: Sequence[Plugin] = (),
+        elicit: ElicitationHandler | None = None,
     ) -> None:
         if provider is None:
             raise ConfigError("Agent requires a provider")
@@ -139,6 +141,8 @@ class Agent:
         # Claude Code plugins: commands, agents and skills under the plugin's name, and its MCP servers
         # (its hooks are shell commands: the product runs them, `skawld_tui.command_hooks`)
         self.plugins: tuple[Plugin, ...] = tuple(plugins)
+        # MCP servers' questions to the user (elicitation); None declines them
+        self.elicit: ElicitationHandler | None = elicit
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
         for plugin in self.plugins:  # a plugin's servers, unless the caller configured that name already
             for name, entry in plugin.mcp_servers.items():

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .events import CompactionEvent, Event, HookErrorEvent, SkillSummary
     from .hooks import HookContext, HookRunner
     from .instructions import NestedInstructions
+    from .mcp.elicitation import ElicitationHandler
     from .messages import InvokedSkillRecord, Message, PermissionMode, Usage
     from .permissions.engine import PermissionEngine
     from .plugins.types import Plugin
@@ -172,6 +173,8 @@ class ExtensionHost(Protocol):
     mcp_fail_fast: bool
     env_passthrough: tuple[str, ...]
     plugins: tuple[Plugin, ...]
+    additional_directories: list[Path]
+    elicit: ElicitationHandler | None
 
     def invalidate_system_prompt(self) -> None:
         """Rebuild the system prompt before the next request (tools changed)."""

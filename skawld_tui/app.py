@@ -56,6 +56,7 @@ AFTER_FIRST_FRAME = (
     "skawld_tui.permission_broker",
     "skawld_tui.screens.permission",
     "skawld_tui.screens.ask_user",
+    "skawld_tui.screens.elicitation",
     "skawld_tui.file_commands",
     "skawld_tui.widgets.welcome",
     # what `build_agent` imports, so that the main thread only builds
@@ -217,6 +218,9 @@ class SkawldApp(SessionsMixin, App[int]):
         try:
             await asyncio.to_thread(_import_all, AFTER_FIRST_FRAME)
             self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
+            from .screens.elicitation import elicit_in_app
+
+            self.agent.elicit = lambda request: elicit_in_app(self, request)  # MCP servers' questions: a form
         except Exception as exc:
             from .widgets.blocks import ErrorBlock
 

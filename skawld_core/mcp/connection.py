@@ -15,8 +15,9 @@ import asyncio
 import datetime as _dt
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,16 +25,28 @@ from ..child_env import child_environment
 from ..project_dir import ensure_local_dir
 from ..version import package_version
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+from .elicitation import ElicitationHandler, mcp_elicitation_callback
 from .naming import normalize
 
 if TYPE_CHECKING:
     from mcp import Client
-    from mcp_types import CallToolResult
+    from mcp.client import ClientRequestContext, IncomingMessage
+    from mcp_types import CallToolResult, ErrorData, ListRootsResult
     from mcp_types import Tool as McpToolInfo
 
-__all__ = ["ConnectionStatus", "McpConnectError", "McpServerDied", "McpTimeout", "ServerConnection", "describe_error"]
+__all__ = [
+    "ClientSide",
+    "ConnectionStatus",
+    "ListKind",
+    "McpConnectError",
+    "McpServerDied",
+    "McpTimeout",
+    "ServerConnection",
+    "describe_error",
+]
 
 ConnectionStatus = Literal["idle", "connecting", "ready", "dead", "failed", "closed"]
+ListKind = Literal["tools", "prompts", "resources"]
 MAX_PAGES = 1000
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
@@ -82,17 +95,37 @@ def log_path(cwd: Path, server: str) -> Path:
     return cwd / ".skawld" / "logs" / f"mcp-{normalize(server)}.log"
 
 
+@dataclass(frozen=True)
+class ClientSide:
+    """What skawld offers servers as an MCP client: `roots` (the project and added
+    directories, read at each request), `elicit` (asks the user; None declines) and
+    `on_list_changed(server, kind)` (a server's tools, prompts or resources changed)."""
+
+    roots: Callable[[], Sequence[Path]] = tuple
+    elicit: ElicitationHandler | None = None
+    on_list_changed: Callable[[str, ListKind], None] | None = None
+
+
 class ServerConnection:
     """A (re)connectable client for one configured server."""
 
-    def __init__(self, name: str, config: ServerConfig, cwd: Path, env_passthrough: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: ServerConfig,
+        cwd: Path,
+        env_passthrough: Sequence[str] = (),
+        client_side: ClientSide | None = None,
+    ) -> None:
         self.name = name
+        self.client_side = client_side or ClientSide(roots=lambda: (cwd,))
         self.config = config
         self.env_passthrough = tuple(env_passthrough)
         self.log_file = log_path(cwd, name)
         self.status: ConnectionStatus = "idle"
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []
+        self.refreshing: asyncio.Future[None] | None = None  # a tools/list_changed being applied
         self.starts = 0
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -143,7 +176,10 @@ class ServerConnection:
                     scope.deadline = math.inf
                     self._client = client
                     ready.set_result(tools)
-                    await stop.wait()
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(self._listen, client)  # list changes on 2026-07-28 connections
+                        await stop.wait()
+                        group.cancel_scope.cancel()
             if scope.cancelled_caught and not ready.done():
                 raise TimeoutError
         except BaseException as exc:  # the owner task must never leak an exception
@@ -205,7 +241,73 @@ class ServerConnection:
             errlog.write(f"--- {stamp} starting {config.command} {' '.join(config.args)}\n")
             errlog.flush()
             transport = stdio_client(params, errlog=errlog)
-        return Client(transport, client_info=info, cache=None)
+        side = self.client_side
+        return Client(
+            transport,
+            client_info=info,
+            cache=None,
+            list_roots_callback=self._list_roots,
+            elicitation_callback=mcp_elicitation_callback(self.name, side.elicit),
+            message_handler=self._on_message,
+        )
+
+    async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
+        from mcp_types import ListRootsResult, Root
+
+        dirs = list(dict.fromkeys(Path(d).resolve() for d in self.client_side.roots()))
+        return ListRootsResult(roots=[Root(uri=d.as_uri(), name=d.name or str(d)) for d in dirs])
+
+    async def _listen(self, client: Client) -> None:
+        """Follow a modern connection's `subscriptions/listen` stream of list changes; on an
+        older connection the same changes arrive as notifications (`_on_message`)."""
+        from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+        kinds: dict[type[Any], ListKind] = {
+            ToolsListChanged: "tools",
+            PromptsListChanged: "prompts",
+            ResourcesListChanged: "resources",
+        }
+        try:
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as subscription:
+                async for event in subscription:
+                    kind = kinds.get(type(event))
+                    if kind is not None and self.client_side.on_list_changed is not None:
+                        self.client_side.on_list_changed(self.name, kind)
+        except Exception as exc:  # an older protocol, a server without subscriptions, a dropped stream
+            logging.getLogger("skawld.mcp").debug("MCP server '%s': no list-change stream: %s", self.name, exc)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        from mcp_types import (
+            PromptListChangedNotification,
+            ResourceListChangedNotification,
+            ToolListChangedNotification,
+        )
+
+        kinds: dict[type[Any], ListKind] = {
+            ToolListChangedNotification: "tools",
+            PromptListChangedNotification: "prompts",
+            ResourceListChangedNotification: "resources",
+        }
+        kind = kinds.get(type(message))
+        if kind is not None and self.client_side.on_list_changed is not None:
+            self.client_side.on_list_changed(self.name, kind)
+
+    async def send_roots_changed(self) -> None:
+        """Tell the server the roots changed (a directory was added); nothing when not connected."""
+        from mcp_types import RootsListChangedNotification
+
+        client = self._client
+        if client is not None and self.status == "ready":
+            await client.session.send_notification(RootsListChangedNotification())
+
+    async def list_tools(self) -> list[McpToolInfo]:
+        """The server's tools now (reconnecting first when it died). Raises `McpConnectError`."""
+        client, _dead = await self._ready_client()
+        tools = await _list_all_tools(client)
+        self.tools = tools
+        return tools
 
     async def _stop_owner(self) -> None:
         task, stop = self._task, self._stop
