@@ -294,14 +294,6 @@ class ServerConnection:
         if kind is not None and self.client_side.on_list_changed is not None:
             self.client_side.on_list_changed(self.name, kind)
 
-    async def send_roots_changed(self) -> None:
-        """Tell the server the roots changed (a directory was added); nothing when not connected."""
-        from mcp_types import RootsListChangedNotification
-
-        client = self._client
-        if client is not None and self.status == "ready":
-            await client.session.send_notification(RootsListChangedNotification())
-
     async def list_tools(self) -> list[McpToolInfo]:
         """The server's tools now (reconnecting first when it died). Raises `McpConnectError`."""
         client, _dead = await self._ready_client()

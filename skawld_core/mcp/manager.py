@@ -116,10 +116,6 @@ class McpManager:
                 self.tools.append(tool)
         self.agent.invalidate_system_prompt()
 
-    async def roots_changed(self) -> None:
-        """Tell every connected server that the roots changed (a directory was added)."""
-        await asyncio.gather(*(c.send_roots_changed() for c in self.connections.values()), return_exceptions=True)
-
     def _configs(self) -> dict[str, ServerConfig]:
         configs: dict[str, ServerConfig] = {}
         for name, problem in check_server_names(self.agent.mcp_servers).items():
