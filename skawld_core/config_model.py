@@ -158,12 +158,30 @@ class StdioMcpServer(_McpCommon):
     cwd: str | None = None
 
 
+class McpOAuth(_Section):
+    """OAuth for a remote MCP server (`skawld_core.mcp.oauth`)."""
+
+    grant: Literal["authorization_code", "client_credentials"] | None = None
+    clientId: NonEmpty | None = Field(default=None, description="A client registered beforehand.")
+    clientSecret: NonEmpty | None = None
+    scope: NonEmpty | None = None
+    clientMetadataUrl: Annotated[str, Field(pattern=r"^https://")] | None = Field(
+        default=None, description="A client ID metadata document (used when the server supports them)."
+    )
+    callbackPort: Annotated[int, Field(ge=1, le=65535)] | None = Field(
+        default=None, description="The loopback port of the redirect URI (default: a free one, then kept)."
+    )
+
+
 class HttpMcpServer(_McpCommon):
     """An MCP server reached over streamable HTTP (or the legacy SSE transport)."""
 
     type: Literal["http", "streamable-http", "streamable_http", "streamablehttp", "sse"] | None = None
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, ScalarStr] | None = None
+    oauth: McpOAuth | Literal[False] | None = Field(
+        default=None, description="OAuth settings; false switches OAuth off (default: on when the server asks)."
+    )
 
 
 def _mcp_tag(value: object) -> str | None:

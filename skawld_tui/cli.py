@@ -731,6 +731,10 @@ def _main(args: list[str]) -> int:
             from .work_cmd import main as work_main
 
             work_main(args)
+        elif args[:2] in (["mcp", "login"], ["mcp", "logout"]):
+            from .mcp_cmd import app as mcp_app
+
+            mcp_app(args[1:], prog_name="skawld mcp", standalone_mode=True)
         elif args[:1] == ["plugin"]:
             from .plugin_cmd import app as plugin_app
 

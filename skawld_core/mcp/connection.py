@@ -27,12 +27,16 @@ from ..version import package_version
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
 from .elicitation import ElicitationHandler, mcp_elicitation_callback
 from .naming import normalize
+from .oauth import OAuthSettings, build_auth
 
 if TYPE_CHECKING:
+    import httpx2
     from mcp import Client
     from mcp.client import ClientRequestContext, IncomingMessage
     from mcp_types import CallToolResult, ErrorData, ListRootsResult
     from mcp_types import Tool as McpToolInfo
+
+    from .oauth import OpenUrl
 
 __all__ = [
     "ClientSide",
@@ -77,9 +81,17 @@ def _leaf(exc: BaseException) -> BaseException:
 
 
 def describe_error(exc: BaseException) -> str:
-    """A one-line reason for a connection failure (exception groups unwrapped)."""
+    """A one-line reason for a connection failure (exception groups unwrapped). A server that
+    refuses without authorization (HTTP 401, a failed OAuth step) "needs authorization"."""
     leaf = _leaf(exc)
     message = getattr(leaf, "message", None)
+    status = getattr(getattr(leaf, "response", None), "status_code", None)
+    if status == 401:
+        return "needs authorization: the server answered 401 Unauthorized"
+    if type(leaf).__name__ == "McpAuthorizationRequired":
+        return str(leaf)
+    if type(leaf).__name__ in ("OAuthFlowError", "OAuthTokenError", "OAuthRegistrationError"):
+        return f"needs authorization: {leaf}"
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename or leaf}"
     if isinstance(leaf, TimeoutError):
@@ -126,6 +138,8 @@ class ServerConnection:
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []
         self.refreshing: asyncio.Future[None] | None = None  # a tools/list_changed being applied
+        self.login_open_url: OpenUrl | None = None  # set during `login`: the browser step may run
+        self.unauthorized = False  # the last connection attempt got an HTTP 401
         self.starts = 0
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -145,6 +159,7 @@ class ServerConnection:
         await self._stop_owner()
         self.status = "connecting"
         self.starts += 1
+        self.unauthorized = False
         ready: asyncio.Future[list[McpToolInfo]] = asyncio.get_running_loop().create_future()
         self._stop, self._dead = asyncio.Event(), asyncio.Event()
         self._task = asyncio.create_task(self._own(ready, self._stop, self._dead), name=f"skawld-mcp-{self.name}")
@@ -184,6 +199,8 @@ class ServerConnection:
                 raise TimeoutError
         except BaseException as exc:  # the owner task must never leak an exception
             reason = describe_error(exc)
+            if self.unauthorized and not reason.startswith("needs authorization"):
+                reason = f"needs authorization: the server answered 401 Unauthorized ({reason})"
             if isinstance(_leaf(exc), TimeoutError) and not ready.done():
                 reason = f"no answer within {self.config.connect_timeout_ms} ms while connecting"
             if not ready.done():
@@ -214,12 +231,13 @@ class ServerConnection:
         if isinstance(config, HttpServerConfig) and config.kind == "sse":
             from mcp.client.sse import sse_client
 
-            transport = sse_client(config.url, headers=config.headers or None)
+            transport = sse_client(config.url, headers=config.headers or None, auth=self._auth(config))
         elif isinstance(config, HttpServerConfig):
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=config.headers or None)
+            http = create_mcp_http_client(headers=config.headers or None, auth=self._auth(config))
+            http.event_hooks["response"].append(self._note_status)
             stack.push_async_callback(http.aclose)
             transport = streamable_http_client(config.url, http_client=http)
         else:
@@ -250,6 +268,26 @@ class ServerConnection:
             elicitation_callback=mcp_elicitation_callback(self.name, side.elicit),
             message_handler=self._on_message,
         )
+
+    async def _note_status(self, response: httpx2.Response) -> None:
+        """Remember a 401: the transport reports it only as "Server returned an error response"."""
+        if response.status_code == 401:
+            self.unauthorized = True
+
+    def _auth(self, config: HttpServerConfig) -> httpx2.Auth | None:
+        """OAuth for an HTTP server (`oauth.py`); it runs the browser step only during a login."""
+        if config.oauth is None:
+            return None
+        return build_auth(self.name, config.url, OAuthSettings.parse(config.oauth), open_url=self.login_open_url)
+
+    async def login(self, open_url: OpenUrl) -> list[McpToolInfo]:
+        """(Re)connect with the browser step allowed: `open_url` shows the authorization URL; the
+        redirect comes back to a loopback listener. Raises `McpConnectError`."""
+        self.login_open_url = open_url
+        try:
+            return await self.connect()
+        finally:
+            self.login_open_url = None
 
     async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
         from mcp_types import ListRootsResult, Root

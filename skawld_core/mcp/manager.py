@@ -26,6 +26,7 @@ from .tool import McpTool
 
 if TYPE_CHECKING:
     from ..host import ExtensionHost
+    from .oauth import OpenUrl
 
 __all__ = ["McpManager", "McpServerStatus", "connect_mcp", "mcp_status"]
 
@@ -177,10 +178,11 @@ class McpManager:
             out.append(McpServerStatus(name, conn.config.transport, conn.status, error, tools, log_file))
         return out
 
-    async def reconnect(self, name: str) -> McpServerStatus:
+    async def reconnect(self, name: str, *, open_url: OpenUrl | None = None) -> McpServerStatus:
         """(Re)connect one configured server, e.g. one that failed at start in
         tolerant mode, and register the tools it did not have yet. Failures are
-        recorded, not raised. Adding tools changes the system prompt."""
+        recorded, not raised. Adding tools changes the system prompt. With `open_url`
+        the OAuth browser step may run (a login: `open_url` shows the URL)."""
         raw = self.agent.mcp_servers.get(name)
         if raw is None:
             raise ConfigError(f"no MCP server named '{name}'")
@@ -193,7 +195,7 @@ class McpManager:
                 return self._status_of(name)
             conn = self._connection(name, config)
         try:
-            listed = await conn.connect()
+            listed = await (conn.login(open_url) if open_url is not None else conn.connect())
         except McpConnectError as exc:
             self.failures[name] = str(exc)
             return self._status_of(name)

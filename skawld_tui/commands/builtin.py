@@ -160,17 +160,11 @@ async def agents_command(host: CommandHost, args: str) -> None:
     await host.markdown("\n".join(f"- **{name}** — {desc}" for name, desc in found))
 
 
-@command("mcp", "List MCP servers")
+@command("mcp", "List MCP servers and their state; /mcp login NAME authorizes one", args="[login NAME]")
 async def mcp_command(host: CommandHost, args: str) -> None:
-    servers = host.agent.mcp_servers if host.agent else {}
-    if not servers:
-        await host.note("no MCP servers configured")
-        return
-    lines = []
-    for name, cfg in servers.items():
-        where = cfg.get("url") or " ".join([str(cfg.get("command", "")), *map(str, cfg.get("args", []))])
-        lines.append(f"- **{name}** — `{where}`")
-    await host.markdown("\n".join(lines))
+    from ..mcp_status import mcp_command_text
+
+    await host.markdown(await mcp_command_text(host.agent, args, host.note))
 
 
 @command("tasks", "List this session's tasks")
