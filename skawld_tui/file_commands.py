@@ -283,6 +283,12 @@ class PromptCommands:
 
     async def expand(self, name: str, args: str, session: Session) -> ExpandedCommand | None:
         """What `/name args` turns into, or None; raises `CommandExpansionError`."""
+        if name.startswith("mcp__") and self.agent.extensions.mcp is not None:
+            from .mcp_prompts import expand_mcp_prompt
+
+            text = await expand_mcp_prompt(self.agent.extensions.mcp, name, args)
+            if text is not None:
+                return ExpandedCommand(prompt=text)
         command = self.by_name.get(name)
         if command is not None:
             return await expand_command(command, args, agent=self.agent, session=session, trusted=self.trusted)

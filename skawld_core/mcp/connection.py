@@ -332,6 +332,21 @@ class ServerConnection:
         if kind is not None and self.client_side.on_list_changed is not None:
             self.client_side.on_list_changed(self.name, kind)
 
+    async def list_prompts(self) -> list[Any]:
+        """The server's prompts (every page)."""
+        client, _dead = await self._ready_client()
+        return await _all_pages(client.list_prompts, "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """One prompt's messages with `arguments` filled in."""
+        client, _dead = await self._ready_client()
+        return await client.get_prompt(name, arguments)
+
+    async def read_resource(self, uri: str) -> Any:
+        """One resource's contents."""
+        client, _dead = await self._ready_client()
+        return await client.read_resource(uri)
+
     async def list_tools(self) -> list[McpToolInfo]:
         """The server's tools now (reconnecting first when it died). Raises `McpConnectError`."""
         client, _dead = await self._ready_client()
@@ -451,14 +466,19 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
 
 async def _list_all_tools(client: Client) -> list[McpToolInfo]:
     """Every tool, following pagination cursors (bounded, loop-safe)."""
-    tools: list[McpToolInfo] = []
+    return await _all_pages(client.list_tools, "tools")
+
+
+async def _all_pages(list_page: Any, field: str) -> list[Any]:
+    """Every item of a paginated list call (`tools`, `prompts`), bounded and loop-safe."""
+    items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
+        page = await list_page(cursor=cursor)
+        items.extend(getattr(page, field))
         cursor = page.next_cursor
         if not cursor or cursor in seen:
             break
         seen.add(cursor)
-    return tools
+    return items

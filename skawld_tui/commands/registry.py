@@ -98,6 +98,8 @@ def find(name: str, prompt_commands: PromptCommands | None = None) -> Command | 
     found = _by_name().get(name)
     if found is not None:
         return found
+    if name.startswith("mcp__") and prompt_commands is not None:  # a server prompt: read when typed
+        return prompt_command(name, "", "an MCP server's prompt", "mcp")
     return next((c for c in all_commands(prompt_commands) if c.name == name), None)
 
 
