@@ -64,6 +64,11 @@ class Agent:
     `extensions` (an `Extensions`) holds what the first `session()` connects: the MCP
     manager, the loaded skills and the subagent registry.
 
+    `plugins` (Claude Code plugins, `skawld_core.plugins.load_plugin`) add their agents and
+    skills under the plugin's name (`plugin:agent`) and their MCP servers; their hooks are shell
+    commands the caller runs (the product does, from its config). `elicit` answers MCP servers'
+    questions (`skawld_core.mcp.elicitation`); without it they are declined.
+
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
     Agent that never starts a session never touches disk.
