@@ -160,7 +160,7 @@ async def agents_command(host: CommandHost, args: str) -> None:
     await host.markdown("\n".join(f"- **{name}** — {desc}" for name, desc in found))
 
 
-@command("mcp", "List MCP servers and their state; /mcp login NAME authorizes one", args="[login NAME]")
+@command("mcp", "List MCP servers")
 async def mcp_command(host: CommandHost, args: str) -> None:
     from ..mcp_status import mcp_command_text
 
