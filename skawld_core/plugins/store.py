@@ -178,8 +178,8 @@ def add_marketplace(source: str, env: Mapping[str, str] | None = None) -> Market
 def marketplace_entry(spec: str, env: Mapping[str, str] | None = None) -> tuple[Marketplace, dict[str, Any]]:
     """The marketplace and entry of ``name@marketplace``. Raises `PluginError`."""
     name, sep, market = spec.partition("@")
-    if not sep or not name or not market:
-        raise PluginError(f"{spec!r}: expected name@marketplace")
+    if not sep or not plugin_name_ok(name) or not plugin_name_ok(market):
+        raise PluginError(f"{spec!r}: expected name@marketplace (letters, digits, '.', '_', '-')")
     known = known_marketplaces(env)
     if market not in known:
         listed = ", ".join(sorted(known)) or "none"
@@ -226,13 +226,13 @@ def prepare_install(spec: str, env: Mapping[str, str] | None = None) -> tuple[Pl
     cache.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{entry['name']}-", dir=cache))
     try:
-        _fetch_source(market, entry, staging / "plugin")
-        manifest = staging / "plugin" / MANIFEST
+        _fetch_source(market, entry, staging / entry["name"])
+        manifest = staging / entry["name"] / MANIFEST
         if not manifest.is_file() and entry.get("strict") is False:
             manifest.parent.mkdir(parents=True, exist_ok=True)
             fields = {k: entry[k] for k in _MANIFEST_KEYS if k in entry}
             manifest.write_text(json.dumps(fields, indent=2) + "\n", encoding="utf-8")
-        plugin = load_plugin(staging / "plugin", origin=spec)
+        plugin = load_plugin(staging / entry["name"], origin=spec)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -245,7 +245,7 @@ def commit_install(spec: str, staging: Path, env: Mapping[str, str] | None = Non
     dest = plugins_home(env) / "cache" / market / name
     if dest.exists():
         shutil.rmtree(dest)
-    os.replace(staging / "plugin", dest)
+    os.replace(staging / name, dest)
     shutil.rmtree(staging, ignore_errors=True)
     plugin = load_plugin(dest, origin=spec)
     state = _load_state(plugins_home(env) / "installed.json", "plugins")
