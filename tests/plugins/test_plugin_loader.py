@@ -84,3 +84,11 @@ def test_fingerprint_follows_every_file(tmp_path: Path) -> None:
     assert plugin_fingerprint(load_plugin(root)) == before
     (root / "hooks" / "pretooluse.py").write_text("print('changed')\n")
     assert plugin_fingerprint(load_plugin(root)) != before
+
+
+@pytest.mark.parametrize("spec", ["../evil@team", "lint@../team", "lint", "@team", "a/b@team"])
+def test_install_specs_are_plain_names(tmp_path: Path, spec: str) -> None:
+    from skawld_core.plugins.store import marketplace_entry
+
+    with pytest.raises(PluginError, match="expected name@marketplace"):
+        marketplace_entry(spec, {"HOME": str(tmp_path)})
