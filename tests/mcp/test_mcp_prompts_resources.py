@@ -16,6 +16,8 @@ from rich.console import Console
 
 from skawld_core.testing import ScriptedProvider, reply
 from skawld_tui.plain import make_prompt_session, run_plain
+from tests.cli.harness import CliEnv
+from tests.support.wire_server import text, turn
 from tests.tui.helpers import plain_agent_factory
 
 pytestmark = pytest.mark.timeout(60)
@@ -47,3 +49,12 @@ async def test_a_resource_mention_attaches_it(tmp_path: Path) -> None:
     assert "attached fx:note://hello" in out
     assert "not attached: fx:note://missing" in out
     assert "HELLO-RESOURCE" not in json.dumps(second.messages[-1].model_dump())
+
+
+def test_headless_runs_a_server_prompt(cli: CliEnv) -> None:
+    cli.write_user_config({"mcpServers": {"fx": fixture_entry()}})
+    cli.srv.anthropic.enqueue(turn(text("reviewed")))
+    out = cli.run(*cli.args("-p", "/mcp__fx__review lib.py speed"))
+    assert out.returncode == 0, out.stderr
+    [request] = cli.srv.anthropic.wait_for_requests(1)
+    assert "PROMPT-REVIEW lib.py looking for speed" in json.dumps(request.body["messages"][0])
