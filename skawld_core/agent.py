@@ -15,7 +15,7 @@ from .compaction import CompactionStrategy, default_compaction
 from .errors import ConfigError
 from .events import SkillSummary
 from .extensions import Extensions, close_extensions, connect_extensions
-from .hooks import HookRunner
+from .hooks import HookContext, HookRunner, SessionEndInput
 from .messages import Message, PermissionMode
 from .permissions import PermissionEngine
 from .permissions.mode import EXIT_PLAN_MODE_TOOL
@@ -38,7 +38,9 @@ from .transcript import dangling_tool_uses, synthetic_results
 if TYPE_CHECKING:
     from .checkpoints import CheckpointEngine
     from .hooks import Hooks
+    from .mcp.elicitation import ElicitationHandler
     from .permissions import CanUseTool, PermissionRule
+    from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
     from .sessions.store import SessionStore
 
@@ -91,6 +93,11 @@ class Agent:
     `extensions` (an `Extensions`) holds what the first `session()` connects: the MCP
     manager, the loaded skills and the subagent registry.
 
+    `plugins` (Claude Code plugins, `skawld_core.plugins.load_plugin`) add their agents and
+    skills under the plugin's name (`plugin:agent`) and their MCP servers; their hooks are shell
+    commands the caller runs (the product does, from its config). `elicit` answers MCP servers'
+    questions (`skawld_core.mcp.elicitation`); without it they are declined.
+
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
     Agent that never starts a session never touches disk.
@@ -129,6 +136,8 @@ class Agent:
         pricing: PriceTable | None = None,
         record_usage: bool = True,
         checkpoints: bool | CheckpointEngine | None = None,
+        plugins: Sequence[Plugin] = (),
+        elicit: ElicitationHandler | None = None,
     ) -> None:
         _check_arguments(provider, model, permission_mode, max_retries, max_turns, max_output_tokens)
         _check_limits(max_budget_usd, cache_ttl)
@@ -150,7 +159,15 @@ class Agent:
         self.config_dirs = self._resolve_config_dirs(config_dir)
         # skills and agents loaded from these (an unaccepted project's) keep no tool grants or model
         self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]
+        # Claude Code plugins: commands, agents and skills under the plugin's name, and its MCP servers
+        # (its hooks are shell commands: the product runs them, `skawld_core.hooks.commands`)
+        self.plugins: tuple[Plugin, ...] = tuple(plugins)
+        # MCP servers' questions to the user (elicitation); None declines them
+        self.elicit: ElicitationHandler | None = elicit
         self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
+        for plugin in self.plugins:  # a plugin's servers, unless the caller configured that name already
+            for name, entry in plugin.mcp_servers.items():
+                self.mcp_servers.setdefault(name, dict(entry))
         self.mcp_fail_fast = mcp_fail_fast
         if isinstance(additional_directories, str | bytes | os.PathLike):
             raise ConfigError("additional_directories must be a list of directories")
@@ -367,11 +384,24 @@ class Agent:
         if self._closed:
             return
         self._closed = True
+        await self._session_end_hooks()
         await close_extensions(self.extensions)
         await self.shell_policy.end_background()
         self.shell_policy.close()
         if self._store_created and self._store is not None:
             await self._store.close()
+
+    async def _session_end_hooks(self) -> None:
+        """SessionEnd hooks for each session that started (ran SessionStart) in this process.
+        Their failures are not reported: nothing consumes events any more."""
+        if self.hooks is None or not self.hooks.has("session_end"):
+            return
+        for session in list(self._sessions.values()):
+            if session.session_started and not session.is_child:
+                ctx = HookContext(
+                    session_id=session.id, run_id="", cwd=str(self.cwd), permission_mode=self.permission_mode
+                )
+                await self.hooks.observe("SessionEnd", SessionEndInput(reason="other"), ctx)
 
     async def __aenter__(self) -> Agent:
         return self

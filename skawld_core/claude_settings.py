@@ -9,6 +9,7 @@ What they can say that skawld applies:
 - ``permissions.defaultMode``: ``default``, ``acceptEdits``, ``plan``, ``bypassPermissions``;
 - ``permissions.additionalDirectories``; ``model``;
 - ``sandbox.network.allowAllUnixSockets`` (the Bash sandbox's Unix socket filter off);
+- ``enabledPlugins`` (`skawld_core.plugins`; a plugin the project enables is gated);
 - ``hooks`` in Claude Code's nested format, for the events skawld has
   (`skawld_core.hooks.claude_format`), run with Claude Code's JSON input and
   decision output (`skawld_core.hooks.commands`).
@@ -78,6 +79,13 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
                 f"Invalid Claude Code settings in {where} (/permissions/additionalDirectories): expected directories"
             )
         out["additionalDirectories"] = list(dirs)
+    plugins = doc.get("enabledPlugins")
+    if plugins is not None:
+        if not isinstance(plugins, dict) or not all(isinstance(v, bool) for v in plugins.values()):
+            raise ConfigError(
+                f'Invalid Claude Code settings in {where} (/enabledPlugins): expected {{"name@marketplace": true}}'
+            )
+        out["enabledPlugins"] = dict(plugins)
     if isinstance(doc.get("model"), str) and doc["model"]:
         out["model"] = doc["model"]
     if doc.get("hooks"):
@@ -91,7 +99,7 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
     notes += [f"permissions.{k} is not supported by skawld; ignored" for k in sorted(set(perms) - _PERMISSION_KEYS)]
     notes += [
         f"{k!r} is not supported by skawld; ignored"
-        for k in sorted(set(doc) - {"permissions", "model", "hooks", "sandbox", "$schema"})
+        for k in sorted(set(doc) - {"permissions", "model", "hooks", "sandbox", "enabledPlugins", "$schema"})
     ]
     return out, notes
 

@@ -128,16 +128,33 @@ def _parse(path: Path, name: str) -> FileCommand:
     )
 
 
-def load_file_commands(dirs: Sequence[Path]) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
-    """The commands (sorted by name) and the files skipped, with why. Never raises."""
+def _command_files(source: Path, prefix: str) -> list[tuple[Path, str]]:
+    """(file, command name) for a commands folder (subfolders namespace) or one command file."""
+    files: list[tuple[Path, tuple[str, ...]]]
+    if source.is_file():
+        files = [(source, (source.stem,))]
+    elif source.is_dir():
+        files = [(p, p.relative_to(source).with_suffix("").parts) for p in sorted(source.rglob("*.md"))]
+    else:
+        return []
+    return [
+        (p, ":".join([*([prefix] if prefix else []), *(x.lower().replace(" ", "-") for x in parts)]))
+        for p, parts in files
+    ]
+
+
+def load_file_commands(
+    dirs: Sequence[Path], namespaced: Sequence[tuple[Path, str]] = ()
+) -> tuple[list[FileCommand], list[tuple[Path, str]]]:
+    """The commands (sorted by name) and the files skipped, with why. Never raises.
+
+    `namespaced` are a plugin's folders or files with the plugin's name:
+    `commands/review.md` of plugin `pr` is `/pr:review`."""
     found: dict[str, FileCommand] = {}
     skipped: list[tuple[Path, str]] = []
-    for directory in dirs:
-        if not directory.is_dir():
-            continue
-        for path in sorted(directory.rglob("*.md")):
-            rel = path.relative_to(directory).with_suffix("")
-            name = ":".join(part.lower().replace(" ", "-") for part in rel.parts)
+    sources = [(d, "") for d in dirs] + list(namespaced)
+    for source, prefix in sources:
+        for path, name in _command_files(source, prefix):
             if name in found:
                 skipped.append((path, f"/{name} is already defined by {found[name].path}"))
                 continue

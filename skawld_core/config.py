@@ -45,6 +45,8 @@ from .config_model import PERMISSION_MODES, PROVIDER_IDS, ConfigFile, ConfigWarn
 from .errors import ConfigError
 from .mcp_json import MCP_JSON_FILE, mcp_json_document
 from .permissions.remembered import gated_settings
+from .plugins.enabled import enabled_specs, plugin_fingerprint, plugin_layer, plugin_requests, resolve_plugins
+from .plugins.types import Plugin
 from .trust import TrustRequest, config_requests, describe_requests, inside
 
 if TYPE_CHECKING:
@@ -107,6 +109,8 @@ class LoadedConfig:
     origins: dict[str, str] = field(default_factory=dict)
     shadowed: tuple[str, ...] = ()
     """Name clashes lost to skawld's own config: "MCP server 'x' in /p/.mcp.json lost to /h/.skawld/config.json"."""
+    plugins: tuple[Plugin, ...] = ()
+    """The enabled Claude Code plugins (their hooks and MCP servers are already in `config`)."""
 
 
 class UntrustedProjectConfigError(ConfigError):
@@ -354,6 +358,8 @@ def _resolve_paths(doc: dict[str, Any], base: Path, work: Path | None = None) ->
         doc["systemPromptFile"] = str((base / Path(doc["systemPromptFile"]).expanduser()).resolve())
     if "configDirs" in doc:
         doc["configDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["configDirs"]]
+    if "pluginDirs" in doc:
+        doc["pluginDirs"] = [str((base / Path(d).expanduser()).resolve()) for d in doc["pluginDirs"]]
     if "additionalDirectories" in doc:
         root = work or base
         doc["additionalDirectories"] = [
@@ -433,14 +439,14 @@ def merge_layers(low: dict[str, Any], high: Mapping[str, Any]) -> dict[str, Any]
             out[key] = _merge_tagged(out.get(key), value, "id", "anthropic")
         elif key == "sessionStore":
             out[key] = _merge_tagged(out.get(key), value, "kind", "sqlite")
-        elif key in ("mcpServers", "pricing"):
+        elif key in ("mcpServers", "pricing", "enabledPlugins"):
             out[key] = {**out.get(key, {}), **value}
         elif key == "hooks":
             hooks = {k: list(v) for k, v in out.get(key, {}).items()}
             for event, entries in value.items():
                 hooks[event] = [*hooks.get(event, []), *entries]
             out[key] = hooks
-        elif key in ("configDirs", "additionalDirectories"):
+        elif key in ("configDirs", "additionalDirectories", "pluginDirs"):
             out[key] = [*out.get(key, []), *value]
         elif key == "sandbox":
             low = out.get(key, {})
@@ -466,7 +472,7 @@ def network_object(value: bool | Mapping[str, Any]) -> dict[str, Any]:
     return {"enabled": value} if isinstance(value, bool) else dict(value)
 
 
-_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories"})
+_CONCATENATED = frozenset({"permissions.rules", "configDirs", "additionalDirectories", "pluginDirs"})
 
 
 def _record_origins(origins: dict[str, str], doc: Mapping[str, Any], origin: str, prefix: str = "") -> None:
@@ -539,10 +545,19 @@ def load_config(
     layers = _Layers()
     if not ignore_user_config:
         _user_layers(layers, environ)
+    user_specs = set(enabled_specs(layers.merged.get("enabledPlugins", {}), environ))
+    user_plugin_dirs = set(layers.merged.get("pluginDirs", []))
     chosen = project_config_path or environ.get("SKAWLD_CONFIG")
     project_path = (base / Path(chosen).expanduser()) if chosen else base / ".skawld" / "config.json"
     project_path = project_path.resolve()
     requests, fingerprints = _project_layers(layers, project_path, base, environ)
+    project_specs = [s for s in enabled_specs(layers.merged.get("enabledPlugins", {}), environ) if s not in user_specs]
+    project_dirs = [d for d in layers.merged.get("pluginDirs", []) if d not in user_plugin_dirs]
+    for plugin in resolve_plugins(project_specs, project_dirs, environ)[0]:  # plugins only the project enables
+        requests.extend(
+            plugin_requests(plugin, "/pluginDirs" if plugin.origin == "--plugin-dir" else "/enabledPlugins")
+        )
+        fingerprints.append(("plugin", str(plugin.root), plugin_fingerprint(plugin)))
     items = [TrustItem(kind, key, digest) for kind, key, digest in fingerprints]
     config_dirs = tuple(_project_config_dirs(layers.merged, base, user_config_dir(environ)))
     items[:0] = project_items(TrustScope(_work_dir(layers.merged, base), base, home_dir(environ), config_dirs))
@@ -563,6 +578,7 @@ def load_config(
         _resolve_paths(doc, base)
         layers.add(doc, "command line", warns, ConfigSource("override"))
 
+    plugins = _plugin_layer(layers, environ)
     merged = layers.merged
     warnings = layers.warnings
     warnings.extend(_expand_mcp_servers(merged, environ, layers.origins))
@@ -580,7 +596,25 @@ def load_config(
         trust_extra=extra,
         origins=layers.origins,
         shadowed=tuple(layers.shadowed),
+        plugins=tuple(plugins),
     )
+
+
+def _plugin_layer(layers: _Layers, environ: Mapping[str, str]) -> list[Plugin]:
+    """The enabled plugins' hooks and MCP servers merged in (a server of the config's own wins)."""
+    plugins, notes = resolve_plugins(
+        enabled_specs(layers.merged.get("enabledPlugins", {}), environ), layers.merged.get("pluginDirs", []), environ
+    )
+    layers.warnings.extend(ConfigWarning(note) for note in notes)
+    if plugins:
+        layer = plugin_layer(plugins)
+        layer["mcpServers"] = {
+            k: v for k, v in layer.get("mcpServers", {}).items() if k not in layers.merged.get("mcpServers", {})
+        }
+        layers.merged = merge_layers(layers.merged, layer)
+        for plugin in plugins:
+            _record_origins(layers.origins, plugin_layer([plugin]), f"plugin {plugin.name} ({plugin.root})")
+    return plugins
 
 
 @dataclass

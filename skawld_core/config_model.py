@@ -64,7 +64,17 @@ __all__ = [
 
 PROVIDER_IDS = ("anthropic", "openai-chat", "openai-responses")
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
+HOOK_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "SubagentStop",
+)
 SANDBOX_MODES = ("off", "auto", "required")
 MCP_HTTP_TYPES = ("http", "streamable-http", "streamable_http", "streamablehttp", "sse")
 
@@ -148,12 +158,30 @@ class StdioMcpServer(_McpCommon):
     cwd: str | None = None
 
 
+class McpOAuth(_Section):
+    """OAuth for a remote MCP server (`skawld_core.mcp.oauth`)."""
+
+    grant: Literal["authorization_code", "client_credentials"] | None = None
+    clientId: NonEmpty | None = Field(default=None, description="A client registered beforehand.")
+    clientSecret: NonEmpty | None = None
+    scope: NonEmpty | None = None
+    clientMetadataUrl: Annotated[str, Field(pattern=r"^https://")] | None = Field(
+        default=None, description="A client ID metadata document (used when the server supports them)."
+    )
+    callbackPort: Annotated[int, Field(ge=1, le=65535)] | None = Field(
+        default=None, description="The loopback port of the redirect URI (default: a free one, then kept)."
+    )
+
+
 class HttpMcpServer(_McpCommon):
     """An MCP server reached over streamable HTTP (or the legacy SSE transport)."""
 
     type: Literal["http", "streamable-http", "streamable_http", "streamablehttp", "sse"] | None = None
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, ScalarStr] | None = None
+    oauth: McpOAuth | Literal[False] | None = Field(
+        default=None, description="OAuth settings; false switches OAuth off (default: on when the server asks)."
+    )
 
 
 def _mcp_tag(value: object) -> str | None:
@@ -189,6 +217,9 @@ class HookCommand(_Section):
         description="claude-code: the matcher is Claude Code's (a tool list or regex) and a failing "
         "command does not block (only exit 2 does), as in Claude Code's settings files.",
     )
+    env: dict[str, ScalarStr] | None = Field(
+        default=None, description="Extra environment variables for the command (a plugin's CLAUDE_PLUGIN_ROOT)."
+    )
 
 
 class HooksSection(_Section):
@@ -199,6 +230,10 @@ class HooksSection(_Section):
     UserPromptSubmit: list[HookCommand] | None = None
     Stop: list[HookCommand] | None = None
     PreCompact: list[HookCommand] | None = None
+    SessionStart: list[HookCommand] | None = None
+    SessionEnd: list[HookCommand] | None = None
+    Notification: list[HookCommand] | None = None
+    SubagentStop: list[HookCommand] | None = None
 
 
 class SandboxNetworkSection(_Section):
@@ -271,6 +306,10 @@ class ConfigFile(_Section):
     pricing: dict[str, ModelPrice] | None = Field(
         default=None, description="Custom prices by model id prefix (see skawld_core/pricing.json)."
     )
+    enabledPlugins: dict[str, bool] | None = Field(
+        default=None, description='Claude Code plugins on or off: {"name@marketplace": true}.'
+    )
+    pluginDirs: list[NonEmpty] | None = Field(default=None, description="Plugin directories to load (--plugin-dir).")
 
     # -- the values a reader uses, with their defaults (written here and nowhere else) --
 

@@ -130,6 +130,7 @@ def build_agent(
         instruction_files=settings.instruction_files,
         nested_instructions=True,
         untrusted_config_dirs=settings.untrusted_config_dirs,
+        plugins=settings.plugins,
         additional_directories=settings.additional_directories,
         sandbox=settings.sandbox,
         env_passthrough=settings.env_passthrough,

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from .events import CompactionEvent, Event, HookErrorEvent, SkillSummary
     from .hooks import HookContext, HookRunner
     from .instructions import NestedInstructions
+    from .mcp.elicitation import ElicitationHandler
     from .messages import InvokedSkillRecord, Message, PermissionMode, Usage
     from .permissions.engine import PermissionEngine
+    from .plugins.types import Plugin
     from .pricing import PriceTable
     from .providers.base import BaseProvider, CacheTtl, Effort, SystemBlock, ThinkingConfig
     from .run_options import RunOptions, SteerEntry
@@ -75,6 +77,7 @@ class RunSession(Protocol):
     is_child: bool
     interrupt_requested: bool
     skills_announced: bool
+    session_started: bool
     replay_invoked_skills: bool
     invoked_skills: list[InvokedSkillRecord]
     last_usage: Usage | None
@@ -169,6 +172,9 @@ class ExtensionHost(Protocol):
     mcp_servers: dict[str, dict[str, Any]]
     mcp_fail_fast: bool
     env_passthrough: tuple[str, ...]
+    plugins: tuple[Plugin, ...]
+    additional_directories: list[Path]
+    elicit: ElicitationHandler | None
 
     def invalidate_system_prompt(self) -> None:
         """Rebuild the system prompt before the next request (tools changed)."""

@@ -31,7 +31,7 @@ from .events import (
     UsageEvent,
     UserEvent,
 )
-from .hooks import HookContext, HookRunner, StopInput, UserPromptSubmitInput
+from .hooks import HookContext, HookRunner, SessionStartInput, StopInput, SubagentStopInput, UserPromptSubmitInput
 from .messages import ContentBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
 from .providers.base import ProviderRequest
 from .run_options import RunOptions
@@ -103,7 +103,7 @@ class RunLoop:
         await self._announce()
         self._check_abort()
 
-        reminders: list[str] = []
+        reminders = await self._session_start()
         hooks = None if session.is_child else self._hooks_for("user_prompt_submit")
         if hooks is not None:
             outcome = await hooks.user_prompt_submit(
@@ -113,7 +113,7 @@ class RunLoop:
                 await self.emit(err)
             if outcome.block_reason is not None:
                 raise HookError(outcome.block_reason)
-            reminders = list(outcome.additional_context)
+            reminders += outcome.additional_context
 
         await self._repair_transcript()
         prompt_message = self._prompt_message(reminders)
@@ -239,6 +239,22 @@ class RunLoop:
         """The agent's hook runner when it has hooks for `name`."""
         hooks = self.agent.hooks
         return hooks if hooks is not None and hooks.has(name) else None
+
+    async def _session_start(self) -> list[str]:
+        """SessionStart hooks, on a session's first run in this process (not a subagent's):
+        the context they return goes with the prompt."""
+        session = self.session
+        if session.is_child or session.session_started:
+            return []
+        session.session_started = True
+        hooks = self._hooks_for("session_start")
+        if hooks is None:
+            return []
+        start = SessionStartInput(source="resume" if session.full_history else "startup")
+        outcome = await hooks.session_start(start, self._hook_context())
+        for err in outcome.errors:
+            await self.emit(err)
+        return list(outcome.additional_context)
 
     def _hook_context(self) -> HookContext:
         return HookContext(
@@ -404,15 +420,27 @@ class RunLoop:
         await self.emit(UserEvent(message=reply, subtype="tool_result"))
 
     async def _stop_hook_blocks(self, stop_reason: StopReason, message: Message) -> bool:
-        hooks = None if self.session.is_child else self._hooks_for("stop")
+        child = self.session.is_child  # a subagent's run has SubagentStop hooks instead
+        hooks = self._hooks_for("subagent_stop" if child else "stop")
         if hooks is None:
             return False
-        outcome = await hooks.stop(
-            StopInput(
-                stop_reason=stop_reason, final_text=_first_text(message), stop_hook_active=self._stop_hook_active
-            ),
-            self._hook_context(),
-        )
+        final_text, active = _first_text(message), self._stop_hook_active
+        if child:
+            agent_type = self.session.meta.get("subagent_type")
+            outcome = await hooks.subagent_stop(
+                SubagentStopInput(
+                    stop_reason=stop_reason,
+                    final_text=final_text,
+                    stop_hook_active=active,
+                    agent_type=str(agent_type) if agent_type else None,
+                ),
+                self._hook_context(),
+            )
+        else:
+            outcome = await hooks.stop(
+                StopInput(stop_reason=stop_reason, final_text=final_text, stop_hook_active=active),
+                self._hook_context(),
+            )
         for err in outcome.errors:
             await self.emit(err)
         if outcome.block_reason is None:

@@ -28,7 +28,7 @@ from .events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from .hooks import HookContext, HookRunner, PostToolUseInput, PreToolUseInput
+from .hooks import HookContext, HookRunner, NotificationInput, PostToolUseInput, PreToolUseInput
 from .messages import TextBlock, ToolResultBlock, ToolUseBlock
 from .permissions import PendingToolCall, PermissionDecision, PermissionEngine
 from .system_prompt import system_reminder
@@ -114,6 +114,15 @@ class Scheduler:
     _started: set[str] = field(default_factory=set)
     _ended: set[str] = field(default_factory=set)
 
+    async def _notify(self, asks: Sequence[_Call]) -> None:
+        """Notification hooks: skawld is about to wait for the user's permission."""
+        if self.hooks is None or self.hook_context is None or not self.hooks.has("notification"):
+            return
+        names = ", ".join(dict.fromkeys(c.name for c in asks))
+        message = f"skawld needs your permission to use {names}"
+        for err in await self.hooks.observe("Notification", NotificationInput(message=message), self.hook_context):
+            await self.emit(err)
+
     async def run(self, blocks: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
         """Run every call; results come back in block order. Raises AbortError
         (after synthetic end events) when cancelled by an abort."""
@@ -124,6 +133,7 @@ class Scheduler:
         self._first_pass(calls)
         asks = [c for c in calls if c.ask]
         if asks:
+            await self._notify(asks)
             await self.emit(
                 PermissionRequestEvent(
                     requests=[

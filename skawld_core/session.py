@@ -88,6 +88,7 @@ class Session:
         )
         self.last_usage: Usage | None = None
         self.skills_announced = False
+        self.session_started = False  # SessionStart hooks ran (once per session and process)
         self.invoked_skills: list[InvokedSkillRecord] = list(record.invoked_skills)
         self.replay_invoked_skills = bool(self.invoked_skills)
         self.is_child = is_child

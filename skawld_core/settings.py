@@ -21,6 +21,7 @@ from .errors import ConfigError
 from .instructions import MAX_INSTRUCTION_CHARS, find_repo_root, load_instructions
 from .permissions.claude_rules import parse_claude_rules
 from .permissions.rules import PermissionRule
+from .plugins.types import Plugin
 from .pricing import PriceTable, parse_price_overrides
 from .providers.registry import MissingApiKeyError, missing_key_message, provider_entry
 from .sessions.registry import StoreConfig
@@ -63,6 +64,7 @@ class CliOptions:
     no_user_config: bool = False
     accept_project_config: bool = False
     add_dirs: Sequence[str] = ()
+    plugin_dirs: Sequence[str] = ()
     sandbox: str | None = None
     append_system_prompt: str | None = None
     extra_config: Mapping[str, Any] | None = None
@@ -109,6 +111,7 @@ class Settings:
     max_budget_usd: float | None = None
     pricing: PriceTable = field(default_factory=PriceTable)
     shadowed: tuple[str, ...] = ()  # name clashes lost to skawld's own config (`skawld -v`)
+    plugins: tuple[Plugin, ...] = ()  # Claude Code plugins (`skawld_core.plugins`)
 
     # -- read through the config ---------------------------------------------------
 
@@ -249,6 +252,8 @@ def _overrides(opts: CliOptions) -> dict[str, Any]:
         doc["systemPromptFile"] = opts.system_prompt_file
     if opts.add_dirs:  # --add-dir is relative to where skawld was started, not to --cwd
         doc["additionalDirectories"] = [str(Path(d).expanduser().resolve()) for d in opts.add_dirs]
+    if opts.plugin_dirs:
+        doc["pluginDirs"] = [str(Path(d).expanduser().resolve()) for d in opts.plugin_dirs]
     if opts.sandbox:
         doc["sandbox"] = {"mode": opts.sandbox}
     return doc
@@ -364,6 +369,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         max_budget_usd=opts.max_budget_usd,
         pricing=PriceTable(parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(base_url)),
         shadowed=loaded.shadowed,
+        plugins=loaded.plugins,
     )
 
 

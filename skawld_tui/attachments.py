@@ -16,13 +16,14 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from skawld_core.system_prompt import system_reminder
 
 from .images import IMAGE_SUFFIXES, ImageAttachment, ImageError, load_image
 
 if TYPE_CHECKING:
+    from skawld_core.agent import Agent
     from skawld_core.events import Event
     from skawld_core.session import Session
 
@@ -89,6 +90,7 @@ async def expand_mentions(
     for token in mentions(text)[:MAX_MENTIONS]:
         path = resolve_mention(token, cwd)
         if path is None:
+            await _attach_resource(session, token, result)
             continue
         shown = _shown(path, cwd)
         if path.suffix.lower() in IMAGE_SUFFIXES:
@@ -111,6 +113,23 @@ async def expand_mentions(
         lines = content.count("\n") + 1 if content else 0
         result.attached.append(f"attached {shown} ({lines} line{'s' if lines != 1 else ''})")
     return result
+
+
+async def _attach_resource(session: Session, token: str, result: Expansion) -> None:
+    """`@server:uri`: an MCP server's resource, read and attached (anything else is left alone)."""
+    server, sep, uri = token.rstrip(_TRAILING).partition(":")
+    manager = cast("Agent", session.agent).extensions.mcp  # the app's sessions belong to an Agent
+    if not sep or not uri or manager is None or server not in manager.connections:
+        return
+    from skawld_core.mcp.prompts import read_resource_text
+
+    try:
+        content = await read_resource_text(manager, server, uri)
+    except Exception as exc:
+        result.refused.append(f"not attached: {token} (the MCP server {server!r} said: {exc})")
+        return
+    result.context.append(system_reminder(f"The MCP server {server!r} resource {uri}:\n{content}"))
+    result.attached.append(f"attached {server}:{uri} from the MCP server {server!r}")
 
 
 def _shown(path: Path, cwd: Path) -> str:

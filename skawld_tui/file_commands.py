@@ -1,8 +1,9 @@
 """Custom slash commands from Markdown files, in Claude Code's format.
 
 `.skawld/commands/*.md`, `.claude/commands/*.md`, `~/.skawld/commands/*.md` and
-`~/.claude/commands/*.md` (in that order; the first wins a name clash). A file in a
-subfolder is namespaced: `commands/frontend/component.md` is `/frontend:component`.
+`~/.claude/commands/*.md` (in that order; the first wins a name clash), then each
+plugin's commands. A file in a subfolder is namespaced: `commands/frontend/component.md`
+is `/frontend:component`; a plugin's are under its name (`/plugin:command`).
 
 Frontmatter (all optional): `description`, `argument-hint`, `allowed-tools`, `model`.
 The body is the prompt, expanded when the command is typed:
@@ -201,7 +202,8 @@ class PromptCommands:
     def __init__(self, agent: Agent, *, home: Path, trusted: bool = False) -> None:
         self.agent = agent
         self.trusted = trusted
-        self.commands, self.skipped = load_file_commands(command_dirs(agent.cwd, home))
+        plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.commands)]
+        self.commands, self.skipped = load_file_commands(command_dirs(agent.cwd, home), plugin_sources)
         self.by_name = {c.name: c for c in self.commands}
 
     def completions(self) -> list[tuple[str, str, str]]:
@@ -212,6 +214,12 @@ class PromptCommands:
 
     async def expand(self, name: str, args: str, session: Session) -> ExpandedCommand | None:
         """What `/name args` turns into, or None; raises `CommandExpansionError`."""
+        if name.startswith("mcp__") and self.agent.extensions.mcp is not None:
+            from .mcp_prompts import expand_mcp_prompt  # lazy: only for an MCP server's prompt
+
+            text = await expand_mcp_prompt(self.agent.extensions.mcp, name, args)
+            if text is not None:
+                return ExpandedCommand(prompt=text)
         command = self.by_name.get(name)
         if command is not None:
             return await expand_command(command, args, agent=self.agent, session=session, trusted=self.trusted)

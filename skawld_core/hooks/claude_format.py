@@ -8,7 +8,9 @@ Claude Code's settings files say::
 `flatten_claude_hooks` turns that into ``{"PreToolUse": [{"command": ..., "matcher":
 "Edit|Write", "timeoutMs": 30000, "format": "claude-code"}]}`` (one entry per command)
 for the events skawld has (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
-PreCompact); other events and hook types are reported as notes. `claude_matcher` is
+PreCompact, SessionStart, SessionEnd, Notification, SubagentStop); other events and
+hook types are reported as notes. A SessionStart matcher (``startup``, ``resume``) is
+not applied: its hooks run at every session start. `claude_matcher` is
 Claude Code's matcher: empty or ``*`` matches every tool, letters, digits, ``_`` and
 ``|`` are an exact list of names, anything else is a regular expression searched in the
 tool name.
@@ -27,7 +29,17 @@ from .types import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostTo
 
 __all__ = ["claude_hook_input", "claude_hook_outcome", "claude_matcher", "flatten_claude_hooks"]
 
-SUPPORTED_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
+SUPPORTED_EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "SubagentStop",
+)
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 _NAME_LIST = re.compile(r"^[A-Za-z0-9_|]+$")
 
@@ -128,8 +140,14 @@ def claude_hook_input(event: str, data: Any, session_id: str, cwd: str, mode: st
             out["tool_response"] = _json_content(data.content)
     elif event == "UserPromptSubmit":
         out["prompt"] = data.prompt
-    elif event == "Stop":
+    elif event in ("Stop", "SubagentStop"):
         out["stop_hook_active"] = data.stop_hook_active
+    elif event == "SessionStart":
+        out["source"] = data.source
+    elif event == "SessionEnd":
+        out["reason"] = data.reason
+    elif event == "Notification":
+        out.update(message=data.message, notification_type=data.notification_type)
     elif event == "PreCompact":
         out.update(trigger="manual" if data.trigger == "manual" else "auto", custom_instructions=None)
     return out
@@ -180,7 +198,9 @@ def claude_hook_outcome(event: str, out: Mapping[str, Any], *, keep_going_on_sto
         if out.get("decision") == "block":
             return HookBlock(reason)
         return HookContinue(additional_context=context) if context else None
-    if event == "Stop":
+    if event == "SessionStart":
+        return HookContinue(additional_context=context) if context else None
+    if event in ("Stop", "SubagentStop"):
         if out.get("decision") == "block" and (keep_going_on_stop or not stopped):
             return HookBlock(reason)
         if stopped and keep_going_on_stop:

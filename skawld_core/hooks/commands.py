@@ -64,6 +64,8 @@ def _payload(event: str, data: Any, ctx: HookContext) -> bytes:
 def _outcome(event: str, code: int, out: str, err: str) -> Any:
     if code == 2:
         reason = err.strip() or out.strip() or "blocked by hook"
+        if event in ("SessionStart", "SessionEnd", "Notification", "PreCompact"):
+            return None  # nothing to block: Claude Code shows stderr to the user only
         if event == "PostToolUse":
             return PostToolUseOutcome(reason)
         return HookDeny(reason) if event == "PreToolUse" else HookBlock(reason)
@@ -79,7 +81,7 @@ def _outcome(event: str, code: int, out: str, err: str) -> Any:
         text = out.strip()
         if event == "PostToolUse":
             return PostToolUseOutcome(text or None)
-        if event == "UserPromptSubmit":
+        if event in ("UserPromptSubmit", "SessionStart"):  # Claude Code: their stdout is context
             return HookContinue(additional_context=text or None)
         return None
     if "hookSpecificOutput" in parsed or "continue" in parsed:
@@ -101,7 +103,7 @@ def _skawld_outcome(event: str, parsed: dict[str, Any]) -> Any:
         if decision in ("allow", "approve"):
             return HookAllow()
         return None
-    if event in ("UserPromptSubmit", "Stop") and decision == "block":
+    if event in ("UserPromptSubmit", "Stop", "SubagentStop") and decision == "block":
         return HookBlock(reason)
     if event == "PostToolUse":
         if decision == "block":  # Claude Code: the reason goes to the model
@@ -113,16 +115,22 @@ def _skawld_outcome(event: str, parsed: dict[str, Any]) -> Any:
 
 
 def command_hook(
-    event: str, command: str, env_passthrough: Sequence[str] = (), matches: Callable[[str], bool] | None = None
+    event: str,
+    command: str,
+    env_passthrough: Sequence[str] = (),
+    matches: Callable[[str], bool] | None = None,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Any:
     """A hook function that runs `command` for `event` (secrets scrubbed from its
-    environment except the `env_passthrough` names). `matches` filters tool events by
-    tool name (a call it rejects runs nothing)."""
+    environment except the `env_passthrough` names; `extra_env` added, such as a plugin's
+    ``CLAUDE_PLUGIN_ROOT``). `matches` filters tool events by tool name (a call it
+    rejects runs nothing)."""
 
     async def hook(data: Any, ctx: HookContext) -> Any:
         if matches is not None and event in _TOOL_EVENTS and not matches(getattr(data, "tool_name", "")):
             return None
         env = child_environment(env_passthrough)
+        env.update({k: str(v) for k, v in (extra_env or {}).items()})
         env["CLAUDE_PROJECT_DIR"] = env["SKAWLD_PROJECT_DIR"] = str(ctx.cwd)
         proc = await asyncio.create_subprocess_shell(
             command,
@@ -146,9 +154,11 @@ def command_hook(
 def _entry(event: str, e: HookCommand, env_passthrough: Sequence[str]) -> HookEntry:
     timeout = e.timeoutMs or 60000
     if e.format == "claude-code":
-        hook = command_hook(event, e.command, env_passthrough, claude_matcher(e.matcher))
+        hook = command_hook(event, e.command, env_passthrough, claude_matcher(e.matcher), e.env)
         return HookEntry(hook=hook, timeout_ms=timeout, fail_open=True)
-    return HookEntry(hook=command_hook(event, e.command, env_passthrough), matcher=e.matcher, timeout_ms=timeout)
+    return HookEntry(
+        hook=command_hook(event, e.command, env_passthrough, extra_env=e.env), matcher=e.matcher, timeout_ms=timeout
+    )
 
 
 def command_hooks(

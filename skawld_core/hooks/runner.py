@@ -33,7 +33,9 @@ from .types import (
     PostToolUseOutcome,
     PreCompactInput,
     PreToolUseInput,
+    SessionStartInput,
     StopInput,
+    SubagentStopInput,
     UserPromptSubmitInput,
 )
 
@@ -55,6 +57,10 @@ _FIELD_BY_EVENT: dict[HookEventName, str] = {
     "UserPromptSubmit": "user_prompt_submit",
     "Stop": "stop",
     "PreCompact": "pre_compact",
+    "SessionStart": "session_start",
+    "SessionEnd": "session_end",
+    "Notification": "notification",
+    "SubagentStop": "subagent_stop",
 }
 _EVENT_BY_KEY: dict[str, HookEventName] = {}
 for _event, _field in _FIELD_BY_EVENT.items():
@@ -390,27 +396,52 @@ class HookRunner:
 
     async def stop(self, inp: StopInput, ctx: HookContext) -> StopHookResult:
         """Run Stop hooks: the first block wins; fail open."""
+        return await self._stop_like("Stop", inp, ctx)
+
+    async def subagent_stop(self, inp: SubagentStopInput, ctx: HookContext) -> StopHookResult:
+        """Run SubagentStop hooks (a subagent's run about to stop), as Stop hooks run."""
+        return await self._stop_like("SubagentStop", inp, ctx)
+
+    async def _stop_like(self, event: HookEventName, inp: object, ctx: HookContext) -> StopHookResult:
         result = StopHookResult()
-        for entry in self._entries("Stop"):
+        for entry in self._entries(event):
             try:
                 outcome = await self._call(entry, inp, ctx)
                 block = self._block_of(outcome)
                 if block is None and not (outcome is None or isinstance(outcome, HookContinue | Mapping)):
-                    raise _HookFailure(f"invalid Stop outcome: {type(outcome).__name__}")
+                    raise _HookFailure(f"invalid {event} outcome: {type(outcome).__name__}")
             except _HookFailure as failure:
-                result.errors.append(HookErrorEvent(hook_event="Stop", message=failure.message))
+                result.errors.append(HookErrorEvent(hook_event=event, message=failure.message))
                 continue
             if block is not None:
-                result.block_reason = block or "Stop blocked by a Stop hook"
+                result.block_reason = block or f"Stop blocked by a {event} hook"
                 return result
         return result
 
-    async def pre_compact(self, inp: PreCompactInput, ctx: HookContext) -> list[HookErrorEvent]:
-        """Run PreCompact hooks (observational); return their errors."""
+    async def session_start(self, inp: SessionStartInput, ctx: HookContext) -> PromptHookResult:
+        """Run SessionStart hooks; their additional context is collected (fail open, nothing blocks)."""
+        result = PromptHookResult()
+        for entry in self._entries("SessionStart"):
+            try:
+                outcome = await self._call(entry, inp, ctx)
+                context = None if isinstance(outcome, HookBlock) else self._context_of(outcome, "SessionStart")
+            except _HookFailure as failure:
+                result.errors.append(HookErrorEvent(hook_event="SessionStart", message=failure.message))
+                continue
+            if context:
+                result.additional_context.append(context)
+        return result
+
+    async def observe(self, event: HookEventName, inp: object, ctx: HookContext) -> list[HookErrorEvent]:
+        """Run an observational event's hooks (SessionEnd, Notification, PreCompact); return their errors."""
         errors: list[HookErrorEvent] = []
-        for entry in self._entries("PreCompact"):
+        for entry in self._entries(event):
             try:
                 await self._call(entry, inp, ctx)
             except _HookFailure as failure:
-                errors.append(HookErrorEvent(hook_event="PreCompact", message=failure.message))
+                errors.append(HookErrorEvent(hook_event=event, message=failure.message))
         return errors
+
+    async def pre_compact(self, inp: PreCompactInput, ctx: HookContext) -> list[HookErrorEvent]:
+        """Run PreCompact hooks (observational); return their errors."""
+        return await self.observe("PreCompact", inp, ctx)

@@ -28,15 +28,39 @@ __all__ = [
     "PostToolUseOutcome",
     "PreCompactInput",
     "PreToolUseInput",
+    "NotificationInput",
     "PreToolUseOutcome",
     "PromptOutcome",
+    "SessionEndInput",
+    "SessionStartInput",
     "StopInput",
     "StopOutcome",
+    "SubagentStopInput",
     "UserPromptSubmitInput",
 ]
 
-HookEventName = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact"]
-HOOK_EVENT_NAMES: tuple[HookEventName, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PreCompact")
+HookEventName = Literal[
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "SubagentStop",
+]
+HOOK_EVENT_NAMES: tuple[HookEventName, ...] = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "SubagentStop",
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +129,39 @@ class PreCompactInput:
     trigger: Literal["threshold", "forced", "manual"]
     messages_before: int
     tokens_before: int
+
+
+@dataclass(frozen=True)
+class SessionStartInput:
+    """A session's first run in this process: `startup` (a new session) or `resume`.
+    Context the hooks return goes to the model with the first prompt."""
+
+    source: Literal["startup", "resume", "clear", "compact"] = "startup"
+
+
+@dataclass(frozen=True)
+class SessionEndInput:
+    """The session ends (its agent closes). Observational."""
+
+    reason: str = "other"
+
+
+@dataclass(frozen=True)
+class NotificationInput:
+    """skawld is waiting for the user (a permission prompt). Observational."""
+
+    message: str
+    notification_type: str = "permission_prompt"
+
+
+@dataclass(frozen=True)
+class SubagentStopInput:
+    """A subagent's run is about to stop; a block keeps it going with the reason as feedback."""
+
+    stop_reason: str
+    final_text: str | None = None
+    stop_hook_active: bool = False
+    agent_type: str | None = None
 
 
 # -- outcomes ----------------------------------------------------------------------------
@@ -188,3 +245,7 @@ class Hooks:
     user_prompt_submit: list[HookEntry] = field(default_factory=list)
     stop: list[HookEntry] = field(default_factory=list)
     pre_compact: list[HookEntry] = field(default_factory=list)
+    session_start: list[HookEntry] = field(default_factory=list)
+    session_end: list[HookEntry] = field(default_factory=list)
+    notification: list[HookEntry] = field(default_factory=list)
+    subagent_stop: list[HookEntry] = field(default_factory=list)

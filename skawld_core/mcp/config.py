@@ -68,6 +68,8 @@ class HttpServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS
+    oauth: dict[str, Any] | None = None
+    """The entry's ``oauth`` object; None when OAuth is off (``"oauth": false`` or an Authorization header)."""
 
     @property
     def transport(self) -> str:
@@ -91,12 +93,16 @@ def parse_server_config(name: str, raw: Mapping[str, Any], cwd: Path) -> ServerC
     timeout = entry.timeoutMs or DEFAULT_TIMEOUT_MS
     connect = entry.connectTimeoutMs or DEFAULT_CONNECT_TIMEOUT_MS
     if isinstance(entry, HttpMcpServer):
+        headers = dict(entry.headers or {})
+        own_auth = entry.oauth is False or any(k.lower() == "authorization" for k in headers)
+        oauth = None if own_auth else (entry.oauth.model_dump(exclude_none=True) if entry.oauth else {})
         return HttpServerConfig(
             url=entry.url,
             kind="sse" if entry.type == "sse" else "http",
-            headers=dict(entry.headers or {}),
+            headers=headers,
             timeout_ms=timeout,
             connect_timeout_ms=connect,
+            oauth=oauth,
         )
     return StdioServerConfig(
         command=entry.command,

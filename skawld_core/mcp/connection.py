@@ -15,8 +15,9 @@ import asyncio
 import datetime as _dt
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,16 +25,32 @@ from ..child_env import child_environment
 from ..project_dir import ensure_local_dir
 from ..version import package_version
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+from .elicitation import ElicitationHandler, mcp_elicitation_callback
 from .naming import normalize
+from .oauth import OAuthSettings, build_auth
 
 if TYPE_CHECKING:
+    import httpx2
     from mcp import Client
-    from mcp_types import CallToolResult
+    from mcp.client import ClientRequestContext, IncomingMessage
+    from mcp_types import CallToolResult, ErrorData, ListRootsResult
     from mcp_types import Tool as McpToolInfo
 
-__all__ = ["ConnectionStatus", "McpConnectError", "McpServerDied", "McpTimeout", "ServerConnection", "describe_error"]
+    from .oauth import OpenUrl
+
+__all__ = [
+    "ClientSide",
+    "ConnectionStatus",
+    "ListKind",
+    "McpConnectError",
+    "McpServerDied",
+    "McpTimeout",
+    "ServerConnection",
+    "describe_error",
+]
 
 ConnectionStatus = Literal["idle", "connecting", "ready", "dead", "failed", "closed"]
+ListKind = Literal["tools", "prompts", "resources"]
 MAX_PAGES = 1000
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
@@ -64,9 +81,17 @@ def _leaf(exc: BaseException) -> BaseException:
 
 
 def describe_error(exc: BaseException) -> str:
-    """A one-line reason for a connection failure (exception groups unwrapped)."""
+    """A one-line reason for a connection failure (exception groups unwrapped). A server that
+    refuses without authorization (HTTP 401, a failed OAuth step) "needs authorization"."""
     leaf = _leaf(exc)
     message = getattr(leaf, "message", None)
+    status = getattr(getattr(leaf, "response", None), "status_code", None)
+    if status == 401:
+        return "needs authorization: the server answered 401 Unauthorized"
+    if type(leaf).__name__ == "McpAuthorizationRequired":
+        return str(leaf)
+    if type(leaf).__name__ in ("OAuthFlowError", "OAuthTokenError", "OAuthRegistrationError"):
+        return f"needs authorization: {leaf}"
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename or leaf}"
     if isinstance(leaf, TimeoutError):
@@ -82,17 +107,39 @@ def log_path(cwd: Path, server: str) -> Path:
     return cwd / ".skawld" / "logs" / f"mcp-{normalize(server)}.log"
 
 
+@dataclass(frozen=True)
+class ClientSide:
+    """What skawld offers servers as an MCP client: `roots` (the project and added
+    directories, read at each request), `elicit` (asks the user; None declines) and
+    `on_list_changed(server, kind)` (a server's tools, prompts or resources changed)."""
+
+    roots: Callable[[], Sequence[Path]] = tuple
+    elicit: ElicitationHandler | None = None
+    on_list_changed: Callable[[str, ListKind], None] | None = None
+
+
 class ServerConnection:
     """A (re)connectable client for one configured server."""
 
-    def __init__(self, name: str, config: ServerConfig, cwd: Path, env_passthrough: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: ServerConfig,
+        cwd: Path,
+        env_passthrough: Sequence[str] = (),
+        client_side: ClientSide | None = None,
+    ) -> None:
         self.name = name
+        self.client_side = client_side or ClientSide(roots=lambda: (cwd,))
         self.config = config
         self.env_passthrough = tuple(env_passthrough)
         self.log_file = log_path(cwd, name)
         self.status: ConnectionStatus = "idle"
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []
+        self.refreshing: asyncio.Future[None] | None = None  # a tools/list_changed being applied
+        self.login_open_url: OpenUrl | None = None  # set during `login`: the browser step may run
+        self.unauthorized = False  # the last connection attempt got an HTTP 401
         self.starts = 0
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -112,6 +159,7 @@ class ServerConnection:
         await self._stop_owner()
         self.status = "connecting"
         self.starts += 1
+        self.unauthorized = False
         ready: asyncio.Future[list[McpToolInfo]] = asyncio.get_running_loop().create_future()
         self._stop, self._dead = asyncio.Event(), asyncio.Event()
         self._task = asyncio.create_task(self._own(ready, self._stop, self._dead), name=f"skawld-mcp-{self.name}")
@@ -143,11 +191,16 @@ class ServerConnection:
                     scope.deadline = math.inf
                     self._client = client
                     ready.set_result(tools)
-                    await stop.wait()
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(self._listen, client)  # list changes on 2026-07-28 connections
+                        await stop.wait()
+                        group.cancel_scope.cancel()
             if scope.cancelled_caught and not ready.done():
                 raise TimeoutError
         except BaseException as exc:  # the owner task must never leak an exception
             reason = describe_error(exc)
+            if self.unauthorized and not reason.startswith("needs authorization"):
+                reason = f"needs authorization: the server answered 401 Unauthorized ({reason})"
             if isinstance(_leaf(exc), TimeoutError) and not ready.done():
                 reason = f"no answer within {self.config.connect_timeout_ms} ms while connecting"
             if not ready.done():
@@ -178,12 +231,13 @@ class ServerConnection:
         if isinstance(config, HttpServerConfig) and config.kind == "sse":
             from mcp.client.sse import sse_client
 
-            transport = sse_client(config.url, headers=config.headers or None)
+            transport = sse_client(config.url, headers=config.headers or None, auth=self._auth(config))
         elif isinstance(config, HttpServerConfig):
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=config.headers or None)
+            http = create_mcp_http_client(headers=config.headers or None, auth=self._auth(config))
+            http.event_hooks["response"].append(self._note_status)
             stack.push_async_callback(http.aclose)
             transport = streamable_http_client(config.url, http_client=http)
         else:
@@ -205,7 +259,100 @@ class ServerConnection:
             errlog.write(f"--- {stamp} starting {config.command} {' '.join(config.args)}\n")
             errlog.flush()
             transport = stdio_client(params, errlog=errlog)
-        return Client(transport, client_info=info, cache=None)
+        side = self.client_side
+        return Client(
+            transport,
+            client_info=info,
+            cache=None,
+            list_roots_callback=self._list_roots,
+            elicitation_callback=mcp_elicitation_callback(self.name, side.elicit),
+            message_handler=self._on_message,
+        )
+
+    async def _note_status(self, response: httpx2.Response) -> None:
+        """Remember a 401: the transport reports it only as "Server returned an error response"."""
+        if response.status_code == 401:
+            self.unauthorized = True
+
+    def _auth(self, config: HttpServerConfig) -> httpx2.Auth | None:
+        """OAuth for an HTTP server (`oauth.py`); it runs the browser step only during a login."""
+        if config.oauth is None:
+            return None
+        return build_auth(self.name, config.url, OAuthSettings.parse(config.oauth), open_url=self.login_open_url)
+
+    async def login(self, open_url: OpenUrl) -> list[McpToolInfo]:
+        """(Re)connect with the browser step allowed: `open_url` shows the authorization URL; the
+        redirect comes back to a loopback listener. Raises `McpConnectError`."""
+        self.login_open_url = open_url
+        try:
+            return await self.connect()
+        finally:
+            self.login_open_url = None
+
+    async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
+        from mcp_types import ListRootsResult, Root
+
+        dirs = list(dict.fromkeys(Path(d).resolve() for d in self.client_side.roots()))
+        return ListRootsResult(roots=[Root(uri=d.as_uri(), name=d.name or str(d)) for d in dirs])
+
+    async def _listen(self, client: Client) -> None:
+        """Follow a modern connection's `subscriptions/listen` stream of list changes; on an
+        older connection the same changes arrive as notifications (`_on_message`)."""
+        from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+        kinds: dict[type[Any], ListKind] = {
+            ToolsListChanged: "tools",
+            PromptsListChanged: "prompts",
+            ResourcesListChanged: "resources",
+        }
+        try:
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as subscription:
+                async for event in subscription:
+                    kind = kinds.get(type(event))
+                    if kind is not None and self.client_side.on_list_changed is not None:
+                        self.client_side.on_list_changed(self.name, kind)
+        except Exception as exc:  # an older protocol, a server without subscriptions, a dropped stream
+            logging.getLogger("skawld.mcp").debug("MCP server '%s': no list-change stream: %s", self.name, exc)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        from mcp_types import (
+            PromptListChangedNotification,
+            ResourceListChangedNotification,
+            ToolListChangedNotification,
+        )
+
+        kinds: dict[type[Any], ListKind] = {
+            ToolListChangedNotification: "tools",
+            PromptListChangedNotification: "prompts",
+            ResourceListChangedNotification: "resources",
+        }
+        kind = kinds.get(type(message))
+        if kind is not None and self.client_side.on_list_changed is not None:
+            self.client_side.on_list_changed(self.name, kind)
+
+    async def list_prompts(self) -> list[Any]:
+        """The server's prompts (every page)."""
+        client, _dead = await self._ready_client()
+        return await _all_pages(client.list_prompts, "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """One prompt's messages with `arguments` filled in."""
+        client, _dead = await self._ready_client()
+        return await client.get_prompt(name, arguments)
+
+    async def read_resource(self, uri: str) -> Any:
+        """One resource's contents."""
+        client, _dead = await self._ready_client()
+        return await client.read_resource(uri)
+
+    async def list_tools(self) -> list[McpToolInfo]:
+        """The server's tools now (reconnecting first when it died). Raises `McpConnectError`."""
+        client, _dead = await self._ready_client()
+        tools = await _list_all_tools(client)
+        self.tools = tools
+        return tools
 
     async def _stop_owner(self) -> None:
         task, stop = self._task, self._stop
@@ -319,14 +466,19 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
 
 async def _list_all_tools(client: Client) -> list[McpToolInfo]:
     """Every tool, following pagination cursors (bounded, loop-safe)."""
-    tools: list[McpToolInfo] = []
+    return await _all_pages(client.list_tools, "tools")
+
+
+async def _all_pages(list_page: Any, field: str) -> list[Any]:
+    """Every item of a paginated list call (`tools`, `prompts`), bounded and loop-safe."""
+    items: list[Any] = []
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
+        page = await list_page(cursor=cursor)
+        items.extend(getattr(page, field))
         cursor = page.next_cursor
         if not cursor or cursor in seen:
             break
         seen.add(cursor)
-    return tools
+    return items

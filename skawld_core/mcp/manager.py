@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 from .config import ServerConfig, is_disabled, parse_server_config
-from .connection import McpConnectError, ServerConnection
+from .connection import ClientSide, ListKind, McpConnectError, ServerConnection
+from .elicitation import decline_all
 from .naming import check_server_names, plan_tool_names
 from .tool import McpTool
 
 if TYPE_CHECKING:
     from ..host import ExtensionHost
+    from .oauth import OpenUrl
 
 __all__ = ["McpManager", "McpServerStatus", "connect_mcp", "mcp_status"]
 
@@ -54,7 +56,66 @@ class McpManager:
         self.failures: dict[str, str] = {}
         self.warnings: list[str] = []
         self.tools: list[McpTool] = []
+        self.changes: dict[str, int] = {}
+        """`server:kind` → how many list-changed notifications arrived (prompts and resources are
+        read fresh after one; tools are re-listed at once)."""
         self._closed = False
+        self._changed = asyncio.Event()
+        self._client_side = ClientSide(
+            roots=lambda: [agent.cwd, *getattr(agent, "additional_directories", ())],
+            elicit=lambda request: (agent.elicit or decline_all)(request),  # read when asked: a UI may set it later
+            on_list_changed=self._list_changed,
+        )
+
+    def _connection(self, name: str, config: ServerConfig) -> ServerConnection:
+        conn = ServerConnection(name, config, self.agent.cwd, self.agent.env_passthrough, self._client_side)
+        self.connections[name] = conn
+        return conn
+
+    def _list_changed(self, server: str, kind: ListKind) -> None:
+        conn = self.connections.get(server)
+        if kind == "tools" and conn is not None and not self._closed:
+            # A call that is running waits for this before its result goes back (`McpTool.execute`).
+            conn.refreshing = asyncio.ensure_future(self._refresh_then_count(server, kind))
+        else:
+            self._count_change(f"{server}:{kind}")
+
+    async def _refresh_then_count(self, server: str, kind: ListKind) -> None:
+        await self.refresh_tools(server)
+        self._count_change(f"{server}:{kind}")
+
+    def _count_change(self, key: str) -> None:
+        self.changes[key] = self.changes.get(key, 0) + 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_for_change(self, key: str, count: int = 1) -> None:
+        """Until `changes[key]` reaches `count` (a tools change counts once its tools are re-listed)."""
+        while self.changes.get(key, 0) < count:
+            await self._changed.wait()
+
+    async def refresh_tools(self, name: str) -> None:
+        """Re-list one server's tools and replace its registered ones (tools/list_changed).
+        A failure leaves the old tools in place and is logged."""
+        conn = self.connections[name]
+        try:
+            listed = await conn.list_tools()
+        except Exception as exc:
+            log.warning("MCP server '%s': could not re-list its tools: %s", name, exc)
+            return
+        for tool in [t for t in self.tools if t.server == name]:
+            self.agent.tools.unregister(tool.name)
+            self.tools.remove(tool)
+        taken = self.agent.tools.names()
+        qualified, problems = plan_tool_names({name: [t.name for t in listed]}, taken)
+        self.warnings.extend(problems)
+        for info in listed:
+            q = qualified.get((name, info.name))
+            if q is not None:
+                tool = McpTool(q, name, info, conn)
+                self.agent.tools.register(tool)
+                self.tools.append(tool)
+        self.agent.invalidate_system_prompt()
 
     def _configs(self) -> dict[str, ServerConfig]:
         configs: dict[str, ServerConfig] = {}
@@ -73,7 +134,7 @@ class McpManager:
         """Connect every server in parallel and build the tool wrappers."""
         configs = self._configs()
         for name, config in configs.items():
-            self.connections[name] = ServerConnection(name, config, self.agent.cwd, self.agent.env_passthrough)
+            self._connection(name, config)
         names = list(self.connections)
         outcomes = await asyncio.gather(*(self.connections[n].connect() for n in names), return_exceptions=True)
         listed: dict[str, list[Any]] = {}
@@ -117,10 +178,11 @@ class McpManager:
             out.append(McpServerStatus(name, conn.config.transport, conn.status, error, tools, log_file))
         return out
 
-    async def reconnect(self, name: str) -> McpServerStatus:
+    async def reconnect(self, name: str, *, open_url: OpenUrl | None = None) -> McpServerStatus:
         """(Re)connect one configured server, e.g. one that failed at start in
         tolerant mode, and register the tools it did not have yet. Failures are
-        recorded, not raised. Adding tools changes the system prompt."""
+        recorded, not raised. Adding tools changes the system prompt. With `open_url`
+        the OAuth browser step may run (a login: `open_url` shows the URL)."""
         raw = self.agent.mcp_servers.get(name)
         if raw is None:
             raise ConfigError(f"no MCP server named '{name}'")
@@ -131,9 +193,9 @@ class McpManager:
             except ConfigError as exc:
                 self.failures[name] = str(exc).removeprefix(f"MCP server '{name}': ")
                 return self._status_of(name)
-            conn = self.connections[name] = ServerConnection(name, config, self.agent.cwd, self.agent.env_passthrough)
+            conn = self._connection(name, config)
         try:
-            listed = await conn.connect()
+            listed = await (conn.login(open_url) if open_url is not None else conn.connect())
         except McpConnectError as exc:
             self.failures[name] = str(exc)
             return self._status_of(name)

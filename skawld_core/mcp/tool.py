@@ -9,6 +9,7 @@ abort) propagates.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +102,9 @@ class McpTool(Tool[McpInput]):
             return _error(f"MCP tool failed: server '{server}' gave {exc} for '{self.tool_name}'.")
         except Exception as exc:
             return _error(f"MCP tool failed: {describe_error(exc)}")
+        refreshing = getattr(self.connection, "refreshing", None)  # a host's own connection may have none
+        if refreshing is not None:  # the server changed its tools during the call: the next turn sees them
+            await asyncio.shield(refreshing)
         return map_call_result(result)
 
 

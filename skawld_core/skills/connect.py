@@ -26,7 +26,8 @@ def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     summaries and listing to the agent. Returns the load result (with its skip
     reasons; `connect_extensions` keeps it in `agent.extensions.skills`)."""
     reserved = set(BUILTIN_TOOL_NAMES) | {n for n in agent.tools.names() if not n.startswith("mcp__")}
-    result = load_skills(agent.config_dirs, reserved)
+    plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.skills)]
+    result = load_skills(agent.config_dirs, reserved, namespaced=plugin_sources)
     untrusted = agent.untrusted_config_dirs
     result.skills = [
         strip_grants(s, s.directory, untrusted, allowed_tools=(), model=None, grants_withheld=bool(s.allowed_tools))

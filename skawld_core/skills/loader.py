@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -178,13 +179,22 @@ def parse_skill(text: str, directory: Path) -> Skill:
         raise ValueError(str(exc)) from None
 
 
-def load_skills(config_dirs: Sequence[Path], reserved_names: Iterable[str] = BUILTIN_TOOL_NAMES) -> SkillLoadResult:
-    """Load skills from `<dir>/skills/*/SKILL.md` for each config dir, in order."""
+def load_skills(
+    config_dirs: Sequence[Path],
+    reserved_names: Iterable[str] = BUILTIN_TOOL_NAMES,
+    *,
+    namespaced: Sequence[tuple[Path, str]] = (),
+) -> SkillLoadResult:
+    """Load skills from `<dir>/skills/*/SKILL.md` for each config dir, in order, then
+    from each `(skills_dir, namespace)` of `namespaced` (a plugin's, named `namespace:name`)."""
     reserved = {n.lower() for n in reserved_names}
     result = SkillLoadResult()
     loaded: dict[str, Skill] = {}
-    for config_dir in config_dirs:
-        for entry in sorted_entries(Path(config_dir) / "skills"):
+    sources = [(Path(d) / "skills", "") for d in config_dirs] + [(Path(d), f"{ns.lower()}:") for d, ns in namespaced]
+    for skills_dir, prefix in sources:
+        # a plugin may list one skill's own folder instead of a folder of skills
+        single = prefix and (skills_dir / "SKILL.md").is_file()
+        for entry in [skills_dir] if single else sorted_entries(skills_dir):
             if entry.is_symlink():
                 result.skipped.append(SkippedSkill(entry, "io-error", "symlinks are not followed"))
                 continue
@@ -204,6 +214,8 @@ def load_skills(config_dirs: Sequence[Path], reserved_names: Iterable[str] = BUI
             except ValueError as exc:
                 result.skipped.append(SkippedSkill(entry, "invalid-frontmatter", str(exc)))
                 continue
+            if prefix:
+                skill = replace(skill, name=prefix + skill.name)
             if skill.name in reserved:
                 result.skipped.append(SkippedSkill(entry, "name-collision-tool", f"'{skill.name}' is a tool name"))
                 continue

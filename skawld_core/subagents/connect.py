@@ -23,7 +23,8 @@ def install_subagents(agent: ExtensionHost) -> tuple[SubagentRegistry, AgentLoad
     """Load `<configDir>/agents/*.md` and register `Subagent` (always: the
     built-in `_default` agent exists). Returns the registry and the load result
     (`connect_extensions` keeps them in `agent.extensions`)."""
-    result = load_agent_definitions(agent.config_dirs)
+    plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.agents)]
+    result = load_agent_definitions(agent.config_dirs, namespaced=plugin_sources)
     untrusted = agent.untrusted_config_dirs
     result.agents = [strip_grants(a, a.path, untrusted, model=None) for a in result.agents]
     for skipped in result.skipped:

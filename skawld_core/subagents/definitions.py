@@ -1,5 +1,10 @@
 """Subagent definitions: `<configDir>/agents/<name>.md` files (§2.16).
 
+Files in subfolders load too (`agents/review/security.md`), as Claude Code loads
+them: the folder only organizes, the name is the frontmatter's `name` (or the file
+name). A plugin's agents get the plugin's name as a namespace (`plugin:agent`,
+`load_agent_definitions(..., namespaced=...)`). Symlinked folders are not followed.
+
 Frontmatter is lenient (unknown keys, such as Claude Code's `color`, are
 ignored): `description` is required; `name` defaults to the file name (case
 kept); `tools` is a list or a comma-separated string, `(...)` suffixes are
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +37,7 @@ __all__ = [
     "AgentLoadResult",
     "AgentSkipReason",
     "SkippedAgent",
+    "agent_files",
     "load_agent_definitions",
     "normalize_tools",
     "parse_agent_definition",
@@ -125,17 +131,32 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
     )
 
 
-def load_agent_definitions(config_dirs: Sequence[Path]) -> AgentLoadResult:
-    """Load `<dir>/agents/*.md` for each config dir in order; the first wins a
-    duplicate name (compared case-insensitively). Never raises."""
+def agent_files(directory: Path) -> list[Path]:
+    """The `.md` files of an agents directory and its subfolders (depth first, by name);
+    symlinked files are listed (and refused when read), symlinked folders are not entered."""
+    if directory.suffix == ".md" and directory.is_file():
+        return [directory]  # a plugin may list single agent files
+    out: list[Path] = []
+    for entry in sorted_entries(directory):
+        if entry.is_dir() and not entry.is_symlink():
+            out += agent_files(entry)
+        elif entry.suffix == ".md" and (entry.is_file() or entry.is_symlink()):
+            out.append(entry)
+    return out
+
+
+def load_agent_definitions(
+    config_dirs: Sequence[Path], *, namespaced: Sequence[tuple[Path, str]] = ()
+) -> AgentLoadResult:
+    """Load `<dir>/agents/**/*.md` for each config dir in order, then each
+    `(agents_dir, namespace)` of `namespaced` (a plugin's agents, named
+    `namespace:name`); the first wins a duplicate name (compared
+    case-insensitively). Never raises."""
     result = AgentLoadResult()
     seen: dict[str, AgentDefinition] = {}
-    for config_dir in config_dirs:
-        for entry in sorted_entries(Path(config_dir) / "agents"):
-            if entry.suffix != ".md":
-                continue
-            if not entry.is_file() and not entry.is_symlink():
-                continue
+    sources = [(Path(d) / "agents", "") for d in config_dirs] + [(Path(d), f"{ns}:") for d, ns in namespaced]
+    for directory, prefix in sources:
+        for entry in agent_files(directory):
             try:
                 text = read_definition(entry)
             except OSError as exc:
@@ -149,6 +170,8 @@ def load_agent_definitions(config_dirs: Sequence[Path]) -> AgentLoadResult:
             except ValueError as exc:
                 result.skipped.append(SkippedAgent(entry, "invalid-frontmatter", str(exc)))
                 continue
+            if prefix:
+                definition = replace(definition, name=prefix + definition.name)
             key = definition.name.lower()
             if key in seen:
                 result.skipped.append(SkippedAgent(entry, "name-collision", f"'{definition.name}' is already loaded"))

@@ -55,6 +55,7 @@ AFTER_FIRST_FRAME = (
     "skawld_tui.permission_broker",
     "skawld_tui.app.screens.permission",
     "skawld_tui.app.screens.ask_user",
+    "skawld_tui.app.screens.elicitation",
     "skawld_tui.file_commands",
     "skawld_tui.app.widgets.welcome",
     # what `build_agent` imports, so that the main thread only builds
@@ -213,6 +214,9 @@ class SkawldApp(SessionsMixin, App[int]):
         try:
             await asyncio.to_thread(_import_all, AFTER_FIRST_FRAME)
             self.agent = self.agent_factory(self.can_use_tool, self.ask_user)
+            from .screens.elicitation import elicit_in_app  # lazy: imported above, after the first frame
+
+            self.agent.elicit = lambda request: elicit_in_app(self, request)  # MCP servers' questions: a form
         except Exception as exc:
             from .widgets.blocks import ErrorBlock  # lazy: after the first frame
 

@@ -488,6 +488,14 @@ def _main(args: list[str]) -> int:
             from .work import main as work_main  # lazy: a sub-command's modules load only when it runs
 
             work_main(args)
+        elif args[:2] in (["mcp", "login"], ["mcp", "logout"]):
+            from .mcp import app as mcp_app  # lazy: a sub-command's modules load only when it runs
+
+            mcp_app(args[1:], prog_name="skawld mcp", standalone_mode=True)
+        elif args[:1] == ["plugin"]:
+            from .plugin import app as plugin_app  # lazy: a sub-command's modules load only when it runs
+
+            plugin_app(args[1:], prog_name="skawld plugin", standalone_mode=True)
         elif args[:1] == ["checkpoints"]:
             from .checkpoints import app as checkpoints_app  # lazy: a sub-command's modules load only when it runs
 

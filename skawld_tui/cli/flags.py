@@ -150,6 +150,14 @@ class CommandLine:
         fast="multi",
         feeds="CliOptions.add_dirs",
     )
+    plugin_dir: list[str] | None = _flag(
+        "--plugin-dir",
+        metavar="DIR",
+        help="Load the Claude Code plugin in DIR for this run (repeatable).",
+        panel=C,
+        fast="multi",
+        feeds="CliOptions.plugin_dirs",
+    )
     allowed_tools: list[str] | None = _flag(
         "--allowed-tools",
         "--allowedTools",

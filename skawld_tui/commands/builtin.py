@@ -162,15 +162,9 @@ async def agents_command(host: CommandHost, args: str) -> None:
 
 @command("mcp", "List MCP servers")
 async def mcp_command(host: CommandHost, args: str) -> None:
-    servers = host.agent.mcp_servers if host.agent else {}
-    if not servers:
-        await host.note("no MCP servers configured")
-        return
-    lines = []
-    for name, cfg in servers.items():
-        where = cfg.get("url") or " ".join([str(cfg.get("command", "")), *map(str, cfg.get("args", []))])
-        lines.append(f"- **{name}** — `{where}`")
-    await host.markdown("\n".join(lines))
+    from ..mcp_status import mcp_command_text
+
+    await host.markdown(await mcp_command_text(host.agent, args, host.note))
 
 
 @command("tasks", "List this session's tasks")

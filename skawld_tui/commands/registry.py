@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..file_commands import PromptCommands
 
 # The modules whose `@command` functions are the built-ins, in help and completion order.
-COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "extra")
+COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "extra", "plugins")
 for _module in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_module}")
 
@@ -101,6 +101,8 @@ def find(name: str, prompt_commands: PromptCommands | None = None) -> Command | 
     found = _by_name().get(name)
     if found is not None:
         return found
+    if name.startswith("mcp__") and prompt_commands is not None:  # a server prompt: read when typed
+        return prompt_command(name, "", "an MCP server's prompt", "mcp")
     return next((c for c in all_commands(prompt_commands) if c.name == name), None)
 
 

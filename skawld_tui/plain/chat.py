@@ -138,6 +138,13 @@ class PlainChat:
         """The permission callback: the broker, asking inline (`plain_permissions`)."""
         return await self.broker.can_use_tool(req)
 
+    async def elicit(self, request: Any) -> Any:
+        """An MCP server's question (`skawld_tui.plain.elicitation`)."""
+        from .elicitation import elicit_plain  # lazy: only when a server asks
+
+        async with self.broker.lock:
+            return await elicit_plain(self.out, self.ask, request)
+
     async def ask_user(self, request: Any) -> dict[str, Any]:
         answers = []
         async with self.broker.lock:
@@ -390,6 +397,7 @@ async def run_plain(
     chat.settings = settings  # /permissions names the rules' files
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
+        chat.agent.elicit = chat.elicit  # MCP servers' questions, asked line by line
     except Exception as exc:
         chat.out(f"could not start the agent: {type(exc).__name__}: {exc}", style="bold red")
         return 1

@@ -126,7 +126,7 @@ def test_user_hooks_need_no_trust_and_unknown_events_are_reported(cli: CliEnv) -
     doc = {
         "hooks": {
             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}],
-            "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
+            "PermissionRequest": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
             "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "is this safe?"}]}],
         }
     }
@@ -137,5 +137,5 @@ def test_user_hooks_need_no_trust_and_unknown_events_are_reported(cli: CliEnv) -
     assert out.returncode == 0, out.stderr
     (request,) = cli.srv.anthropic.wait_for_requests(1)
     assert "ticket ABC-1 is open" in json.dumps(request.body["messages"][0])
-    assert "SessionStart" in out.stderr and "'prompt' hooks are not supported" in out.stderr
+    assert "PermissionRequest" in out.stderr and "'prompt' hooks are not supported" in out.stderr
     assert f"Claude Code settings read: {settings}" in out.stderr

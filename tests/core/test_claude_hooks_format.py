@@ -37,7 +37,7 @@ def test_nested_groups_become_one_entry_per_command() -> None:
 
 def test_events_and_hook_types_skawld_lacks_are_notes() -> None:
     doc = {
-        "SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}],
+        "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
         "PostToolUse": [
             {"matcher": "(", "hooks": [{"command": "y"}]},
             {"hooks": [{"type": "prompt", "prompt": "ok?"}, {"command": "z"}]},
@@ -45,7 +45,7 @@ def test_events_and_hook_types_skawld_lacks_are_notes() -> None:
     }
     flat, notes = flatten_claude_hooks(doc, where="s.json")
     assert flat == {"PostToolUse": [{"command": "z", "format": "claude-code"}]}
-    assert any("SessionStart" in n for n in notes)
+    assert any("PermissionRequest" in n for n in notes)
     assert any("'('" in n and "regular expression" in n for n in notes)
     assert any("'prompt' hooks are not supported" in n for n in notes)
 
@@ -198,7 +198,7 @@ def test_nested_hooks_in_a_skawld_config_file_are_read_too(tmp_path: Any) -> Non
                         {"matcher": "Bash", "command": "flat.sh"},
                         {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "nested.sh"}]},
                     ],
-                    "SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}],
+                    "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
                 }
             }
         )
@@ -210,4 +210,4 @@ def test_nested_hooks_in_a_skawld_config_file_are_read_too(tmp_path: Any) -> Non
             {"command": "nested.sh", "format": "claude-code", "matcher": "Edit|Write"},
         ]
     }
-    assert any("SessionStart" in w.message for w in loaded.warnings)
+    assert any("PermissionRequest" in w.message for w in loaded.warnings)

@@ -63,3 +63,23 @@ async def run_calls(agent: Any, *calls: tuple[str, dict[str, Any], str]) -> dict
     events = [e async for e in session.run("go")]
     assert events[-1].type == "result", events[-1]
     return results(events)
+
+
+@asynccontextmanager
+async def oauth_server(*args: str) -> AsyncIterator[str]:
+    """Start the OAuth-protected fixture (tests/fixtures/mcp_oauth_server.py); yields its MCP URL."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(FIXTURES / "mcp_oauth_server.py"),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        assert line.startswith("PORT "), line
+        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    finally:
+        proc.kill()
+        await proc.wait()

@@ -112,3 +112,49 @@ def test_build_child_tools() -> None:
     assert build_child_tools(parent, ("Read", "Subagent", "AskUser", "Nope")).names() == ["Read"]
     assert build_child_tools(parent, ("mcp__gh__*", "*agent")).names() == ["mcp__gh__issue"]
     assert build_child_tools(parent, ()).names() == []
+
+
+def _agent_file(path: Path, frontmatter: str, body: str = "You review.") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\n{frontmatter}\n---\n{body}\n", encoding="utf-8")
+    return path
+
+
+def test_agents_in_subfolders_load_by_their_own_name(tmp_path: Path) -> None:
+    """wshobson/agents-style per-plugin folders: Claude Code loads every one, named by frontmatter."""
+    agents = tmp_path / "agents"
+    _agent_file(agents / "backend-development" / "backend-architect.md", "name: backend-architect\ndescription: A")
+    _agent_file(agents / "security" / "deep" / "auditor.md", "description: B")  # name from the file name
+    _agent_file(agents / "top.md", "description: C")
+    outside = _agent_file(tmp_path / "elsewhere" / "hidden.md", "description: D")
+    os.symlink(outside.parent, agents / "linked-folder")  # a symlinked folder is not entered
+    result = load_agent_definitions([tmp_path])
+    assert [a.name for a in result.agents] == ["auditor", "backend-architect", "top"]
+    assert result.skipped == []
+
+
+def test_same_name_in_two_subfolders_first_wins(tmp_path: Path) -> None:
+    agents = tmp_path / "agents"
+    _agent_file(agents / "a" / "reviewer.md", "name: reviewer\ndescription: first")
+    _agent_file(agents / "b" / "reviewer.md", "name: reviewer\ndescription: second")
+    result = load_agent_definitions([tmp_path])
+    assert [a.description for a in result.agents] == ["first"]
+    assert [(s.path.parent.name, s.reason) for s in result.skipped] == [("b", "name-collision")]
+
+
+def test_namespaced_agents_do_not_clash(tmp_path: Path) -> None:
+    """Two plugins' `code-reviewer` agents are `one:code-reviewer` and `two:code-reviewer`."""
+    for plugin in ("one", "two"):
+        _agent_file(tmp_path / plugin / "agents" / "code-reviewer.md", f"name: code-reviewer\ndescription: {plugin}")
+    _agent_file(tmp_path / "agents" / "code-reviewer.md", "name: code-reviewer\ndescription: own")
+    result = load_agent_definitions(
+        [tmp_path], namespaced=[(tmp_path / "one" / "agents", "one"), (tmp_path / "two" / "agents", "two")]
+    )
+    assert [(a.name, a.description) for a in result.agents] == [
+        ("code-reviewer", "own"),
+        ("one:code-reviewer", "one"),
+        ("two:code-reviewer", "two"),
+    ]
+    registry = SubagentRegistry(result.agents)
+    assert registry.resolve("two:code-reviewer") is not None
+    assert registry.resolve("two:code-reviewer").description == "two"  # type: ignore[union-attr]
