@@ -342,7 +342,8 @@ class CheckpointEngine:
             raise CheckpointError(f"git add failed: {err.decode('utf-8', 'replace').strip()}")
         touched = _verbose_paths(out)
         nested = _embedded_repos(err)
-        large = [path for path in touched if _too_large(self.project / path, self.max_file_bytes)]
+        project = str(self.project)  # plain strings: a first snapshot checks every file
+        large = [path for path in touched if _too_large(os.path.join(project, path), self.max_file_bytes)]
         if large:
             await self._drop_large(large)
         latest = self._latest()
@@ -451,7 +452,7 @@ def _more_files_than(root: Path, limit: int) -> bool:
     return False
 
 
-def _too_large(path: Path, limit: int) -> bool:
+def _too_large(path: str | Path, limit: int) -> bool:
     try:
         st = os.lstat(path)
     except OSError:

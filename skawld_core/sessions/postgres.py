@@ -25,17 +25,15 @@ imported on first use.
 from __future__ import annotations
 
 import asyncio
-import gc
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
-from ..model_base import DEFERRED
 from ._pg_claims import PostgresTaskClaims
 from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
@@ -44,7 +42,7 @@ from ._pg_sql import NOW as _NOW
 from ._pg_sql import TASK_ORDER as _TASK_ORDER
 from ._pg_sql import record_of, task_of
 from .dsn import redact_dsn, scrub
-from .rows import SKILLS, dumps
+from .rows import SKILLS, dumps, load_stored_messages
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
@@ -57,7 +55,6 @@ Work = Callable[["asyncpg.Connection[Any]"], Awaitable[T]]
 
 INSTALL_HINT = "PostgresSessionStore needs asyncpg: pip install 'skawld[postgres]'"
 
-_STORED = TypeAdapter(list[StoredMessage], config=DEFERRED)
 _SESSION_COLUMNS = "id, created_at, updated_at, meta::text, invoked_skills::text"
 _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata::text, created_at, updated_at"
 
@@ -186,19 +183,8 @@ class PostgresSessionStore(PostgresTaskClaims):
                 " ORDER BY seq",
                 id,
             )
-            # One validation call for the whole history (in pydantic-core, no Python loop per
-            # message), with the cyclic GC paused: building ~10^5 acyclic objects otherwise
-            # triggers many useless collections.
-            raw = ",".join(f'{{"seq":{r[0]},"appended_at":"{r[1]}","message":{r[2]}}}' for r in rows)
-            paused = gc.isenabled()
-            gc.disable()
-            try:
-                return _STORED.validate_json(f"[{raw}]")
-            except ValidationError as exc:
-                raise SessionStoreError(f"Corrupt message in session {id!r}: {exc}") from exc
-            finally:
-                if paused:
-                    gc.enable()
+            # Validated off the event loop, once, in one pydantic-core call (`stored_messages_of`).
+            return await load_stored_messages(rows, f"session {id!r}")
 
         return await self._run("load messages", work, write=False)
 

@@ -8,8 +8,10 @@ column value into that text.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -17,10 +19,12 @@ from pydantic import TypeAdapter, ValidationError
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord
 from ..model_base import DEFERRED
-from .store import SessionRecord, Task
+from .store import SessionRecord, StoredMessage, Task
 from .task_graph import Edge, links_for
 
 SKILLS = TypeAdapter(list[InvokedSkillRecord], config=DEFERRED)
+_STORED = TypeAdapter(list[StoredMessage], config=DEFERRED)
+INLINE_ROWS = 500  # fewer rows validate faster than a hop to a worker thread
 Stamp = Callable[[Any], str]
 
 
@@ -73,3 +77,32 @@ def task_of(row: Any, edges: Sequence[Edge] | set[Edge], stamp: Stamp = str) -> 
         created_at=stamp(created_at),
         updated_at=stamp(updated_at),
     )
+
+
+def stored_messages_of(rows: Iterable[Sequence[Any]], where: str) -> list[StoredMessage]:
+    """Message rows `(seq, appended_at, message_json)` (ISO text stamps) validated once, in one pydantic-core call.
+
+    The stores call it through `load_stored_messages`, so a long history is not validated
+    on the event loop. The cyclic GC is paused meanwhile: building ~10^5 acyclic
+    objects would otherwise trigger many collections that find nothing. A row that does not
+    validate raises `SessionStoreError` naming `where` (the session and its store).
+    """
+    raw = ",".join(f'{{"seq":{seq},"appended_at":"{at}","message":{message}}}' for seq, at, message in rows)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _STORED.validate_json(f"[{raw}]")
+    except ValidationError as exc:
+        raise SessionStoreError(f"Corrupt message in {where}: {exc}") from exc
+    finally:
+        if paused:
+            gc.enable()
+
+
+async def load_stored_messages(rows: Iterable[Sequence[Any]], where: str) -> list[StoredMessage]:
+    """`stored_messages_of`, in a worker thread for a long history (the event loop keeps
+    running), inline for a short one."""
+    rows = rows if isinstance(rows, list) else list(rows)
+    if len(rows) <= INLINE_ROWS:
+        return stored_messages_of(rows, where)
+    return await asyncio.to_thread(stored_messages_of, rows, where)

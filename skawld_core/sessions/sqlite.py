@@ -24,7 +24,7 @@ from ..messages import InvokedSkillRecord, Message
 from ..project_dir import ensure_local_dir
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
-from .rows import SKILLS, dumps, record_of, task_of
+from .rows import SKILLS, dumps, load_stored_messages, record_of, task_of
 from .sqlite_claims import SqliteTaskClaims
 from .sqlite_import import SqliteSessionImport
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
@@ -135,11 +135,8 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
             rows = await conn.execute_fetchall(
                 "SELECT seq, appended_at, message_json FROM messages WHERE session_id = ? ORDER BY seq", (id,)
             )
-            validate = Message.model_validate_json
-            try:
-                return [StoredMessage(seq=seq, appended_at=at, message=validate(raw)) for seq, at, raw in rows]
-            except ValidationError as exc:
-                raise SessionStoreError(f"Corrupt message in session {id!r} in {self.path}: {exc}") from exc
+            where = f"session {id!r} in {self.path}"
+            return await load_stored_messages(rows, where)  # once, off the event loop
 
         return await self._run("load messages", work, "query")
 

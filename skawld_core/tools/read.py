@@ -19,11 +19,12 @@ from pydantic import ConfigDict, Field
 from ..messages import Base64Source, ImageBlock, TextBlock
 from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
+from .line_range import clip_line, decode_line, read_line_range
 from .notebook_render import NotebookError, render_notebook
 from .paths import display_path, is_device_path, resolve_path
 from .pdf_read import pdf_result
 from .safe_open import OpenRefused, Verify, open_verified
-from .text_format import number_line, truncate_text, truncation_marker
+from .text_format import number_line, truncate_text
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -53,20 +54,9 @@ class ReadInput(SkawldModel):
 
 @dataclass(frozen=True)
 class _Lines:
-    lines: list[str]
+    lines: list[str]  # already cut to MAX_LINE_CHARS
     total: int
     sniffed_binary: bool = False
-
-
-def _clip_line(line: str) -> str:
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    return line[:MAX_LINE_CHARS] + truncation_marker(len(line) - MAX_LINE_CHARS)
-
-
-def _decode(raw: bytes) -> str:
-    text = raw.decode("utf-8", errors="replace")
-    return text[:-1] if text.endswith("\r") else text
 
 
 class _NotRegular(Exception):
@@ -126,21 +116,13 @@ def _read_open_lines(fh: BinaryIO, size: int, offset: int, limit: int) -> _Lines
         parts = data.split(b"\n")
         if parts and parts[-1] == b"":
             parts.pop()
-        return _Lines([_decode(p) for p in parts[:limit]], len(parts))
-    picked: list[str] = []
-    total = 0
+        return _Lines([clip_line(decode_line(p), MAX_LINE_CHARS) for p in parts[:limit]], len(parts))
     head = fh.read(SNIFF_BYTES)
     if b"\0" in head:
         return _Lines([], 0, sniffed_binary=True)
     fh.seek(0)
-    end = offset + limit
-    for raw in fh:
-        total += 1
-        if total >= offset:
-            picked.append(_decode(raw[:-1] if raw.endswith(b"\n") else raw))
-            if total + 1 >= end:
-                break  # the total is only needed when offset lies past the end
-    return _Lines(picked, total)
+    lines, total = read_line_range(fh, offset, limit, MAX_LINE_CHARS)
+    return _Lines(lines, total)
 
 
 class ReadTool(Tool[ReadInput]):
@@ -207,7 +189,7 @@ class ReadTool(Tool[ReadInput]):
             return error_result(f"{rel} appears to be a binary file and cannot be read.")
         if value.offset > got.total:
             return error_result(f"offset {value.offset} is beyond end of file ({got.total} lines total).")
-        body = "\n".join(number_line(value.offset + i, _clip_line(line)) for i, line in enumerate(got.lines))
+        body = "\n".join(number_line(value.offset + i, line) for i, line in enumerate(got.lines))
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=truncate_text(body, MAX_OUTPUT_CHARS), summary=summary)
 

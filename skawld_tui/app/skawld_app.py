@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
+from ..startup_gc import collect_idle
 from ..transcript_model import cost_usd, history_items, restored_notice, tail_start
 from .focus_guard import route_typing
 from .run_state import RunState
@@ -459,21 +460,20 @@ def _import_all(names: tuple[str, ...]) -> None:
 
 
 def idle_gc() -> None:
-    """A full collection while idle (a run just ended), then freeze the survivors.
+    """Collect while idle (a run just ended) and freeze the survivors (`collect_idle`).
 
     Objects that outlive a run (history, mounted widgets) would otherwise be
     rescanned by every full collection during the next stream, which stalls the
-    UI for hundreds of ms in long sessions. Unfreezing first lets pruned widgets
-    (cyclic garbage) be collected.
+    UI for hundreds of ms in long sessions. A full pass (which frees pruned
+    widgets, cyclic garbage that was frozen) runs only once the frozen heap grew
+    by a quarter, so its cost per turn does not grow with the session.
     """
     global _last_idle_gc
     now = time.monotonic()
     if now - _last_idle_gc < IDLE_GC_EVERY:
         return
     _last_idle_gc = now
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    collect_idle()
 
 
 IDLE_GC_EVERY = 5.0  # seconds; back-to-back short runs share one collection

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,3 +58,30 @@ async def test_building_the_agent_ends_start_up(collector: None, tmp_path: Path)
     agent = build_agent(settings)
     assert gc.isenabled() and gc.get_freeze_count() > 0
     await agent.close()
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_idle_collection_frees_frozen_garbage_only_once_the_frozen_heap_grew(collector: None) -> None:
+    gc.enable()
+    startup_gc.collect_idle()  # the baseline full pass
+    young = Cycle()
+    young_ref = weakref.ref(young)
+    del young
+    assert startup_gc.collect_idle() is False  # a pass over what was allocated since
+    assert young_ref() is None
+    frozen = Cycle()
+    frozen_ref = weakref.ref(frozen)
+    gc.freeze()
+    del frozen
+    assert startup_gc.collect_idle() is False
+    assert frozen_ref() is not None  # frozen garbage waits for a full pass
+    ballast = [Cycle() for _ in range(gc.get_freeze_count())]  # the heap doubles
+    assert startup_gc.collect_idle() is False  # ... and is frozen
+    assert frozen_ref() is not None
+    assert startup_gc.collect_idle() is True
+    assert frozen_ref() is None
+    del ballast

@@ -313,3 +313,15 @@ def test_store_can_be_used_from_successive_event_loops(db_path: Path) -> None:
 
     assert sorted(asyncio.run(first())) == [1, 2, 3]
     assert sorted(asyncio.run(second())) == [4, 5, 6]
+
+
+async def test_resume_validates_every_message_and_names_a_corrupt_one(store: SqliteSessionStore, db_path: Path) -> None:
+    s = await store.create()
+    await store.append_messages(s.id, [user_text(f"m{i}") for i in range(300)])
+    loaded = await store.load_messages(s.id)
+    assert [m.seq for m in loaded] == list(range(1, 301))
+    assert loaded[42].message == user_text("m42") and loaded[42].appended_at
+    with _raw(db_path) as raw:
+        raw.execute("UPDATE messages SET message_json = ? WHERE seq = 7", ('{"role": "robot", "content": []}',))
+    with pytest.raises(SessionStoreError, match=f"Corrupt message in session '{s.id}' in "):
+        await store.load_messages(s.id)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -479,6 +481,25 @@ async def test_long_session_prunes_old_turns_and_keeps_history_reachable() -> No
         more = [u.text for u in app.query(UserMessage)]
         assert len(more) > len(mounted) and more[-1] == "question 39"
         assert more == [f"question {i}" for i in range(40 - len(more), 40)]
+
+
+async def test_pruned_turns_release_their_rendered_lines() -> None:
+    turns = [reply(f"answer {i}") for i in range(30)]
+    app = make_app(turns)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "question 0")
+        await run_done(pilot, runs=1)
+        await pilot.pause()
+        first_cache = weakref.ref(app.query(UserMessage).first()._styles_cache)
+        for i in range(1, 30):
+            await send(pilot, f"question {i}")
+            await run_done(pilot, runs=i + 1)
+        await app.transcript.prune()
+        assert "question 0" not in [u.text for u in app.query(UserMessage)]
+        gc.unfreeze()
+        gc.collect()
+        assert first_cache() is None  # not pinned by Textual's styles lru_cache
 
 
 async def test_ask_user_modal_answers_by_number_key() -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.containers import VerticalScroll
 from textual.message import Message as TMessage
 from textual.widget import Widget
@@ -81,6 +82,7 @@ class Transcript(VerticalScroll, can_focus=False):
         if not doomed:
             return 0
         await self.remove_children(doomed)
+        release_styles_cache()
         assert first_kept.history_index is not None
         self.marker.set_hidden(first_kept.history_index)
         return len(doomed)
@@ -88,6 +90,15 @@ class Transcript(VerticalScroll, can_focus=False):
     async def clear(self) -> None:
         await self.remove_children([c for c in self.children if not isinstance(c, HistoryMarker)])
         self.marker.set_hidden(0)
+
+
+def release_styles_cache() -> None:
+    """Let removed widgets go: Textual's `StylesCache.get_inner_outer` is an `lru_cache`
+    on a method, so its 1,024 entries keep the `StylesCache` (and every rendered line) of
+    widgets long removed (Textual issue #6665); emptying it costs a few style lookups."""
+    cached = getattr(StylesCache.get_inner_outer, "cache_clear", None)
+    if cached is not None:
+        cached()
 
 
 def history_widgets(items: Sequence[Item], *, show_timings: bool, registry: Any = None) -> list[Widget]:
