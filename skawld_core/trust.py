@@ -150,9 +150,18 @@ def config_requests(
     passthrough = doc.get("env", {}).get("passthrough", [])
     if passthrough:
         add(TrustRequest("widens", "/env/passthrough", f"passes {', '.join(passthrough)} to commands"))
-    sandbox = doc.get("sandbox")
+    out += _sandbox_requests(doc.get("sandbox"), lower.get("sandbox", "auto"))
+    if doc.get("pricing"):
+        # Prices of 0 would switch off the user's --max-budget-usd.
+        add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))
+    return out
+
+
+def _sandbox_requests(sandbox: Any, low_box: Any) -> list[TrustRequest]:
+    """What a project's ``sandbox`` section relaxes, against the layers below (`low_box`)."""
+    out: list[TrustRequest] = []
+    add = out.append
     mode_s = sandbox if isinstance(sandbox, str) else (sandbox or {}).get("mode")
-    low_box = lower.get("sandbox", "auto")
     low_mode = low_box if isinstance(low_box, str) else low_box.get("mode", "auto")
     if mode_s is not None and _STRICTNESS[mode_s] < _STRICTNESS[low_mode]:
         what = (
@@ -166,9 +175,6 @@ def config_requests(
     if isinstance(network, Mapping) and network.get("allowAllUnixSockets") is True:
         what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
         add(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
-    if doc.get("pricing"):
-        # Prices of 0 would switch off the user's --max-budget-usd.
-        add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))
     return out
 
 

@@ -29,6 +29,8 @@ RULE_AND_TRUST_KEYS = {
     "domains",
     "projects",
     "sha256",
+    "file",
+    "items",
 }
 
 
