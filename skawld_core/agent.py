@@ -24,6 +24,7 @@ from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .sandbox import ShellPolicy
 from .scheduler import default_tool_concurrency
 from .session import Session
+from .sessions.claims import RunGuardStore
 from .sessions.fork import fork_session
 from .sessions.meta import git_branch
 from .system_prompt import build_system_blocks
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from .hooks import Hooks
     from .permissions import CanUseTool, PermissionRule
     from .sandbox import SandboxSettings, SandboxStatus
-    from .sessions.store import SessionStore
+    from .sessions.store import SessionRecord, SessionStore
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -305,14 +306,29 @@ class Agent:
         if self._closed:
             raise ConfigError("Agent is closed")
         await self._connect()
-        record = await self.store.create(id=id, meta=self._new_session_meta(meta))
-        history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
-        live = self._sessions.get(record.id)
-        if history and not (live is not None and live.is_running):
-            history = await self._repair(record.id, history)
+        store = self.store
+        live = self._sessions.get(id) if id is not None else None
+        running_here = live is not None and live.is_running
+        if id is not None and not running_here and isinstance(store, RunGuardStore):
+            # One writer per session: hold its writer lock while loading and repairing it, so a
+            # session running in another process is refused (SessionBusyError) before any write.
+            async with store.run_guard(id):
+                record, history = await self._load(id, meta, repair=True)
+        else:
+            record, history = await self._load(id, meta, repair=not running_here)
         session = Session(self, record, history)
         self._sessions[session.id] = session
         return session
+
+    async def _load(
+        self, id: str | None, meta: Mapping[str, Any] | None, *, repair: bool
+    ) -> tuple[SessionRecord, list[Message]]:
+        """Create or load the session, with its history (a dangling `tool_use` answered when `repair`)."""
+        record = await self.store.create(id=id, meta=self._new_session_meta(meta))
+        history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
+        if history and repair:
+            history = await self._repair(record.id, history)
+        return record, history
 
     def _new_session_meta(self, meta: Mapping[str, Any] | None) -> dict[str, Any]:
         """Meta for a new session: cwd, model and git branch, under the caller's."""

@@ -57,6 +57,19 @@ CREATE TABLE task_edges (
 CREATE INDEX task_edges_to_idx ON task_edges (session_id, to_task_id);
 """,
     ),
+    (
+        2,
+        """
+CREATE TABLE session_writers (
+  session_id text PRIMARY KEY,
+  epoch bigint NOT NULL DEFAULT 0,
+  pid integer,
+  host text,
+  started text,
+  since timestamptz
+);
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -12,9 +12,10 @@ many processes and machines.
   half-done (the same guarantee as `SqliteSessionStore`).
 - The DSN is a secret: it is never part of an error message or a repr
   (passwords are redacted, see `dsn.scrub`).
-- `run_guard` holds a session-level advisory lock on its own connection for
-  the duration of a run; PostgreSQL drops it when that connection (or the
-  process) dies.
+- `run_guard` holds the session's writer lock (an advisory lock on a pooled
+  connection, plus a writer epoch); appends to a held session run on that
+  connection and carry the epoch (see `_pg_writer`). PostgreSQL drops the lock
+  when that connection (or the process) dies.
 - Task claims (`ClaimableTaskGraph`) use ``FOR UPDATE SKIP LOCKED`` with
   leases; see `claims`.
 
@@ -27,8 +28,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -37,12 +37,14 @@ from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ..model_base import DEFERRED
 from ._pg_claims import PostgresTaskClaims
+from ._pg_errors import caught, is_transient, store_error
 from ._pg_import import import_dump
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
 from ._pg_sql import ISO as _ISO
 from ._pg_sql import NOW as _NOW
 from ._pg_sql import TASK_ORDER as _TASK_ORDER
 from ._pg_sql import record_of, task_of
+from ._pg_writer import PostgresRunGuard, WriterLease
 from .dsn import redact_dsn, scrub
 from .rows import SKILLS, dumps
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
@@ -70,7 +72,7 @@ def _import_asyncpg() -> Any:
     return asyncpg
 
 
-class PostgresSessionStore(PostgresTaskClaims):
+class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
     """A `SessionStore` in a PostgreSQL database named by `dsn`.
 
     `schema` (default ``public``) is the PostgreSQL schema holding the tables;
@@ -100,6 +102,7 @@ class PostgresSessionStore(PostgresTaskClaims):
         self._pool: Any = None
         self._pool_loop: asyncio.AbstractEventLoop | None = None
         self._pool_lock: asyncio.Lock | None = None
+        self._held: dict[str, WriterLease] = {}  # session id -> writer lock held by run_guard
 
     def __repr__(self) -> str:
         return f"PostgresSessionStore({redact_dsn(self._dsn)!r}, schema={self.schema!r})"
@@ -209,6 +212,9 @@ class PostgresSessionStore(PostgresTaskClaims):
             copies = [Message.model_validate_json(p) for p in payloads]
         except (ValidationError, ValueError, TypeError) as exc:
             raise SessionStoreError(f"Cannot serialize messages: {exc}", cause=exc) from exc
+        lease = self._held.get(id)
+        if lease is not None:  # fenced: on the lock's own connection, with the writer epoch
+            return await self._shielded(self._append_held(lease, id, payloads, copies))
 
         async def work(conn: asyncpg.Connection[Any]) -> list[StoredMessage]:
             # One statement (one round trip, atomic): taking the seq range locks the session
@@ -378,29 +384,6 @@ class PostgresSessionStore(PostgresTaskClaims):
 
         return await self._run("import session", work)
 
-    # ----- run guard (RunGuardStore) -----
-
-    @asynccontextmanager
-    async def run_guard(self, session_id: str) -> AsyncIterator[None]:
-        """Hold the session's advisory lock on a dedicated connection for the block."""
-        asyncpg = _import_asyncpg()
-        key = f"skawld-run:{self.schema}:{session_id}"
-        try:
-            conn = await asyncpg.connect(self._dsn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise self._error("acquire run lock", exc) from None
-        try:
-            got = await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key)
-            if not got:
-                raise ConfigError("Session already has an active run (in another process)")
-            yield
-        finally:
-            # Closing the connection releases the session-level lock.
-            try:
-                await asyncio.shield(conn.close(timeout=5))
-            except Exception:
-                conn.terminate()
-
     # ----- lifecycle -----
 
     async def close(self) -> None:
@@ -427,7 +410,11 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def _run(self, op: str, work: Work[T], *, write: bool = True) -> T:
         """Run `work` on a pooled connection (in a transaction when `write`), shielded from the caller."""
-        task = asyncio.ensure_future(self._on_connection(op, work, write))
+        return await self._shielded(self._on_connection(op, work, write))
+
+    async def _shielded(self, call: Awaitable[T]) -> T:
+        """Await `call` in its own task: a cancelled caller never leaves a write half-done."""
+        task = asyncio.ensure_future(call)
         task.add_done_callback(_retrieve_exception)
         return await asyncio.shield(task)
 
@@ -440,12 +427,11 @@ class PostgresSessionStore(PostgresTaskClaims):
                     return await work(conn)
                 async with conn.transaction():
                     return await work(conn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except caught(asyncpg) as exc:
             raise self._error(op, exc) from None
 
     def _error(self, op: str, exc: BaseException) -> SessionStoreError:
-        detail = scrub(f"{type(exc).__name__}: {exc}", self._dsn)
-        return SessionStoreError(f"Session store {op} failed ({self.redacted_dsn}): {detail}")
+        return store_error(op, exc, self._dsn)
 
     async def _get_pool(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -465,12 +451,14 @@ class PostgresSessionStore(PostgresTaskClaims):
         asyncpg = _import_asyncpg()
         try:
             conn = await asyncpg.connect(self._dsn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+        except caught(asyncpg, ValueError) as exc:
             detail = scrub(f"{type(exc).__name__}: {exc}", self._dsn)
-            raise SessionStoreError(f"Cannot connect to session database {self.redacted_dsn}: {detail}") from None
+            error = SessionStoreError(f"Cannot connect to session database {self.redacted_dsn}: {detail}")
+            error.retryable = is_transient(exc)
+            raise error from None
         try:
             await self._migrate(conn)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except caught(asyncpg) as exc:
             raise self._error("migrate schema", exc) from None
         finally:
             await conn.close()
@@ -486,7 +474,7 @@ class PostgresSessionStore(PostgresTaskClaims):
                     "synchronous_commit": "on" if self.synchronous_commit else "off",
                 },
             )
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except caught(asyncpg) as exc:
             raise self._error("open pool", exc) from None
 
     async def _migrate(self, conn: asyncpg.Connection[Any]) -> None:
