@@ -41,7 +41,8 @@ def is_transient(exc: BaseException) -> bool:
     name = type(exc).__name__
     if name == "InternalClientError":
         return True  # a protocol state broken by a lost connection; a new connection clears it
-    return name == "InterfaceError" and "closed" in str(exc)
+    # the connection was closed, or the pool took back a connection it saw die
+    return name == "InterfaceError" and ("closed" in str(exc) or "released back to the pool" in str(exc))
 
 
 def store_error(op: str, exc: BaseException, dsn: str) -> SessionStoreError:

@@ -188,9 +188,10 @@ async def _discard(pool: Any, conn: Any) -> None:
     """Close `conn` (dropping any lock it holds) and hand it back to the pool."""
     try:
         conn.terminate()
-    finally:
-        try:
-            await pool.release(conn)
-        except Exception:
-            pass
+    except Exception:
+        pass  # already closed or taken back by the pool
+    try:
+        await pool.release(conn)
+    except Exception:
+        pass
 
