@@ -41,6 +41,7 @@ from skawld_core.hooks import (
     PostToolUseOutcome,
 )
 from skawld_core.hooks.claude_format import claude_hook_input, claude_hook_outcome, claude_matcher
+from skawld_core.session_env import session_env
 
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 
@@ -119,7 +120,7 @@ def command_hook(
     async def hook(data: Any, ctx: HookContext) -> Any:
         if matches is not None and event in _TOOL_EVENTS and not matches(getattr(data, "tool_name", "")):
             return None
-        env = child_environment(env_passthrough)
+        env = child_environment(env_passthrough, extra=session_env(ctx.session_id))
         env["CLAUDE_PROJECT_DIR"] = env["SKAWLD_PROJECT_DIR"] = str(ctx.cwd)
         proc = await asyncio.create_subprocess_shell(
             command,

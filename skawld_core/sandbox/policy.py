@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..child_env import child_environment
+from ..session_env import session_env
 from .argv import bwrap_argv
 from .hidden import HiddenPaths, hidden_paths
 from .probe import probe_bwrap
@@ -104,7 +105,7 @@ class ShellPolicy:
         `sandbox: required` and the sandbox cannot run."""
         shell = os.environ.get("SHELL") or "/bin/sh"
         token = secrets.token_hex(8)
-        env = child_environment(self.env_passthrough, extra={CALL_TOKEN_VAR: token})
+        env = child_environment(self.env_passthrough, extra={**session_env(session_id), CALL_TOKEN_VAR: token})
         status = self.status()
         if not status.active:
             if status.mode == "required":

@@ -43,10 +43,10 @@ from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA
 from ._pg_sql import ISO as _ISO
 from ._pg_sql import NOW as _NOW
 from ._pg_sql import TASK_ORDER as _TASK_ORDER
-from ._pg_sql import record_of, task_of
+from ._pg_sql import jsonb, record_of, task_of
 from ._pg_writer import PostgresRunGuard, WriterLease
 from .dsn import redact_dsn, scrub
-from .rows import SKILLS, dumps
+from .rows import SKILLS
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
@@ -117,7 +117,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
     async def create(self, *, id: str | None = None, meta: Mapping[str, Any] | None = None) -> SessionRecord:
         """Create a session, or return the existing one (its meta unchanged)."""
         session_id = id if id is not None else str(uuid.uuid4())
-        meta_json = dumps(json_copy(meta or {}, "Session meta"))
+        meta_json = jsonb(json_copy(meta or {}, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             await conn.execute(
@@ -155,7 +155,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
 
     async def update_meta(self, id: str, meta: Mapping[str, Any]) -> SessionRecord:
         """Shallow-merge `meta` into the session's meta (one atomic statement)."""
-        patch = dumps(json_copy(meta, "Session meta"))
+        patch = jsonb(json_copy(meta, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             row = await conn.fetchrow(
@@ -243,7 +243,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
 
     async def set_invoked_skills(self, id: str, skills: Sequence[InvokedSkillRecord]) -> None:
         """Replace the session's invoked-skill list."""
-        payload = SKILLS.dump_json(list(skills)).decode()
+        payload = jsonb(SKILLS.dump_python(list(skills), mode="json"))
 
         async def work(conn: asyncpg.Connection[Any]) -> None:
             status = await conn.execute(
@@ -258,7 +258,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
 
     async def create_task(self, session_id: str, input: CreateTaskInput) -> Task:
         """Create a task with the session's next numeric id (never reused)."""
-        metadata_json = dumps(json_copy(input.metadata, "Task metadata"))
+        metadata_json = jsonb(json_copy(input.metadata, "Task metadata"))
 
         async def work(conn: asyncpg.Connection[Any]) -> Task:
             row = await conn.fetchrow(
@@ -344,7 +344,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
                 scalars.active_form,
                 scalars.status,
                 scalars.owner,
-                dumps(scalars.metadata),
+                jsonb(scalars.metadata),
             )
             if plan.remove:
                 await conn.executemany(

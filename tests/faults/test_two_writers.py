@@ -66,7 +66,7 @@ def test_a_resumer_mid_tool_is_refused_and_writes_nothing(cli: CliEnv, kind: str
         assert forked.returncode == 0, forked.stderr  # forking a running session works
     finally:
         (cli.repo / "go").touch()
-        out, err = first.communicate(timeout=60)
+        _out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     stored = history(sid)
     assert_valid_history(stored)
@@ -143,7 +143,7 @@ def test_a_killed_lock_connection_is_noticed_and_the_run_is_fenced(cli: CliEnv, 
         assert second.returncode == 0, second.stderr  # the lock was free: the session is taken over
     finally:
         (cli.repo / "go").touch()
-        out, err = first.communicate(timeout=60)
+        out, _err = first.communicate(timeout=60)
     events = parse_events(out)
     assert first.returncode == 1 and events[-1].subtype == "error"
     errors = [e for e in events if e.type == "error"]
@@ -163,7 +163,7 @@ def test_a_killed_lock_connection_without_a_takeover_is_retaken(cli: CliEnv, fre
         _terminate(fresh_db, held)
     finally:
         (cli.repo / "go").touch()
-        out, err = first.communicate(timeout=60)
+        _out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     stored = pg_history(fresh_db, sid)
     assert_valid_history(stored)
