@@ -354,6 +354,7 @@ def _run_worker(settings: Settings, options: WorkerOptions) -> int:
     from skawld_core.sessions.claims import ClaimableTaskGraph
 
     from .bootstrap import build_agent, session_meta
+    from .store_retry import retrying
     from .task_lease import LeaseGate
     from .worker import Worker
 
@@ -398,7 +399,10 @@ def _run_worker(settings: Settings, options: WorkerOptions) -> int:
             loop.add_signal_handler(sig, on_signal)
         try:
             name = options.task_list
-            if await store.load(name) is None:
+            found = await retrying(
+                lambda: store.load(name), what="load list", budget_s=options.store_retry_seconds, log=_log
+            )
+            if found is None:
                 _log(f"no task list {name!r} yet (add tasks with `skawld tasks add --list {name}`)")
                 return 0
             summary = await worker.run()

@@ -228,7 +228,8 @@ class Worker:
                     elif event.type == "error":
                         error = event.error
         except Exception as exc:  # the task failed; the worker carries on
-            error = ErrorInfo(name=type(exc).__name__, message=str(exc), retryable=False)
+            retryable = bool(getattr(exc, "retryable", False))
+            error = ErrorInfo(name=type(exc).__name__, message=str(exc), retryable=retryable)
         finally:
             keeper.cancel()
             self._running.pop(worker, None)

@@ -86,7 +86,9 @@ class PostgresRunGuard:
             raise store_error("take the session's writer lock", exc, self._dsn) from None
         try:
             if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
-                row = await conn.fetchrow("SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id)
+                row = await conn.fetchrow(
+                    "SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id
+                )
                 owner = WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
                 if epoch is not None:
                     raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
@@ -194,4 +196,3 @@ async def _discard(pool: Any, conn: Any) -> None:
         await pool.release(conn)
     except Exception:
         pass
-

@@ -423,10 +423,15 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
         pool = await self._get_pool()
         try:
             async with pool.acquire() as conn:
-                if not write:
-                    return await work(conn)
-                async with conn.transaction():
-                    return await work(conn)
+                try:
+                    if not write:
+                        return await work(conn)
+                    async with conn.transaction():
+                        return await work(conn)
+                except caught(asyncpg) as exc:
+                    if is_transient(exc):  # a retry must not get this connection back (dead, or read-only)
+                        conn.terminate()
+                    raise
         except caught(asyncpg) as exc:
             raise self._error(op, exc) from None
 
@@ -465,7 +470,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
         try:
             return await asyncpg.create_pool(
                 self._dsn,
-                min_size=1,
+                min_size=0,  # no background reconnect loop (and its tracebacks) while the server is down
                 max_size=self.max_connections,
                 reset=_keep_session,
                 server_settings={

@@ -22,7 +22,9 @@ def assert_valid_history(messages: list[dict[str, Any]]) -> None:
         results = [b["tool_use_id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
             previous = messages[index - 1] if index else {}
-            asked = [b["id"] for b in previous.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"]
+            asked = [
+                b["id"] for b in previous.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"
+            ]
             assert sorted(results) == sorted(asked), f"message {index}: results {results} answer {asked}"
             assert not answered & set(results), f"message {index}: a tool_use answered twice"
             answered |= set(results)

@@ -52,7 +52,9 @@ def _start_in_bash(cli: CliEnv, env: dict[str, str]) -> tuple[subprocess.Popen[s
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
-def test_a_resumer_mid_tool_is_refused_and_writes_nothing(cli: CliEnv, kind: str, request: pytest.FixtureRequest) -> None:
+def test_a_resumer_mid_tool_is_refused_and_writes_nothing(
+    cli: CliEnv, kind: str, request: pytest.FixtureRequest
+) -> None:
     env, history = _store(cli, kind, request)
     first, sid = _start_in_bash(cli, env)
     try:
@@ -152,7 +154,9 @@ def test_a_killed_lock_connection_is_noticed_and_the_run_is_fenced(cli: CliEnv, 
     assert_valid_history(stored)
     assert stored[-1]["content"][-1]["text"] == "took over"
     results = [b for m in stored for b in m["content"] if b.get("type") == "tool_result"]
-    assert [str(b["content"]) for b in results] == ["Tool call interrupted; side effects unknown."]  # not the fenced one
+    assert [str(b["content"]) for b in results] == [
+        "Tool call interrupted; side effects unknown."
+    ]  # not the fenced one
 
 
 def test_a_killed_lock_connection_without_a_takeover_is_retaken(cli: CliEnv, fresh_db: str) -> None:
@@ -169,5 +173,3 @@ def test_a_killed_lock_connection_without_a_takeover_is_retaken(cli: CliEnv, fre
     assert_valid_history(stored)
     assert "finished" in str(stored[2]["content"][0]["content"]) and stored[-1]["content"][-1]["text"] == "first done"
     assert [r[0] for r in pg_fetch(fresh_db, "SELECT pid FROM session_writers")] == [None]  # released at the end
-
-
