@@ -150,11 +150,28 @@ class Worker:
     async def _store(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
         return await retrying(call, what=what, budget_s=self.options.store_retry_seconds, log=self.log)
 
-    async def _pause(self) -> None:
+    async def _pause(self, ready: asyncio.Event | None = None) -> None:
+        """Wait `poll_seconds`, or less: until `stop()`, or until `ready` (the store's notification
+        that a task of the list was added, finished or released) is set."""
+        waits = [asyncio.ensure_future(self._stopping.wait())]
+        if ready is not None:
+            waits.append(asyncio.ensure_future(ready.wait()))
         try:
-            await asyncio.wait_for(self._stopping.wait(), timeout=self.options.poll_seconds)
-        except TimeoutError:
-            pass
+            await asyncio.wait(waits, timeout=self.options.poll_seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waits:
+                waiter.cancel()
+
+    async def _ready_event(self, graph: str) -> asyncio.Event | None:
+        """The store's "a task may be ready" event for `graph`, when it has one (PostgreSQL)."""
+        task_ready = getattr(self.store, "task_ready", None)
+        if task_ready is None:
+            return None
+        try:
+            event: asyncio.Event = await task_ready(graph)
+        except SessionStoreError:
+            return None  # poll instead
+        return event
 
     async def _slot(self, worker: str) -> None:
         try:
@@ -166,13 +183,16 @@ class Worker:
     async def _claim_and_run(self, worker: str) -> None:
         graph, lease_s = self.options.task_list, self.options.lease_seconds
         while not self._stopping.is_set():
+            ready = await self._ready_event(graph)
+            if ready is not None:
+                ready.clear()  # before claiming: a task freed from now on wakes this slot
             sent = local_clock()
             claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
             if claim is None:
                 progress = await self._store("progress", lambda: self.store.graph_progress(graph))
                 if progress.drained:
                     return
-                await self._pause()
+                await self._pause(ready)
                 continue
             lease = TaskLease(claim, lease_s, sent)
             if claim.attempt > self.options.max_attempts:

@@ -70,6 +70,18 @@ CREATE TABLE session_writers (
 );
 """,
     ),
+    (
+        3,
+        """
+CREATE FUNCTION skawld_task_ready_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('skawld_tasks_' || TG_TABLE_SCHEMA, NEW.session_id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_ready_notify AFTER INSERT OR UPDATE OF status ON tasks
+  FOR EACH ROW WHEN (NEW.status <> 'in_progress') EXECUTE FUNCTION skawld_task_ready_notify();
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

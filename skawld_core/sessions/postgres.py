@@ -39,6 +39,7 @@ from ..model_base import DEFERRED
 from ._pg_claims import PostgresTaskClaims
 from ._pg_errors import caught, is_transient, store_error
 from ._pg_import import import_dump
+from ._pg_listen import PostgresTaskListener
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
 from ._pg_sql import ISO as _ISO
 from ._pg_sql import NOW as _NOW
@@ -72,7 +73,7 @@ def _import_asyncpg() -> Any:
     return asyncpg
 
 
-class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
+class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskListener):
     """A `SessionStore` in a PostgreSQL database named by `dsn`.
 
     `schema` (default ``public``) is the PostgreSQL schema holding the tables;
@@ -103,6 +104,8 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
         self._pool_loop: asyncio.AbstractEventLoop | None = None
         self._pool_lock: asyncio.Lock | None = None
         self._held: dict[str, WriterLease] = {}  # session id -> writer lock held by run_guard
+        self._ready: dict[str, asyncio.Event] = {}  # task list -> "a task may be ready" (task_ready)
+        self._listener: Any = None
 
     def __repr__(self) -> str:
         return f"PostgresSessionStore({redact_dsn(self._dsn)!r}, schema={self.schema!r})"
@@ -393,12 +396,14 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
         if pool is None:
             return
         if loop is asyncio.get_running_loop():
+            await self._stop_listening(pool)
             try:
                 await asyncio.wait_for(pool.close(), timeout=10)
             except (TimeoutError, Exception):
                 pool.terminate()
         else:
             pool.terminate()
+        self._listener = None
 
     async def __aenter__(self) -> PostgresSessionStore:
         return self
@@ -446,6 +451,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard):
             if self._pool is not None:
                 self._pool.terminate()  # made on another (finished) event loop
                 self._pool = None
+            self._listener, self._ready = None, {}
             self._pool_lock, self._pool_loop = asyncio.Lock(), loop
         async with self._pool_lock:
             if self._pool is None:

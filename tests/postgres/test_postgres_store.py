@@ -40,7 +40,7 @@ async def test_migrations_are_versioned_and_applied_once(pg_dsn: str) -> None:
     conn = await asyncpg.connect(pg_dsn)
     try:
         rows = await conn.fetch(f"SELECT version FROM {schema}.skawld_schema_migrations")
-        assert [r[0] for r in rows] == [1, 2]  # 2: session_writers (the writer lock)
+        assert [r[0] for r in rows] == [1, 2, 3]  # 2: session_writers (writer lock), 3: task-ready NOTIFY
         assert await conn.fetchval(f"SELECT count(*) FROM {schema}.sessions") == 4
         await conn.execute(f"INSERT INTO {schema}.skawld_schema_migrations (version) VALUES (999)")
     finally:

@@ -1,0 +1,57 @@
+"""Waking workers when a task may have become ready (`PostgresSessionStore.task_ready`).
+
+A trigger (schema migration 3) sends ``NOTIFY skawld_tasks_<schema>, <list>``
+whenever a task is added, finished or released. The store listens on one
+pooled connection, opened on the first `task_ready` call, and sets the
+`asyncio.Event` of the list named in each notification. A lease that expires
+sends nothing, so a waiter still polls, just rarely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+
+class PostgresTaskListener:
+    """Mixin: `task_ready` over the store's pool."""
+
+    schema: str
+    _ready: dict[str, asyncio.Event]
+    _listener: Any
+
+    if TYPE_CHECKING:
+
+        async def _get_pool(self) -> Any: ...
+
+    async def task_ready(self, session_id: str) -> asyncio.Event:
+        """An event set whenever a task of list `session_id` is added, finished or released
+        (clear it before looking for work, then wait on it)."""
+        event = self._ready.setdefault(session_id, asyncio.Event())
+        if self._listener is not None and self._listener.is_closed():  # lost with its server: listen again
+            self._listener = None
+        if self._listener is None:
+            pool = await self._get_pool()
+            conn = await pool.acquire()
+            try:
+                await conn.add_listener(f"skawld_tasks_{self.schema}", self._on_notify)
+            except BaseException:
+                await pool.release(conn)
+                raise
+            self._listener = conn
+        return event
+
+    def _on_notify(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        event = self._ready.get(payload)
+        if event is not None:
+            event.set()
+
+    async def _stop_listening(self, pool: Any) -> None:
+        conn, self._listener = self._listener, None
+        if conn is None:
+            return
+        try:
+            await conn.remove_listener(f"skawld_tasks_{self.schema}", self._on_notify)
+            await pool.release(conn)
+        except Exception:
+            conn.terminate()
