@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from skawld_core.messages import Usage
+from skawld_core.sessions.writer import SessionBusyError
 
 from .app_sessions import SessionsMixin
 from .focus_guard import route_typing
@@ -263,7 +264,11 @@ class SkawldApp(SessionsMixin, App[int]):
         """Create or resume a session and render its stored history."""
         assert self.agent is not None
         self.session_ready.clear()
-        session = await self.agent.session(session_id)
+        try:
+            session = await self.agent.session(session_id)
+        except SessionBusyError as busy:  # running in another process: nothing was written; offer a fork
+            self.offer_fork(busy)
+            return
         self.session = session
         await self.transcript.clear()
         self.renderer.reset()
