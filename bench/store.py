@@ -33,12 +33,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.worker_slots import bench_worker_slots
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.sessions import CreateTaskInput
 from skawld_core.sessions.postgres import PostgresSessionStore
 from skawld_core.sessions.sqlite import SqliteSessionStore
-
-from bench.worker_slots import bench_worker_slots  # noqa: E402
 
 WORDS = [
     "the",

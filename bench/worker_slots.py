@@ -6,7 +6,6 @@ Called by bench/store.py.
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 import time
 import uuid
@@ -71,5 +70,3 @@ async def _slots(dsn: str, n_tasks: int) -> dict[int, tuple[float, float]]:
     first = out[SLOTS[0]][0]
     print("  scaling vs 1 slot: " + ", ".join(f"{s}: {v[0] / first:.2f}x" for s, v in out.items()))
     return out
-
-

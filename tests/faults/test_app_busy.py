@@ -17,16 +17,14 @@ async def test_a_busy_session_offers_a_fork_and_writes_nothing(tmp_path: Path) -
     await holder.append_messages("busy-session", [Message(role="user", content=[TextBlock(text="hello")])])
     store = SqliteSessionStore(db)
     app = make_app([], store=store, resume_id="busy-session", cwd=tmp_path)  # type: ignore[arg-type]
-    async with holder.run_guard("busy-session"):
-        async with app.run_test() as pilot:
-            await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
-            assert "is running in another process" in app.screen.body
-            await pilot.press("y")
-            await until(lambda: app.session is not None, pilot)
-            assert app.session is not None and app.session.id != "busy-session"
-            assert [m.message for m in await app.session.store.load_messages(app.session.id)][0].content[
-                0
-            ].text == "hello"  # type: ignore[union-attr]
+    async with holder.run_guard("busy-session"), app.run_test() as pilot:
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        assert "is running in another process" in app.screen.body
+        await pilot.press("y")
+        await until(lambda: app.session is not None, pilot)
+        assert app.session is not None and app.session.id != "busy-session"
+        copied = await store.load_messages(app.session.id)
+        assert next(m.message.model_dump(exclude_none=True) for m in copied)["content"][0]["text"] == "hello"
     assert len(await holder.load_messages("busy-session")) == 1  # nothing written to the held session
     await holder.close()
     await store.close()
