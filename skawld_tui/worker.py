@@ -179,6 +179,9 @@ class Worker:
         except SessionStoreError as exc:  # past the retry budget: this slot stops, the others go on
             self.summary.errors += 1
             self.log(f"slot {worker} stopped: {exc}")
+        except Exception as exc:  # a bug: stop this slot (its lease expires), not the whole worker
+            self.summary.errors += 1
+            self.log(f"slot {worker} stopped on an unexpected error: {type(exc).__name__}: {exc}")
 
     async def _claim_and_run(self, worker: str) -> None:
         graph, lease_s = self.options.task_list, self.options.lease_seconds

@@ -12,11 +12,21 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from ._pg_errors import caught, store_error
+
+
+def _closed(conn: Any) -> bool:
+    try:
+        return bool(conn.is_closed())
+    except Exception:
+        return True  # the pool took it back after it died
+
 
 class PostgresTaskListener:
     """Mixin: `task_ready` over the store's pool."""
 
     schema: str
+    _dsn: str
     _ready: dict[str, asyncio.Event]
     _listener: Any
 
@@ -28,15 +38,22 @@ class PostgresTaskListener:
         """An event set whenever a task of list `session_id` is added, finished or released
         (clear it before looking for work, then wait on it)."""
         event = self._ready.setdefault(session_id, asyncio.Event())
-        if self._listener is not None and self._listener.is_closed():  # lost with its server: listen again
+        if self._listener is not None and _closed(self._listener):  # lost with its server: listen again
             self._listener = None
         if self._listener is None:
+            import asyncpg  # lazy: optional dependency, loaded with the store
+
             pool = await self._get_pool()
-            conn = await pool.acquire()
+            try:
+                conn = await pool.acquire()
+            except caught(asyncpg) as exc:
+                raise store_error("listen for ready tasks", exc, self._dsn) from None
             try:
                 await conn.add_listener(f"skawld_tasks_{self.schema}", self._on_notify)
-            except BaseException:
+            except BaseException as exc:
                 await pool.release(conn)
+                if isinstance(exc, caught(asyncpg)):
+                    raise store_error("listen for ready tasks", exc, self._dsn) from None
                 raise
             self._listener = conn
         return event
@@ -54,4 +71,7 @@ class PostgresTaskListener:
             await conn.remove_listener(f"skawld_tasks_{self.schema}", self._on_notify)
             await pool.release(conn)
         except Exception:
-            conn.terminate()
+            try:
+                conn.terminate()
+            except Exception:
+                pass  # already closed

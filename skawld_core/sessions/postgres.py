@@ -435,7 +435,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
                         return await work(conn)
                 except caught(asyncpg) as exc:
                     if is_transient(exc):  # a retry must not get this connection back (dead, or read-only)
-                        conn.terminate()
+                        _terminate(conn)
                     raise
         except caught(asyncpg) as exc:
             raise self._error(op, exc) from None
@@ -544,6 +544,14 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
 async def _keep_session(conn: Any) -> None:
     """Pool reset hook: nothing to undo (skawld never leaves LISTEN, temp tables or
     session SETs on a pooled connection), which saves a round trip per call."""
+
+
+def _terminate(conn: Any) -> None:
+    """Close a pooled connection at once; a no-op when the pool already took it back."""
+    try:
+        conn.terminate()
+    except Exception:
+        pass
 
 
 def _quote_ident(name: str) -> str:
