@@ -211,7 +211,8 @@ class Worker:
     async def _give_up(self, lease: TaskLease) -> None:
         task, max_attempts = lease.claim.task, self.options.max_attempts
         last = task.metadata.get("last_error") or "its worker stopped or lost the lease"
-        text = f"gave up: {max_attempts} attempts did not finish (last: {last})"
+        plural = "s" if max_attempts != 1 else ""
+        text = f"gave up after {max_attempts} unfinished attempt{plural} (last: {last})"
         if await self._finish(lease, ok=False, text=text, details={}):
             self.summary.failed += 1
             self.log(f"failed #{task.id}: {text}")
