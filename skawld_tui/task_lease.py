@@ -6,7 +6,8 @@ of the lease after the last successful claim or renewal was *sent*) on the
 boot-time clock, which keeps counting while the process is stopped (SIGSTOP)
 or the machine sleeps. Once past it the lease counts as lost: `LeaseGate`, a
 PreToolUse hook, refuses every tool call of that task's session, and the worker
-aborts the run (ending the processes it started).
+aborts the run (ending the processes it started). The gate runs before any
+configured hook, so no hook of a task whose lease is gone runs either.
 
 The variables a task's Bash calls and hooks get (`TaskLease.env`):
 ``SKAWLD_TASK_LIST``, ``SKAWLD_TASK_ID``, ``SKAWLD_TASK_ATTEMPT`` and
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from skawld_core.agent import Agent
     from skawld_core.hooks import HookContext
     from skawld_core.sessions.claims import TaskClaim
 
@@ -87,11 +89,13 @@ class LeaseGate:
     def forget(self, session_id: str) -> None:
         self._by_session.pop(session_id, None)
 
-    def hooks(self) -> dict[str, list[Any]]:
-        """The hook entry for `build_agent(extra_hooks=...)`."""
-        from skawld_core.hooks import HookEntry
+    def install(self, agent: Agent) -> None:
+        """Make the gate `agent`'s first PreToolUse hook (before any configured hook runs)."""
+        from skawld_core.hooks import HookEntry, HookRunner
 
-        return {"PreToolUse": [HookEntry(hook=self._check)]}
+        if agent.hooks is None:
+            agent.hooks = HookRunner(None)
+        agent.hooks.hooks.pre_tool_use.insert(0, HookEntry(hook=self._check))
 
     async def _check(self, data: Any, ctx: HookContext) -> Any:
         from skawld_core.hooks import HookContinue, HookDeny

@@ -370,7 +370,8 @@ def _run_worker(settings: Settings, options: WorkerOptions) -> int:
 
     async def go() -> int:
         gate = LeaseGate()  # refuses the tool calls of a task whose lease is gone
-        agent = build_agent(settings, can_use_tool=deny, extra_hooks=gate.hooks())
+        agent = build_agent(settings, can_use_tool=deny)
+        gate.install(agent)
         store = agent.store  # one store (one pool) for claims, the tasks' sessions and their writer locks
         if hasattr(store, "max_connections"):  # a running task holds one pooled connection (its writer lock)
             store.max_connections = max(store.max_connections, 2 * options.concurrency + 2)

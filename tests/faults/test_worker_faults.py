@@ -117,6 +117,8 @@ def test_a_worker_stopped_past_its_lease_executes_nothing_after_it(cli: CliEnv, 
         return turn(text("all steps done"))
 
     cli.srv.anthropic.default = reply
+    hook = "echo hook-task$SKAWLD_TASK_ID-fence$SKAWLD_TASK_FENCE >> hooks.log"
+    cli.write_user_config({"hooks": {"PreToolUse": [{"matcher": "Bash", "command": hook}]}})
     (first,) = start_workers(cli, env, 1, "--lease", "3", "--poll", "0.1", "--allowed-tools", "Bash")
     assert first_waiting.wait(90), "the first worker never reached step 2"
     first.proc.send_signal(signal.SIGSTOP)
@@ -136,6 +138,8 @@ def test_a_worker_stopped_past_its_lease_executes_nothing_after_it(cli: CliEnv, 
     assert done["1"]["status"] == "completed" and final >= 2
     # the stopped worker ran step 1 only: nothing after its lease was gone
     assert [x for x in lines if "attempt1-" in x] == ["step1-attempt1-fence1-task1"], second_err + first_err
+    hooks = (cli.repo / "hooks.log").read_text().split()
+    assert hooks == ["hook-task1-fence1", *[f"hook-task1-fence{final}"] * 2]  # no hook after the lease was gone
     assert [x for x in lines if f"attempt{final}-" in x] == [
         f"step1-attempt{final}-fence{final}-task1",
         f"step2-attempt{final}-fence{final}-task1",
