@@ -24,7 +24,7 @@ from ..messages import Message
 from ._pg_errors import caught, is_transient, store_error
 from ._pg_sql import ISO, NOW
 from .store import StoredMessage
-from .writer import SessionBusyError, SessionFencedError, WriterIdentity, this_process
+from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
 
 APPEND = f"""WITH w AS (SELECT 1 FROM session_writers WHERE session_id = $1 AND epoch = $4),
 s AS (
@@ -73,7 +73,7 @@ class PostgresRunGuard:
             yield
         finally:
             self._held.pop(session_id, None)
-            await asyncio.shield(self._give_back(session_id, lease))
+            await release_fully(self._give_back(session_id, lease))
 
     async def _take(self, session_id: str, key: str, *, epoch: int | None = None) -> WriterLease:
         """Acquire a pooled connection holding the lock; a new epoch, or `epoch` kept (recovery)."""

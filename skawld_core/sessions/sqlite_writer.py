@@ -13,7 +13,6 @@ version is unchanged).
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -21,7 +20,7 @@ from typing import Any
 
 import aiosqlite
 
-from .writer import SessionBusyError, SessionFencedError, WriterIdentity, is_alive, this_process
+from .writer import SessionBusyError, SessionFencedError, WriterIdentity, is_alive, release_fully, this_process
 
 _WRITERS = """CREATE TABLE IF NOT EXISTS session_writers (
   session_id TEXT PRIMARY KEY,
@@ -78,7 +77,7 @@ class SqliteRunGuard:
                     (session_id, epoch),
                 )
 
-            await asyncio.shield(self._run("release the session's writer lock", release, "write"))
+            await release_fully(self._run("release the session's writer lock", release, "write"))
 
     async def check_fence(self, conn: aiosqlite.Connection, session_id: str) -> None:
         """Inside a write transaction: raise `SessionFencedError` unless this store still

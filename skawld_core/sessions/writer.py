@@ -11,8 +11,10 @@ judged dead) cannot write.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +69,17 @@ def is_alive(owner: WriterIdentity) -> bool:
     if state[state.rfind(")") + 2 :].startswith("Z"):
         return False
     return not owner.started or process_start(owner.pid) == owner.started
+
+
+async def release_fully(release: Awaitable[None]) -> None:
+    """Run a lock release to its end even when the caller is cancelled meanwhile (then
+    re-raise the cancel): a half-finished release must not outlive its run."""
+    task = asyncio.ensure_future(release)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise
 
 
 class SessionBusyError(ConfigError):
