@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.worker_slots import bench_worker_slots
 from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.sessions import CreateTaskInput
 from skawld_core.sessions.postgres import PostgresSessionStore
@@ -229,6 +230,17 @@ def _report(name: str, r: dict[str, float], n_batches: int, baselines: tuple[flo
     print(f"  baseline raw fetch + json:   {json_s * 1e3:.1f} ms (resume is {r['resume'] / json_s:.1f}x)")
 
 
+async def _pg_server() -> tuple[str, Any]:
+    """A DSN (SKAWLD_BENCH_PG_DSN, else a throwaway durable server) and the server to stop, if any."""
+    dsn = os.environ.get("SKAWLD_BENCH_PG_DSN")
+    if dsn:
+        return dsn, None
+    from skawld_core.testing.postgres_server import start_postgres
+
+    server = start_postgres(durable=True)
+    return server.dsn, server
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=10_000)
@@ -236,8 +248,13 @@ async def main() -> None:
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--worker-tasks", type=int, default=200, help="tasks per worker-slots run")
+    parser.add_argument("--only-worker-slots", action="store_true", help="run only the worker-slots section")
     args = parser.parse_args()
 
+    if args.only_worker_slots:
+        await bench_worker_slots(*await _pg_server(), args.worker_tasks)
+        return
     batches = make_batches(args.messages)
     n_messages = sum(len(b) for b in batches)
     print(f"messages: {n_messages} in {len(batches)} appends; claims: {args.tasks} tasks, {args.workers} workers")
@@ -273,6 +290,7 @@ async def main() -> None:
             return
         dsn = server.dsn
     try:
+        await bench_worker_slots(dsn, None, args.worker_tasks)
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         pg = await bench_messages("postgres", lambda: PostgresSessionStore(dsn, schema=schema), batches, args.runs)
         base = await pg_baselines(f"{dsn}?options=-csearch_path%3D{schema}", str(pg["session"]), args.runs)

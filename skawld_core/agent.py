@@ -25,6 +25,7 @@ from .providers.base import BaseProvider, CacheTtl, SystemBlock
 from .sandbox import ShellPolicy
 from .scheduler import default_tool_concurrency
 from .session import Session
+from .sessions.claims import RunGuardStore
 from .sessions.fork import fork_session
 from .sessions.meta import git_branch
 from .system_prompt import build_system_blocks
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from .permissions import CanUseTool, PermissionRule
     from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
-    from .sessions.store import SessionStore
+    from .sessions.store import SessionRecord, SessionStore
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -164,17 +165,10 @@ class Agent:
         self.plugins: tuple[Plugin, ...] = tuple(plugins)
         # MCP servers' questions to the user (elicitation); None declines them
         self.elicit: ElicitationHandler | None = elicit
-        self.mcp_servers: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (mcp_servers or {}).items()}
-        for plugin in self.plugins:  # a plugin's servers, unless the caller configured that name already
-            for name, entry in plugin.mcp_servers.items():
-                self.mcp_servers.setdefault(name, dict(entry))
+        self.mcp_servers = _with_plugin_servers(mcp_servers, self.plugins)
         self.mcp_fail_fast = mcp_fail_fast
-        if isinstance(additional_directories, str | bytes | os.PathLike):
-            raise ConfigError("additional_directories must be a list of directories")
         # Where acceptEdits also approves writes (and the sandbox makes writable): real paths.
-        self.additional_directories: list[Path] = list(
-            dict.fromkeys(Path(os.path.realpath(self.cwd / Path(d).expanduser())) for d in additional_directories)
-        )
+        self.additional_directories: list[Path] = _real_directories(self.cwd, additional_directories)
         self.max_budget_usd = max_budget_usd
         self.pricing: PriceTable = pricing if pricing is not None else DEFAULT_TABLE
         self.record_usage = record_usage
@@ -195,9 +189,7 @@ class Agent:
             project_root=self.cwd,
             additional_directories=self.additional_directories,
         )
-        if isinstance(env_passthrough, str) or not all(isinstance(n, str) for n in env_passthrough):
-            raise ConfigError("env_passthrough must be a list of variable names")
-        self.env_passthrough: tuple[str, ...] = tuple(env_passthrough)
+        self.env_passthrough: tuple[str, ...] = _variable_names(env_passthrough)
         # `additional_directories` (when set) are writable inside the sandbox too.
         self.shell_policy = ShellPolicy(
             sandbox=sandbox,
@@ -343,14 +335,29 @@ class Agent:
         if self._closed:
             raise ConfigError("Agent is closed")
         await self._connect()
-        record = await self.store.create(id=id, meta=self._new_session_meta(meta))
-        history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
-        live = self._sessions.get(record.id)
-        if history and not (live is not None and live.is_running):
-            history = await self._repair(record.id, history)
+        store = self.store
+        live = self._sessions.get(id) if id is not None else None
+        running_here = live is not None and live.is_running
+        if id is not None and not running_here and isinstance(store, RunGuardStore):
+            # One writer per session: hold its writer lock while loading and repairing it, so a
+            # session running in another process is refused (SessionBusyError) before any write.
+            async with store.run_guard(id):
+                record, history = await self._load(id, meta, repair=True)
+        else:
+            record, history = await self._load(id, meta, repair=not running_here)
         session = Session(self, record, history)
         self._sessions[session.id] = session
         return session
+
+    async def _load(
+        self, id: str | None, meta: Mapping[str, Any] | None, *, repair: bool
+    ) -> tuple[SessionRecord, list[Message]]:
+        """Create or load the session, with its history (a dangling `tool_use` answered when `repair`)."""
+        record = await self.store.create(id=id, meta=self._new_session_meta(meta))
+        history = [m.message for m in await self.store.load_messages(record.id)] if id is not None else []
+        if history and repair:
+            history = await self._repair(record.id, history)
+        return record, history
 
     def _new_session_meta(self, meta: Mapping[str, Any] | None) -> dict[str, Any]:
         """Meta for a new session: cwd, model and git branch, under the caller's."""
@@ -410,3 +417,28 @@ class Agent:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
+
+
+def _with_plugin_servers(
+    servers: Mapping[str, Mapping[str, Any]] | None, plugins: Sequence[Plugin]
+) -> dict[str, dict[str, Any]]:
+    """The MCP servers given, plus each plugin's unless that name is configured already."""
+    out: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (servers or {}).items()}
+    for plugin in plugins:
+        for name, entry in plugin.mcp_servers.items():
+            out.setdefault(name, dict(entry))
+    return out
+
+
+def _real_directories(cwd: Path, directories: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """`directories` (relative to `cwd`) as real paths, without duplicates."""
+    if isinstance(directories, str | bytes | os.PathLike):
+        raise ConfigError("additional_directories must be a list of directories")
+    return list(dict.fromkeys(Path(os.path.realpath(cwd / Path(d).expanduser())) for d in directories))
+
+
+def _variable_names(names: Sequence[str]) -> tuple[str, ...]:
+    """`env_passthrough` checked: a list of variable names, not one string."""
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise ConfigError("env_passthrough must be a list of variable names")
+    return tuple(names)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..child_env import child_environment
+from ..session_env import session_env
 from . import (
     HookAllow,
     HookAsk,
@@ -129,7 +130,7 @@ def command_hook(
     async def hook(data: Any, ctx: HookContext) -> Any:
         if matches is not None and event in _TOOL_EVENTS and not matches(getattr(data, "tool_name", "")):
             return None
-        env = child_environment(env_passthrough)
+        env = child_environment(env_passthrough, extra=session_env(ctx.session_id))
         env.update({k: str(v) for k, v in (extra_env or {}).items()})
         env["CLAUDE_PROJECT_DIR"] = env["SKAWLD_PROJECT_DIR"] = str(ctx.cwd)
         proc = await asyncio.create_subprocess_shell(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..child_env import child_environment
+from ..session_env import session_env
 from .argv import bwrap_args
 from .gitdirs import git_mounts
 from .payload import data_fd
@@ -119,7 +120,7 @@ class ShellPolicy:
         the kernel's argv limits."""
         shell = os.environ.get("SHELL") or "/bin/sh"
         token = secrets.token_hex(8)
-        env = child_environment(self.env_passthrough, extra={CALL_TOKEN_VAR: token})
+        env = child_environment(self.env_passthrough, extra={**session_env(session_id), CALL_TOKEN_VAR: token})
         status = self.status()
         if not status.active and status.mode == "required":
             return f"Bash: not run: the sandbox is required (sandbox: required) but {status.reason}."

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._pg_sql import NOW, TASK_ORDER, iso, task_of
+from ._pg_sql import NOW, TASK_ORDER, iso, jsonb, task_of
 from .claims import GraphProgress, Outcome, TaskClaim
-from .rows import dumps
 from .task_graph import json_copy
 
 if TYPE_CHECKING:
@@ -101,7 +100,7 @@ class PostgresTaskClaims:
     ) -> bool:
         """Mark the leased task completed with `outcome`, `result` and `details` in its metadata."""
         extra = json_copy(details or {}, "Task details")
-        patch = dumps({**extra, "outcome": outcome, "result": result, "worker": worker})
+        patch = jsonb({**extra, "outcome": outcome, "result": result, "worker": worker})
 
         async def work(conn: asyncpg.Connection[Any]) -> bool:
             status = await conn.execute(
@@ -117,17 +116,19 @@ class PostgresTaskClaims:
 
         return await self._run("finish task", work, write=False)  # one statement
 
-    async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:
-        """Return the leased task to the pool (status `pending`, no owner)."""
+    async def release_task(self, session_id: str, task_id: str, worker: str, *, reason: str | None = None) -> bool:
+        """Return the leased task to the pool (status `pending`, no owner; `reason` as ``last_error``)."""
+        patch = jsonb({"last_error": reason} if reason is not None else {})
 
         async def work(conn: asyncpg.Connection[Any]) -> bool:
             status = await conn.execute(
                 f"UPDATE tasks SET status = 'pending', owner = NULL, lease_owner = NULL, lease_expires_at = NULL,"
-                f" updated_at = {NOW} WHERE session_id = $1 AND id = $2 AND lease_owner = $3"
-                " AND status = 'in_progress'",
+                f" metadata = metadata || $4::jsonb, updated_at = {NOW} WHERE session_id = $1 AND id = $2"
+                " AND lease_owner = $3 AND status = 'in_progress'",
                 session_id,
                 task_id,
                 worker,
+                patch,
             )
             return not status.endswith(" 0")
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ._pg_sql import jsonb
 from .transfer import ImportCounts, SessionDump
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ async def import_dump(conn: asyncpg.Connection[Any], dump: SessionDump, schema: 
         sid,
         parse_ts(rec.created_at),
         parse_ts(rec.updated_at),
-        json.dumps(rec.meta, ensure_ascii=False),
-        json.dumps([s.model_dump(mode="json") for s in rec.invoked_skills], ensure_ascii=False),
+        jsonb(rec.meta),
+        jsonb([s.model_dump(mode="json") for s in rec.invoked_skills]),
     )
     counts.sessions = 0 if status.endswith(" 0") else 1
     row = await conn.fetchrow("SELECT next_seq FROM sessions WHERE id = $1 FOR UPDATE", sid)
@@ -69,7 +69,7 @@ async def import_dump(conn: asyncpg.Connection[Any], dump: SessionDump, schema: 
                     t.active_form,
                     t.status,
                     t.owner,
-                    json.dumps(t.metadata, ensure_ascii=False),
+                    jsonb(t.metadata),
                     parse_ts(t.created_at),
                     parse_ts(t.updated_at),
                 )

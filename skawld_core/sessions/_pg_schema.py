@@ -57,6 +57,31 @@ CREATE TABLE task_edges (
 CREATE INDEX task_edges_to_idx ON task_edges (session_id, to_task_id);
 """,
     ),
+    (
+        2,
+        """
+CREATE TABLE session_writers (
+  session_id text PRIMARY KEY,
+  epoch bigint NOT NULL DEFAULT 0,
+  pid integer,
+  host text,
+  started text,
+  since timestamptz
+);
+""",
+    ),
+    (
+        3,
+        """
+CREATE FUNCTION skawld_task_ready_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('skawld_tasks_' || TG_TABLE_SCHEMA, NEW.session_id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_ready_notify AFTER INSERT OR UPDATE OF status ON tasks
+  FOR EACH ROW WHEN (NEW.status <> 'in_progress') EXECUTE FUNCTION skawld_task_ready_notify();
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

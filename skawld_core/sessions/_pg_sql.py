@@ -16,6 +16,23 @@ NOW = "GREATEST(clock_timestamp(), updated_at + interval '1 microsecond')"
 TASK_ORDER = "(CASE WHEN t.id ~ '^[0-9]{1,18}$' THEN t.id::bigint END) NULLS LAST, t.id"
 
 
+def without_nul(value: Any) -> Any:
+    """`value` (JSON data) with every U+0000 in its strings written as the text ``\\u0000``:
+    jsonb cannot hold U+0000, so such a value is stored escaped rather than refused."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\u0000") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    return value
+
+
+def jsonb(value: Any) -> str:
+    """JSON text for a jsonb parameter (U+0000 escaped, see `without_nul`)."""
+    return rows.dumps(without_nul(value))
+
+
 def iso(value: datetime) -> str:
     """A timestamp as the stores' ISO-8601 UTC text (microseconds, ``Z``)."""
     return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

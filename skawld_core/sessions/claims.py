@@ -2,17 +2,21 @@
 the cross-process one-active-run guard (`RunGuardStore`).
 
 Both are optional capabilities beside the `SessionStore` protocol; a store
-offers them by implementing the methods. `PostgresSessionStore` implements
-both, `SqliteSessionStore` implements claims.
+offers them by implementing the methods. `PostgresSessionStore` and
+`SqliteSessionStore` implement both.
 
 A task is *ready* when it is `pending` (or `in_progress` under a lease that
 has expired) and every task that blocks it is `completed` with an outcome that
 is not ``failed``. `claim_task` leases one ready task to a worker atomically:
 no two workers get the same task while its lease is live. The worker calls
-`heartbeat_task` to extend the lease and `finish_task` to record the result;
+`heartbeat_task` to extend the lease and `finish_task` to record the result
+(exactly once: only the holder of a live lease can finish a task);
 a worker that dies stops heartbeating, its lease expires, and the task is
-ready again. The outcome is kept in the task's metadata: ``outcome``
-(``"done"`` or ``"failed"``), ``result`` (text) and ``attempts``.
+ready again, so a task's *execution* is at least once (a worker that lost its
+lease may have done part of the work). The outcome is kept in the task's
+metadata: ``outcome`` (``"done"`` or ``"failed"``), ``result`` (text),
+``attempts`` (grows with every claim: the task's fencing token) and
+``last_error`` (why the last attempt was released).
 """
 
 from __future__ import annotations
@@ -80,8 +84,9 @@ class ClaimableTaskGraph(Protocol):
         metadata); `False` if the lease was lost."""
         ...
 
-    async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:
-        """Give a leased task back to the pool unfinished (status `pending`)."""
+    async def release_task(self, session_id: str, task_id: str, worker: str, *, reason: str | None = None) -> bool:
+        """Give a leased task back to the pool unfinished (status `pending`); `reason` is kept
+        as ``metadata.last_error``."""
         ...
 
     async def graph_progress(self, session_id: str) -> GraphProgress:
@@ -94,7 +99,9 @@ class RunGuardStore(Protocol):
     """A store that can hold "this session has an active run" across processes."""
 
     def run_guard(self, session_id: str) -> AbstractAsyncContextManager[None]:
-        """Hold the session's run lock for the `async with` block; raises
-        `ConfigError("Session already has an active run ...")` when another
-        process holds it. The lock is released if the holder dies."""
+        """Hold the session's writer lock for the `async with` block; raises
+        `SessionBusyError` (a `ConfigError`) when another process holds it. The
+        lock is released if the holder dies. Appends made by this store to the
+        session while it is held carry the writer epoch and raise
+        `SessionFencedError` once the lock was lost (see `writer`)."""
         ...

@@ -3,30 +3,46 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
-_URL_PASSWORD = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/:@\s]*:)(?P<pw>[^@\s]*)(?P<tail>@)", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)
 _KV_PASSWORD = re.compile(r"(?P<head>(?<![?&])\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 _QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)(?P<pw>[^&\s]*)", re.IGNORECASE)
 
 REDACTED = "***"
 
 
+def _url_parts(url: str) -> tuple[str, str, str | None, str] | None:
+    """``(scheme://, user, password, rest)`` of a URL with userinfo, parsed the way libpq and
+    urllib do: the userinfo ends at the *last* ``@`` (a password may hold ``@``, ``/`` or ``:``)."""
+    scheme, sep, after = url.partition("://")
+    if not sep or "@" not in after:
+        return None
+    userinfo, _, rest = after.rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    return f"{scheme}://", user, password if colon else None, rest
+
+
+def _redact_url(match: re.Match[str]) -> str:
+    parts = _url_parts(match[0])
+    if parts is None or parts[2] is None:
+        return match[0]
+    head, user, _, rest = parts
+    return f"{head}{user}:{REDACTED}@{rest}"
+
+
 def redact_dsn(text: str) -> str:
     """`text` with every DSN password (URL userinfo, ``?password=``, ``password=``) replaced by ``***``."""
-    text = _URL_PASSWORD.sub(lambda m: f"{m['head']}{REDACTED}{m['tail']}", text)
+    text = _URL.sub(_redact_url, text)
     text = _QUERY_PASSWORD.sub(lambda m: f"{m['head']}{REDACTED}", text)
     return _KV_PASSWORD.sub(lambda m: f"{m['head']}{REDACTED}", text)
 
 
 def dsn_password(dsn: str) -> str | None:
     """The password written in `dsn` (URL or key=value form), if any."""
-    try:
-        parts = urlsplit(dsn)
-    except ValueError:
-        parts = None
-    if parts is not None and parts.scheme and parts.password:
-        return unquote(parts.password)
+    parts = _url_parts(dsn.strip())
+    if parts is not None and parts[2]:
+        return unquote(parts[2])
     for pattern in (_QUERY_PASSWORD, _KV_PASSWORD):
         found = pattern.search(dsn)
         if found:

@@ -12,9 +12,10 @@ many processes and machines.
   half-done (the same guarantee as `SqliteSessionStore`).
 - The DSN is a secret: it is never part of an error message or a repr
   (passwords are redacted, see `dsn.scrub`).
-- `run_guard` holds a session-level advisory lock on its own connection for
-  the duration of a run; PostgreSQL drops it when that connection (or the
-  process) dies.
+- `run_guard` holds the session's writer lock (an advisory lock on a pooled
+  connection, plus a writer epoch); appends to a held session run on that
+  connection and carry the epoch (see `_pg_writer`). PostgreSQL drops the lock
+  when that connection (or the process) dies.
 - Task claims (`ClaimableTaskGraph`) use ``FOR UPDATE SKIP LOCKED`` with
   leases; see `claims`.
 
@@ -26,8 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
@@ -35,14 +35,17 @@ from pydantic import ValidationError
 from ..errors import ConfigError, SessionStoreError
 from ..messages import InvokedSkillRecord, Message
 from ._pg_claims import PostgresTaskClaims
+from ._pg_errors import caught, is_transient, store_error
 from ._pg_import import import_dump
+from ._pg_listen import PostgresTaskListener
 from ._pg_schema import MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, SCHEMA_VERSION
 from ._pg_sql import ISO as _ISO
 from ._pg_sql import NOW as _NOW
 from ._pg_sql import TASK_ORDER as _TASK_ORDER
-from ._pg_sql import record_of, task_of
+from ._pg_sql import jsonb, record_of, task_of
+from ._pg_writer import PostgresRunGuard, WriterLease
 from .dsn import redact_dsn, scrub
-from .rows import SKILLS, dumps, load_stored_messages
+from .rows import SKILLS, load_stored_messages
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
@@ -67,7 +70,7 @@ def _import_asyncpg() -> Any:
     return asyncpg
 
 
-class PostgresSessionStore(PostgresTaskClaims):
+class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskListener):
     """A `SessionStore` in a PostgreSQL database named by `dsn`.
 
     `schema` (default ``public``) is the PostgreSQL schema holding the tables;
@@ -97,6 +100,9 @@ class PostgresSessionStore(PostgresTaskClaims):
         self._pool: Any = None
         self._pool_loop: asyncio.AbstractEventLoop | None = None
         self._pool_lock: asyncio.Lock | None = None
+        self._held: dict[str, WriterLease] = {}  # session id -> writer lock held by run_guard
+        self._ready: dict[str, asyncio.Event] = {}  # task list -> "a task may be ready" (task_ready)
+        self._listener: Any = None
 
     def __repr__(self) -> str:
         return f"PostgresSessionStore({redact_dsn(self._dsn)!r}, schema={self.schema!r})"
@@ -111,7 +117,7 @@ class PostgresSessionStore(PostgresTaskClaims):
     async def create(self, *, id: str | None = None, meta: Mapping[str, Any] | None = None) -> SessionRecord:
         """Create a session, or return the existing one (its meta unchanged)."""
         session_id = id if id is not None else str(uuid.uuid4())
-        meta_json = dumps(json_copy(meta or {}, "Session meta"))
+        meta_json = jsonb(json_copy(meta or {}, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             await conn.execute(
@@ -149,7 +155,7 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def update_meta(self, id: str, meta: Mapping[str, Any]) -> SessionRecord:
         """Shallow-merge `meta` into the session's meta (one atomic statement)."""
-        patch = dumps(json_copy(meta, "Session meta"))
+        patch = jsonb(json_copy(meta, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
             row = await conn.fetchrow(
@@ -195,6 +201,9 @@ class PostgresSessionStore(PostgresTaskClaims):
             copies = [Message.model_validate_json(p) for p in payloads]
         except (ValidationError, ValueError, TypeError) as exc:
             raise SessionStoreError(f"Cannot serialize messages: {exc}", cause=exc) from exc
+        lease = self._held.get(id)
+        if lease is not None:  # fenced: on the lock's own connection, with the writer epoch
+            return await self._shielded(self._append_held(lease, id, payloads, copies))
 
         async def work(conn: asyncpg.Connection[Any]) -> list[StoredMessage]:
             # One statement (one round trip, atomic): taking the seq range locks the session
@@ -223,7 +232,7 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def set_invoked_skills(self, id: str, skills: Sequence[InvokedSkillRecord]) -> None:
         """Replace the session's invoked-skill list."""
-        payload = SKILLS.dump_json(list(skills)).decode()
+        payload = jsonb(SKILLS.dump_python(list(skills), mode="json"))
 
         async def work(conn: asyncpg.Connection[Any]) -> None:
             status = await conn.execute(
@@ -238,7 +247,7 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def create_task(self, session_id: str, input: CreateTaskInput) -> Task:
         """Create a task with the session's next numeric id (never reused)."""
-        metadata_json = dumps(json_copy(input.metadata, "Task metadata"))
+        metadata_json = jsonb(json_copy(input.metadata, "Task metadata"))
 
         async def work(conn: asyncpg.Connection[Any]) -> Task:
             row = await conn.fetchrow(
@@ -324,7 +333,7 @@ class PostgresSessionStore(PostgresTaskClaims):
                 scalars.active_form,
                 scalars.status,
                 scalars.owner,
-                dumps(scalars.metadata),
+                jsonb(scalars.metadata),
             )
             if plan.remove:
                 await conn.executemany(
@@ -364,29 +373,6 @@ class PostgresSessionStore(PostgresTaskClaims):
 
         return await self._run("import session", work)
 
-    # ----- run guard (RunGuardStore) -----
-
-    @asynccontextmanager
-    async def run_guard(self, session_id: str) -> AsyncIterator[None]:
-        """Hold the session's advisory lock on a dedicated connection for the block."""
-        asyncpg = _import_asyncpg()
-        key = f"skawld-run:{self.schema}:{session_id}"
-        try:
-            conn = await asyncpg.connect(self._dsn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise self._error("acquire run lock", exc) from None
-        try:
-            got = await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key)
-            if not got:
-                raise ConfigError("Session already has an active run (in another process)")
-            yield
-        finally:
-            # Closing the connection releases the session-level lock.
-            try:
-                await asyncio.shield(conn.close(timeout=5))
-            except Exception:
-                conn.terminate()
-
     # ----- lifecycle -----
 
     async def close(self) -> None:
@@ -396,12 +382,14 @@ class PostgresSessionStore(PostgresTaskClaims):
         if pool is None:
             return
         if loop is asyncio.get_running_loop():
+            await self._stop_listening(pool)
             try:
                 await asyncio.wait_for(pool.close(), timeout=10)
             except (TimeoutError, Exception):
                 pool.terminate()
         else:
             pool.terminate()
+        self._listener = None
 
     async def __aenter__(self) -> PostgresSessionStore:
         return self
@@ -413,7 +401,11 @@ class PostgresSessionStore(PostgresTaskClaims):
 
     async def _run(self, op: str, work: Work[T], *, write: bool = True) -> T:
         """Run `work` on a pooled connection (in a transaction when `write`), shielded from the caller."""
-        task = asyncio.ensure_future(self._on_connection(op, work, write))
+        return await self._shielded(self._on_connection(op, work, write))
+
+    async def _shielded(self, call: Awaitable[T]) -> T:
+        """Await `call` in its own task: a cancelled caller never leaves a write half-done."""
+        task = asyncio.ensure_future(call)
         task.add_done_callback(_retrieve_exception)
         return await asyncio.shield(task)
 
@@ -422,16 +414,20 @@ class PostgresSessionStore(PostgresTaskClaims):
         pool = await self._get_pool()
         try:
             async with pool.acquire() as conn:
-                if not write:
-                    return await work(conn)
-                async with conn.transaction():
-                    return await work(conn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                try:
+                    if not write:
+                        return await work(conn)
+                    async with conn.transaction():
+                        return await work(conn)
+                except caught(asyncpg) as exc:
+                    if is_transient(exc):  # a retry must not get this connection back (dead, or read-only)
+                        _terminate(conn)
+                    raise
+        except caught(asyncpg) as exc:
             raise self._error(op, exc) from None
 
     def _error(self, op: str, exc: BaseException) -> SessionStoreError:
-        detail = scrub(f"{type(exc).__name__}: {exc}", self._dsn)
-        return SessionStoreError(f"Session store {op} failed ({self.redacted_dsn}): {detail}")
+        return store_error(op, exc, self._dsn)
 
     async def _get_pool(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -441,6 +437,7 @@ class PostgresSessionStore(PostgresTaskClaims):
             if self._pool is not None:
                 self._pool.terminate()  # made on another (finished) event loop
                 self._pool = None
+            self._listener, self._ready = None, {}
             self._pool_lock, self._pool_loop = asyncio.Lock(), loop
         async with self._pool_lock:
             if self._pool is None:
@@ -451,19 +448,21 @@ class PostgresSessionStore(PostgresTaskClaims):
         asyncpg = _import_asyncpg()
         try:
             conn = await asyncpg.connect(self._dsn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+        except caught(asyncpg, ValueError) as exc:
             detail = scrub(f"{type(exc).__name__}: {exc}", self._dsn)
-            raise SessionStoreError(f"Cannot connect to session database {self.redacted_dsn}: {detail}") from None
+            error = SessionStoreError(f"Cannot connect to session database {self.redacted_dsn}: {detail}")
+            error.retryable = is_transient(exc)
+            raise error from None
         try:
             await self._migrate(conn)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        except caught(asyncpg) as exc:
             raise self._error("migrate schema", exc) from None
         finally:
             await conn.close()
         try:
             return await asyncpg.create_pool(
                 self._dsn,
-                min_size=1,
+                min_size=0,  # no background reconnect loop (and its tracebacks) while the server is down
                 max_size=self.max_connections,
                 reset=_keep_session,
                 server_settings={
@@ -472,7 +471,7 @@ class PostgresSessionStore(PostgresTaskClaims):
                     "synchronous_commit": "on" if self.synchronous_commit else "off",
                 },
             )
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except caught(asyncpg) as exc:
             raise self._error("open pool", exc) from None
 
     async def _migrate(self, conn: asyncpg.Connection[Any]) -> None:
@@ -531,6 +530,14 @@ class PostgresSessionStore(PostgresTaskClaims):
 async def _keep_session(conn: Any) -> None:
     """Pool reset hook: nothing to undo (skawld never leaves LISTEN, temp tables or
     session SETs on a pooled connection), which saves a round trip per call."""
+
+
+def _terminate(conn: Any) -> None:
+    """Close a pooled connection at once; a no-op when the pool already took it back."""
+    try:
+        conn.terminate()
+    except Exception:
+        pass
 
 
 def _quote_ident(name: str) -> str:

@@ -27,6 +27,7 @@ from .repair import SessionStoreCorruptError, is_corruption
 from .rows import SKILLS, dumps, load_stored_messages, record_of, task_of
 from .sqlite_claims import SqliteTaskClaims
 from .sqlite_import import SqliteSessionImport
+from .sqlite_writer import SqliteRunGuard
 from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, plan_edges, sorted_ids
 
@@ -39,12 +40,13 @@ _TASK_COLUMNS = "id, subject, description, active_form, status, owner, metadata_
 _BUSY_TIMEOUT_S = 10.0
 
 
-class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
+class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport, SqliteRunGuard):
     """A `SessionStore` in one SQLite file (default `<cwd>/.skawld/sessions.db`).
 
     Nothing touches the disk until the first method call; the parent directory
     is created then. After `close()` the next call reopens the file. Task
-    claims (`ClaimableTaskGraph`) come from `SqliteTaskClaims`.
+    claims (`ClaimableTaskGraph`) come from `SqliteTaskClaims`, the writer lock
+    (`RunGuardStore`) from `SqliteRunGuard`.
     """
 
     def __init__(self, path: str | Path | None = None, *, cwd: Path | None = None) -> None:
@@ -60,6 +62,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
         self._lock = asyncio.Lock()
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._clock = MonotonicClock()
+        self._held: dict[str, int] = {}  # session id -> writer epoch, while run_guard holds it
 
     # ----- sessions -----
 
@@ -149,6 +152,7 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport):
             raise SessionStoreError(f"Cannot serialize messages: {exc}", cause=exc) from exc
 
         async def work(conn: aiosqlite.Connection) -> list[StoredMessage]:
+            await self.check_fence(conn, id)
             now = self._clock.now()
             await self._touch(conn, id, now)
             if not payloads:

@@ -134,15 +134,17 @@ class SqliteTaskClaims:
 
         return await self._claims("finish task", work)
 
-    async def release_task(self, session_id: str, task_id: str, worker: str) -> bool:
-        """Return the leased task to the pool (status `pending`, no owner)."""
+    async def release_task(self, session_id: str, task_id: str, worker: str, *, reason: str | None = None) -> bool:
+        """Return the leased task to the pool (status `pending`, no owner; `reason` as ``last_error``)."""
 
         async def work(conn: aiosqlite.Connection) -> bool:
             if not await _holds(conn, session_id, task_id, worker):
                 return False
             await conn.execute(
-                "UPDATE tasks SET status = 'pending', owner = NULL, updated_at = ? WHERE session_id = ? AND id = ?",
-                (self._clock.now(), session_id, task_id),
+                "UPDATE tasks SET status = 'pending', owner = NULL, updated_at = ?,"
+                " metadata_json = CASE WHEN ? IS NULL THEN metadata_json"
+                " ELSE json_set(metadata_json, '$.last_error', ?) END WHERE session_id = ? AND id = ?",
+                (self._clock.now(), reason, reason, session_id, task_id),
             )
             await _free_lease(conn, session_id, task_id)
             return True

@@ -11,6 +11,7 @@ from skawld_core.sessions.meta import PromptPoint, prompt_points, title_from_pro
 if TYPE_CHECKING:
     from skawld_core.checkpoints import UserChange
     from skawld_core.session import Session
+    from skawld_core.sessions.writer import SessionBusyError
 
     from .host import ChatApp
     from .screens.rewind import RewindAction, RewindChoice
@@ -35,6 +36,24 @@ class SessionsMixin:
             await self._note(f"/{name} is not available while a run is going", warning=True)
             return False
         return app.agent is not None and app.session is not None
+
+    def offer_fork(self, busy: SessionBusyError) -> None:
+        """A session to resume is running in another process: offer to fork it (else start a new one)."""
+        app: ChatApp = self  # type: ignore[assignment]
+        from .screens.confirm import ConfirmScreen  # lazy: a screen's module loads when the screen opens
+
+        async def chosen(fork: bool | None) -> None:
+            if app.agent is None:
+                return
+            if fork:
+                copy = await app.agent.fork_session(busy.session_id)
+                await app.load_session(copy.id)
+                await self._note(f"forked session {busy.session_id[:8]} → {copy.id[:8]}; the original is unchanged")
+            else:
+                await app.load_session(None)
+
+        body = f"{busy}. Nothing was written to it. Fork it into a new session, or start an empty one?"
+        app.push_screen(ConfirmScreen("Session in use", body, confirm="Fork it", cancel="New session"), callback=chosen)
 
     async def checkpoint_notice(self, session: Session) -> None:
         """Say when the last prompt's checkpoint failed or skipped large files."""

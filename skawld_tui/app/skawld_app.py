@@ -24,6 +24,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
+from skawld_core.sessions.writer import SessionBusyError
+
 from ..startup_gc import collect_idle
 from ..transcript_model import cost_usd, history_items, restored_notice, tail_start
 from .focus_guard import route_typing
@@ -264,7 +266,11 @@ class SkawldApp(SessionsMixin, App[int]):
         """Create or resume a session and render its stored history."""
         assert self.agent is not None
         self.session_ready.clear()
-        session = await self.agent.session(session_id)
+        try:
+            session = await self.agent.session(session_id)
+        except SessionBusyError as busy:  # running in another process: nothing was written; offer a fork
+            self.offer_fork(busy)
+            return
         self.session = session
         await self.transcript.clear()
         self.renderer.reset()

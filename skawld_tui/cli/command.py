@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 from .. import startup_gc
-from ..exit_codes import EXIT_AUTH, EXIT_CONFIG, EXIT_USAGE
+from ..exit_codes import EXIT_AUTH, EXIT_BUSY, EXIT_CONFIG, EXIT_USAGE
 from .fast import fast_kwargs
 from .flags import CommandLine, OutputFormat, fed, flag_of, version_callback
 
@@ -309,6 +309,7 @@ def _headless(opts: Any, hopts: HeadlessOptions) -> int:
     """One headless run in either dialect: settings, key and model, the prompt from stdin
     when none was given, then the dialect's runner; its errors become exit codes."""
     from skawld_core.errors import AuthError, ConfigError, SkawldError
+    from skawld_core.sessions.writer import SessionBusyError
 
     from ..headless.common import UsageError  # lazy: the headless runner's modules load only for -p
     from ..headless.control import read_all_stdin
@@ -348,6 +349,8 @@ def _headless(opts: Any, hopts: HeadlessOptions) -> int:
         raise _fail(str(exc), EXIT_USAGE) from None
     except AuthError as exc:
         raise _fail(str(exc), EXIT_AUTH) from None
+    except SessionBusyError as exc:
+        raise _fail(f"{exc}; use --fork-session to branch it", EXIT_BUSY) from None
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
     except SkawldError as exc:

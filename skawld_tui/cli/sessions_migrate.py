@@ -1,7 +1,10 @@
-"""``skawld sessions migrate --to TARGET [--from SOURCE]``: copy sessions between stores.
+"""``skawld sessions migrate [--to TARGET] [--from SOURCE]``: copy sessions between stores.
 
-TARGET and SOURCE are a ``postgres://`` / ``postgresql://`` DSN or a SQLite file
-path; SOURCE defaults to the configured store. Sessions, messages (with their
+TARGET and SOURCE are a ``postgres://`` / ``postgresql://`` DSN, ``env:NAME`` (the
+DSN in environment variable NAME, so its password stays out of ``ps``) or a
+SQLite file path. TARGET defaults to ``$SKAWLD_DATABASE_URL``; SOURCE defaults to
+the configured store (when the target is ``$SKAWLD_DATABASE_URL``, the store
+configured without it: the project's SQLite file). Sessions, messages (with their
 ``seq``), invoked skills and task graphs are copied with their ids and
 timestamps; what the target already has is left alone, so running it again
 copies nothing (see `skawld_core.sessions.transfer`). Progress goes to stderr,
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,9 +28,25 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+_ENV_VAR = "SKAWLD_DATABASE_URL"
+
+
+def _from_env(spec: str) -> str:
+    """`spec`, or the value of the variable it names as ``env:NAME``."""
+    if not spec.startswith("env:"):
+        return spec
+    name = spec[4:]
+    value = os.environ.get(name, "")
+    if not value.strip():
+        raise _fail(f"{spec}: the environment variable {name} is not set", 2)
+    return value
+
+
 def _open(spec: str, base: Path) -> tuple[Any, str]:
     """A store for a DSN or SQLite path, and a label safe to print."""
     from skawld_core.sessions.dsn import is_postgres_dsn, redact_dsn
+
+    spec = _from_env(spec)
 
     if is_postgres_dsn(spec):
         from skawld_core.sessions.postgres import PostgresSessionStore
@@ -40,15 +60,19 @@ def _open(spec: str, base: Path) -> tuple[Any, str]:
     return SqliteSessionStore(path), str(path)
 
 
-def _configured(base: Path, accept_project_config: bool) -> tuple[Any, str]:
+def _configured(base: Path, accept_project_config: bool, *, without_env: bool) -> tuple[Any, str]:
     from skawld_core.config import UntrustedProjectConfigError
     from skawld_core.errors import ConfigError
     from skawld_core.settings import CliOptions, make_store, resolve_settings, store_label
 
+    saved = os.environ.pop(_ENV_VAR, None) if without_env else None
     try:
         settings = resolve_settings(CliOptions(cwd=str(base), accept_project_config=accept_project_config))
     except (UntrustedProjectConfigError, ConfigError) as exc:
         raise _fail(str(exc), 3) from None
+    finally:
+        if saved is not None:
+            os.environ[_ENV_VAR] = saved
     if settings.store_kind == "memory":
         raise _fail("the configured session store is in memory; give --from", 3)
     if settings.store_kind == "sqlite" and settings.store_path is not None and not settings.store_path.exists():
@@ -57,9 +81,15 @@ def _configured(base: Path, accept_project_config: bool) -> tuple[Any, str]:
 
 
 def migrate(
-    to: Annotated[str, typer.Option("--to", help="Target: postgres://... DSN or a SQLite file path.")],
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to", help="Target: env:NAME, a postgres://... DSN or a SQLite path (default: $SKAWLD_DATABASE_URL)."
+        ),
+    ] = None,
     source: Annotated[
-        str | None, typer.Option("--from", help="Source DSN or SQLite path (default: the configured store).")
+        str | None,
+        typer.Option("--from", help="Source: env:NAME, a DSN or a SQLite path (default: the configured store)."),
     ] = None,
     cwd: Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")] = None,
     accept_project_config: Annotated[
@@ -71,12 +101,16 @@ def migrate(
     from skawld_core.sessions.transfer import ImportCounts, copy_sessions
 
     base = Path(cwd).expanduser().resolve() if cwd else Path.cwd()
+    if to is None:
+        if not os.environ.get(_ENV_VAR, "").strip():
+            raise _fail(f"no target: give --to (env:NAME, a DSN or a SQLite path) or set {_ENV_VAR}", 2)
+        to = f"env:{_ENV_VAR}"
     if source is not None:
         src, src_label = _open(source, base)
-        if not source.startswith(("postgres://", "postgresql://")) and not Path(src_label).exists():
+        if not _from_env(source).startswith(("postgres://", "postgresql://")) and not Path(src_label).exists():
             raise _fail(f"no session database at {src_label}")
     else:
-        src, src_label = _configured(base, accept_project_config)
+        src, src_label = _configured(base, accept_project_config, without_env=to == f"env:{_ENV_VAR}")
     dst, dst_label = _open(to, base)
     if src_label == dst_label:
         raise _fail("the source and the target are the same store", 2)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from skawld_core.sessions.store import Task
     from skawld_core.settings import CliOptions, Settings
 
+    from .worker import WorkerOptions
+
 T = TypeVar("T")
 
 
@@ -289,6 +291,9 @@ def work(
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Tasks run at once.")] = 1,
     lease: Annotated[float, typer.Option("--lease", min=0.2, help="Seconds a claim lasts without a heartbeat.")] = 60.0,
     poll: Annotated[float, typer.Option("--poll", min=0.05, help="Seconds between claims when none is ready.")] = 1.0,
+    max_attempts: Annotated[
+        int, typer.Option("--max-attempts", min=1, help="Claims a task gets before it ends failed.")
+    ] = 3,
     model: Annotated[str | None, typer.Option("--model", "-m")] = None,
     provider: Annotated[str | None, typer.Option("--provider")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url")] = None,
@@ -302,6 +307,8 @@ def work(
 ) -> None:
     """Drain the task list: claim a ready task, run it, record done/failed, repeat."""
     from skawld_core.settings import CliOptions
+
+    from .worker import WorkerOptions  # lazy: the worker loads only when it runs
 
     name = _list_name(task_list)
     opts = CliOptions(
@@ -317,7 +324,10 @@ def work(
         accept_project_config=accept_project_config,
     )
     settings = _settings(opts)
-    code = _run_worker(settings, name, concurrency=concurrency, lease=lease, poll=poll)
+    options = WorkerOptions(
+        task_list=name, concurrency=concurrency, lease_seconds=lease, poll_seconds=poll, max_attempts=max_attempts
+    )
+    code = _run_worker(settings, options)
     raise typer.Exit(code)
 
 
@@ -337,12 +347,14 @@ def _preimport(provider_id: str) -> None:
             pass  # the provider reports a missing SDK itself, with its own message
 
 
-def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float, poll: float) -> int:
+def _run_worker(settings: Settings, options: WorkerOptions) -> int:
     from skawld_core.errors import SessionStoreError, SkawldError
     from skawld_core.sessions.claims import ClaimableTaskGraph
 
     from ..bootstrap import build_agent, session_meta  # lazy: the agent, only when a worker runs
-    from .worker import Worker, WorkerOptions
+    from .store_retry import retrying
+    from .task_lease import LeaseGate
+    from .worker import Worker
 
     async def deny(req: Any) -> Any:
         from skawld_core.permissions import PermissionDeny
@@ -355,8 +367,12 @@ def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float
         )
 
     async def go() -> int:
+        gate = LeaseGate()  # refuses the tool calls of a task whose lease is gone
         agent = build_agent(settings, can_use_tool=deny)
-        store = agent.store  # one store (one pool) for claims and the tasks' sessions
+        gate.install(agent)
+        store = agent.store  # one store (one pool) for claims, the tasks' sessions and their writer locks
+        if hasattr(store, "max_connections"):  # a running task holds one pooled connection (its writer lock)
+            store.max_connections = max(store.max_connections, 2 * options.concurrency + 2)
         if not isinstance(store, ClaimableTaskGraph):
             await agent.close()
             raise _fail(
@@ -368,11 +384,7 @@ def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float
         # request would stall the lease heartbeats.
         await asyncio.to_thread(_preimport, settings.provider_id)
         worker = Worker(
-            agent,
-            store,
-            WorkerOptions(task_list=name, concurrency=concurrency, lease_seconds=lease, poll_seconds=poll),
-            log=_log,
-            session_meta=lambda title: session_meta(settings, title),
+            agent, store, options, log=_log, session_meta=lambda title: session_meta(settings, title), gate=gate
         )
         loop = asyncio.get_running_loop()
         signals = 0
@@ -385,7 +397,11 @@ def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, on_signal)
         try:
-            if await store.load(name) is None:
+            name = options.task_list
+            found = await retrying(
+                lambda: store.load(name), what="load list", budget_s=options.store_retry_seconds, log=_log
+            )
+            if found is None:
                 _log(f"no task list {name!r} yet (add tasks with `skawld tasks add --list {name}`)")
                 return 0
             summary = await worker.run()
@@ -393,7 +409,7 @@ def _run_worker(settings: Settings, name: str, *, concurrency: int, lease: float
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
             await agent.close()
-        return EXIT_ERROR if summary.failed else 0
+        return EXIT_ERROR if summary.failed or summary.errors else 0
 
     try:
         return asyncio.run(go())

@@ -2,13 +2,22 @@
 run each in its own session, record the outcome, repeat until drained.
 
 `Worker.run()` starts `concurrency` slots. Each slot claims a task
-(`ClaimableTaskGraph.claim_task`, leased for `lease_seconds`), heartbeats the
-lease every third of it while the task's session runs, then calls
-`finish_task` with outcome ``done`` (the run ended ``success``; result = its
-final text) or ``failed`` (result = the subtype / error). A slot with nothing
-to claim polls until the graph is drained: nothing ready and nothing leased
-by anyone (a live lease may still finish and unblock more work, an expired one
-makes its task ready again).
+(`ClaimableTaskGraph.claim_task`, leased for `lease_seconds`), runs it while
+`_keep_lease` heartbeats every third of the lease, then calls `finish_task`
+with outcome ``done`` (the run ended ``success``; result = its final text) or
+``failed`` (result = the subtype / error). A slot with nothing to claim polls
+until the graph is drained: nothing ready and nothing leased by anyone.
+
+Under faults:
+
+- every store call (claim, heartbeat, finish, release) is retried through
+  transient errors with backoff and jitter (`store_retry`), for at most
+  `store_retry_seconds`; a run that ends on a transient store error gives its
+  task back (``released``) instead of failing it;
+- the lease has a local deadline (`task_lease`): past it, the task's tool
+  calls are refused and its run aborted, whether or not the database answers;
+- a task claimed more than `max_attempts` times ends ``failed`` with the
+  reason of its last release.
 
 `stop()` (first SIGTERM/SIGINT) claims nothing more and lets running tasks
 finish; `abort()` (second signal) aborts the running sessions and releases
@@ -23,27 +32,43 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from skawld_core.errors import SessionStoreError
+from skawld_core.events import ErrorInfo
+from skawld_core.session_env import clear_session_env, set_session_env
+
+from .store_retry import retrying
+from .task_lease import LeaseGate, TaskLease, local_clock
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.session import Session
-    from skawld_core.sessions.claims import ClaimableTaskGraph, TaskClaim
+    from skawld_core.sessions.claims import ClaimableTaskGraph, Outcome, TaskClaim
+
+T = TypeVar("T")
 
 # Metadata keys the claim machinery writes; they are not part of a task's prompt.
-_RESERVED = frozenset({"attempts", "outcome", "result", "worker", "session", "duration_ms"})
+_RESERVED = frozenset({"attempts", "outcome", "result", "worker", "session", "duration_ms", "last_error"})
 
 
 @dataclass(frozen=True)
 class WorkerOptions:
-    """How a worker process claims and runs tasks."""
+    """How a worker process claims and runs tasks.
+
+    `store_retry_seconds` bounds how long one store call (claim, heartbeat, finish) is
+    retried through transient faults; `max_attempts` is how many claims a task gets
+    before a further claim ends it ``failed`` (a task whose runs never finish).
+    """
 
     task_list: str
     concurrency: int = 1
     lease_seconds: float = 60.0
     poll_seconds: float = 1.0
+    max_attempts: int = 3
+    store_retry_seconds: float = 120.0
     name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}")
 
 
@@ -53,6 +78,7 @@ class WorkSummary:
     failed: int = 0
     lost: int = 0
     released: int = 0
+    errors: int = 0  # slots that stopped on a store error past the retry budget
 
 
 def task_prompt(claim: TaskClaim) -> str:
@@ -68,7 +94,12 @@ def task_prompt(claim: TaskClaim) -> str:
 
 
 class Worker:
-    """Drains one task graph with `concurrency` parallel sessions of `agent`."""
+    """Drains one task graph with `concurrency` parallel sessions of `agent`.
+
+    `gate` (a `LeaseGate` registered as a PreToolUse hook of `agent`) refuses the tool
+    calls of a task whose lease is gone by the local clock; without it only the abort
+    at the local deadline stops such a task.
+    """
 
     def __init__(
         self,
@@ -78,12 +109,14 @@ class Worker:
         *,
         log: Callable[[str], None],
         session_meta: Callable[[str], dict[str, Any]] | None = None,
+        gate: LeaseGate | None = None,
     ) -> None:
         self.agent = agent
         self.store = store
         self.options = options
         self.log = log
         self.session_meta = session_meta or (lambda title: {"title": title})
+        self.gate = gate or LeaseGate()
         self.summary = WorkSummary()
         self._stopping = asyncio.Event()
         self._aborting = False
@@ -114,78 +147,138 @@ class Worker:
         self.log(f"finished: {s.done} done, {s.failed} failed, {s.lost} lost, {s.released} released")
         return s
 
+    async def _store(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        return await retrying(call, what=what, budget_s=self.options.store_retry_seconds, log=self.log)
+
+    async def _pause(self, ready: asyncio.Event | None = None) -> None:
+        """Wait `poll_seconds`, or less: until `stop()`, or until `ready` (the store's notification
+        that a task of the list was added, finished or released) is set."""
+        waits = [asyncio.ensure_future(self._stopping.wait())]
+        if ready is not None:
+            waits.append(asyncio.ensure_future(ready.wait()))
+        try:
+            await asyncio.wait(waits, timeout=self.options.poll_seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waits:
+                waiter.cancel()
+
+    async def _ready_event(self, graph: str) -> asyncio.Event | None:
+        """The store's "a task may be ready" event for `graph`, when it has one (PostgreSQL)."""
+        task_ready = getattr(self.store, "task_ready", None)
+        if task_ready is None:
+            return None
+        try:
+            event: asyncio.Event = await task_ready(graph)
+        except SessionStoreError:
+            return None  # poll instead
+        return event
+
     async def _slot(self, worker: str) -> None:
-        graph = self.options.task_list
+        try:
+            await self._claim_and_run(worker)
+        except SessionStoreError as exc:  # past the retry budget: this slot stops, the others go on
+            self.summary.errors += 1
+            self.log(f"slot {worker} stopped: {exc}")
+        except Exception as exc:  # a bug: stop this slot (its lease expires), not the whole worker
+            self.summary.errors += 1
+            self.log(f"slot {worker} stopped on an unexpected error: {type(exc).__name__}: {exc}")
+
+    async def _claim_and_run(self, worker: str) -> None:
+        graph, lease_s = self.options.task_list, self.options.lease_seconds
         while not self._stopping.is_set():
-            claim = await self.store.claim_task(graph, worker, lease_seconds=self.options.lease_seconds)
+            ready = await self._ready_event(graph)
+            if ready is not None:
+                ready.clear()  # before claiming: a task freed from now on wakes this slot
+            sent = local_clock()
+            claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
             if claim is None:
-                progress = await self.store.graph_progress(graph)
+                progress = await self._store("progress", lambda: self.store.graph_progress(graph))
                 if progress.drained:
                     return
-                try:
-                    await asyncio.wait_for(self._stopping.wait(), timeout=self.options.poll_seconds)
-                except TimeoutError:
-                    pass
+                await self._pause(ready)
+                continue
+            lease = TaskLease(claim, lease_s, sent)
+            if claim.attempt > self.options.max_attempts:
+                await self._give_up(lease)
                 continue
             try:
-                await self._run_task(claim)
+                await self._run_task(lease)
             except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
                 self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
-                try:
-                    await self.store.release_task(graph, claim.task.id, worker)
-                except Exception:
-                    pass  # the lease expires by itself
-                try:
-                    await asyncio.wait_for(self._stopping.wait(), timeout=self.options.poll_seconds)
-                except TimeoutError:
-                    pass
+                await self._release(lease, f"{type(exc).__name__}: {exc}")
+                await self._pause()
 
-    async def _run_task(self, claim: TaskClaim) -> None:
+    async def _give_up(self, lease: TaskLease) -> None:
+        task, max_attempts = lease.claim.task, self.options.max_attempts
+        last = task.metadata.get("last_error") or "its worker stopped or lost the lease"
+        plural = "s" if max_attempts != 1 else ""
+        text = f"gave up after {max_attempts} unfinished attempt{plural} (last: {last})"
+        if await self._finish(lease, ok=False, text=text, details={}):
+            self.summary.failed += 1
+            self.log(f"failed #{task.id}: {text}")
+
+    async def _release(self, lease: TaskLease, reason: str) -> bool:
+        claim = lease.claim
+        try:
+            return await self._store(
+                "release",
+                lambda: self.store.release_task(claim.session_id, claim.task.id, claim.worker, reason=reason[:500]),
+            )
+        except SessionStoreError:
+            return False  # the lease expires by itself
+
+    async def _run_task(self, lease: TaskLease) -> None:
+        claim = lease.claim
         task, graph, worker = claim.task, claim.session_id, claim.worker
         meta = {
             **self.session_meta(task.subject),
             "task": {"list": graph, "id": task.id, "attempt": claim.attempt, "worker": worker},
         }
-        session = await self.agent.session(meta=meta)
+        session = await self._store("open session", lambda: self.agent.session(meta=meta))
         self._running[worker] = session
+        lease.on_lost = session.abort
+        self.gate.watch(session.id, lease)
+        set_session_env(session.id, lease.env())
         self.log(f"claimed #{task.id} {task.subject!r} (attempt {claim.attempt}) session {session.id}")
-        lost = asyncio.Event()
-        beat = asyncio.create_task(self._heartbeat(claim, session, lost))
+        keeper = asyncio.create_task(self._keep_lease(lease))
         started = time.monotonic()
         result: Any = None
-        error: str | None = None
+        error: Any = None
         try:
             async with session.run(task_prompt(claim)) as run:
                 async for event in run:
                     if event.type == "result":
                         result = event
                     elif event.type == "error":
-                        error = event.error.message
+                        error = event.error
         except Exception as exc:  # the task failed; the worker carries on
-            error = f"{type(exc).__name__}: {exc}"
+            retryable = bool(getattr(exc, "retryable", False))
+            error = ErrorInfo(name=type(exc).__name__, message=str(exc), retryable=retryable)
         finally:
-            beat.cancel()
+            keeper.cancel()
             self._running.pop(worker, None)
+            self.gate.forget(session.id)
+            clear_session_env(session.id)
         elapsed = time.monotonic() - started
-        if lost.is_set():
+        if lease.lost.is_set():
             self.summary.lost += 1
-            self.log(f"lost the lease on #{task.id}; another worker will run it")
+            self.log(f"lost the lease on #{task.id} ({lease.reason}); stopped it, another worker will run it")
             return
-        if self._aborting:
-            if await self.store.release_task(graph, task.id, worker):
+        transient = error is not None and error.retryable and error.name == "SessionStoreError"
+        if self._aborting or transient:
+            reason = "aborted by a signal" if self._aborting else f"store fault during the run: {error.message}"
+            if await self._release(lease, reason):
                 self.summary.released += 1
-                self.log(f"released #{task.id} back to the pool")
+                self.log(f"released #{task.id} back to the pool ({reason[:200]})")
             return
         ok = result is not None and result.subtype == "success"
         if ok:
             text = result.final_text or ""
         else:
             subtype = result.subtype if result is not None else "crashed"
-            text = f"{subtype}: {error}" if error else subtype
+            text = f"{subtype}: {error.message}" if error is not None else subtype
         details = {"session": session.id, "duration_ms": round(elapsed * 1000)}
-        if not await self.store.finish_task(
-            graph, task.id, worker, outcome="done" if ok else "failed", result=text, details=details
-        ):
+        if not await self._finish(lease, ok=ok, text=text, details=details):
             self.summary.lost += 1
             self.log(f"lost the lease on #{task.id} before it finished; its result was dropped")
             return
@@ -196,18 +289,58 @@ class Worker:
             self.summary.failed += 1
             self.log(f"failed #{task.id} in {elapsed:.1f}s: {text[:200]}")
 
-    async def _heartbeat(self, claim: TaskClaim, session: Session, lost: asyncio.Event) -> None:
-        interval = max(self.options.lease_seconds / 3, 0.05)
+    async def _finish(self, lease: TaskLease, *, ok: bool, text: str, details: dict[str, Any]) -> bool:
+        """Record the outcome; `False` when the lease was lost. A finish retried after a lost
+        connection may already have landed: it counts as ours when the task is completed by
+        this worker at this attempt."""
+        claim = lease.claim
+        sid, tid, worker = claim.session_id, claim.task.id, claim.worker
+        outcome: Outcome = "done" if ok else "failed"
+        try:
+            finished = await self._store(
+                "finish",
+                lambda: self.store.finish_task(sid, tid, worker, outcome=outcome, result=text, details=details),
+            )
+        except SessionStoreError as exc:
+            if exc.retryable:
+                raise
+            # not storable as it is (and not a passing fault): record the failure to store it
+            note = f"the result could not be stored: {exc}"[:2000]
+            finished = await self._store(
+                "finish",
+                lambda: self.store.finish_task(sid, tid, worker, outcome="failed", result=note, details=details),
+            )
+        if finished:
+            return True
+        task = await self._store("check finish", lambda: self.store.get_task(sid, tid))  # type: ignore[attr-defined]
+        return bool(
+            task is not None
+            and task.status == "completed"
+            and task.metadata.get("worker") == worker
+            and task.metadata.get("attempts") == claim.attempt
+        )
+
+    async def _keep_lease(self, lease: TaskLease) -> None:
+        """Heartbeat every third of the lease; lose it at the local deadline if no renewal got through."""
+        claim, lease_s = lease.claim, self.options.lease_seconds
+        interval = max(lease_s / 3, 0.05)
+        next_beat = local_clock() + interval
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(max(min(next_beat, lease.deadline) - local_clock(), 0))
+            if not lease.valid():
+                return
+            sent = local_clock()
             try:
-                held = await self.store.heartbeat_task(
-                    claim.session_id, claim.task.id, claim.worker, lease_seconds=self.options.lease_seconds
+                held = await asyncio.wait_for(
+                    self.store.heartbeat_task(claim.session_id, claim.task.id, claim.worker, lease_seconds=lease_s),
+                    timeout=max(lease.deadline - sent, 0.01),
                 )
-            except Exception as exc:  # a transient store error: try again next beat
-                self.log(f"heartbeat for #{claim.task.id} failed: {exc}")
+            except (TimeoutError, SessionStoreError) as exc:  # try again soon; the deadline decides
+                self.log(f"heartbeat for #{claim.task.id} failed: {exc or type(exc).__name__}")
+                next_beat = local_clock() + min(interval, 0.25)
                 continue
             if not held:
-                lost.set()
-                session.abort()
+                lease.lose("another worker holds the lease")
                 return
+            lease.renewed(sent)
+            next_beat = sent + interval

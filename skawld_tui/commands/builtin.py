@@ -162,7 +162,7 @@ async def agents_command(host: CommandHost, args: str) -> None:
 
 @command("mcp", "List MCP servers")
 async def mcp_command(host: CommandHost, args: str) -> None:
-    from ..mcp_status import mcp_command_text
+    from ..mcp_status import mcp_command_text  # lazy: only when /mcp runs
 
     await host.markdown(await mcp_command_text(host.agent, args, host.note))
 

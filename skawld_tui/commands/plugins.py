@@ -11,7 +11,7 @@ def plugin_listing(loaded: tuple[object, ...]) -> str:
     from skawld_core.plugins.store import installed_plugins, known_marketplaces
     from skawld_core.plugins.types import Plugin, PluginError
 
-    from ..cli.plugin import describe_plugin
+    from ..cli.plugin import describe_plugin  # lazy: the plugin sub-command loads only for /plugin
 
     lines: list[str] = []
     plugins = [p for p in loaded if isinstance(p, Plugin)]

@@ -40,7 +40,7 @@ async def test_migrations_are_versioned_and_applied_once(pg_dsn: str) -> None:
     conn = await asyncpg.connect(pg_dsn)
     try:
         rows = await conn.fetch(f"SELECT version FROM {schema}.skawld_schema_migrations")
-        assert [r[0] for r in rows] == [1]
+        assert [r[0] for r in rows] == [1, 2, 3]  # 2: session_writers (writer lock), 3: task-ready NOTIFY
         assert await conn.fetchval(f"SELECT count(*) FROM {schema}.sessions") == 4
         await conn.execute(f"INSERT INTO {schema}.skawld_schema_migrations (version) VALUES (999)")
     finally:
@@ -82,7 +82,7 @@ async def test_run_guard_excludes_other_processes(pg_dsn: str) -> None:
     one, two = PostgresSessionStore(pg_dsn, schema=schema), PostgresSessionStore(pg_dsn, schema=schema)
     assert isinstance(one, RunGuardStore)
     async with one.run_guard("s1"):
-        with pytest.raises(ConfigError, match="active run"):
+        with pytest.raises(ConfigError, match="is running in another process"):
             async with two.run_guard("s1"):
                 pass
         async with two.run_guard("s2"):  # another session is free
@@ -113,7 +113,7 @@ async def test_run_guard_is_released_when_the_holder_is_killed(pg_dsn: str) -> N
         assert proc.stdout is not None
         assert await asyncio.to_thread(proc.stdout.readline) == "held\n"
         store = PostgresSessionStore(pg_dsn, schema=schema)
-        with pytest.raises(ConfigError, match="active run"):
+        with pytest.raises(ConfigError, match="is running in another process"):
             async with store.run_guard("held"):
                 pass
         proc.send_signal(signal.SIGKILL)
@@ -142,7 +142,7 @@ async def test_a_session_running_elsewhere_refuses_a_second_run(pg_dsn: str, tmp
     )
     session = await agent.session()
     async with other.run_guard(session.id):
-        with pytest.raises(ConfigError, match="active run"):
+        with pytest.raises(ConfigError, match="is running in another process"):
             async with session.run("hello") as run:
                 async for _ in run:
                     pass

@@ -101,7 +101,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
 
 async def elicit_in_app(app: ChatApp, request: ElicitationRequest) -> ElicitationAnswer:
     """The app's elicitation handler (`Agent.elicit`): the modal, one question at a time."""
-    from .permission import ask_modal
+    from .permission import ask_modal  # lazy: the permission screen loads after the first frame
 
     async with app.broker.lock:
         answer = await ask_modal(app, ElicitationScreen(request))

@@ -1,0 +1,198 @@
+"""The writer lock of `PostgresSessionStore` (`RunGuardStore`), held where the writes happen.
+
+`run_guard` takes a connection from the pool and a session-level advisory lock
+on it, bumps the session's epoch in `session_writers` (with this process's pid
+and host, for the error a second writer gets), and keeps that connection for
+the block. Every append to the session goes through that connection and checks
+the epoch in the same statement. So a dead lock connection cannot go unnoticed:
+the next append fails on it, and the store then takes the lock again on a new
+connection only if no one else took it meanwhile (the epoch is unchanged and
+the messages after the last known `seq` are none or exactly this append's);
+otherwise it raises `SessionFencedError` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SessionStoreError
+from ..messages import Message
+from ._pg_errors import caught, is_transient, store_error
+from ._pg_sql import ISO, NOW
+from .store import StoredMessage
+from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
+
+APPEND = f"""WITH w AS (SELECT 1 FROM session_writers WHERE session_id = $1 AND epoch = $4),
+s AS (
+  UPDATE sessions SET next_seq = next_seq + $2, updated_at = {NOW} WHERE id = $1 AND EXISTS (SELECT 1 FROM w)
+  RETURNING next_seq - $2 AS start, updated_at),
+ins AS (
+  INSERT INTO messages (session_id, seq, appended_at, message_json)
+  SELECT $1, s.start + m.ord - 1, s.updated_at, m.body
+  FROM s, unnest($3::text[]) WITH ORDINALITY AS m(body, ord))
+SELECT s.start, {ISO.format("s.updated_at")} FROM s"""
+
+
+@dataclass
+class WriterLease:
+    """A held writer lock: its connection (replaced after a recovery), epoch and last known seq."""
+
+    key: str
+    epoch: int
+    conn: Any
+    last_seq: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class PostgresRunGuard:
+    """Mixin: `run_guard` and the fenced append over the store's pool."""
+
+    _held: dict[str, WriterLease]
+    _dsn: str
+    schema: str
+
+    if TYPE_CHECKING:
+
+        async def _get_pool(self) -> Any: ...
+
+    def _lock_key(self, session_id: str) -> str:
+        return f"skawld-run:{self.schema}:{session_id}"
+
+    @asynccontextmanager
+    async def run_guard(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session's writer lock for the block; `SessionBusyError` if another holds it."""
+        if session_id in self._held:
+            raise SessionBusyError(session_id, this_process())
+        lease = await self._take(session_id, self._lock_key(session_id))
+        self._held[session_id] = lease
+        try:
+            yield
+        finally:
+            self._held.pop(session_id, None)
+            await release_fully(self._give_back(session_id, lease))
+
+    async def _take(self, session_id: str, key: str, *, epoch: int | None = None) -> WriterLease:
+        """Acquire a pooled connection holding the lock; a new epoch, or `epoch` kept (recovery)."""
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        pool = await self._get_pool()
+        try:
+            conn = await pool.acquire()
+        except caught(asyncpg) as exc:
+            raise store_error("take the session's writer lock", exc, self._dsn) from None
+        try:
+            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+                row = await conn.fetchrow(
+                    "SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id
+                )
+                owner = WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
+                if epoch is not None:
+                    raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
+                raise SessionBusyError(session_id, owner)
+            me = this_process()
+            if epoch is None:
+                epoch = await conn.fetchval(
+                    "INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
+                    " VALUES ($1, 1, $2, $3, $4, clock_timestamp()) ON CONFLICT (session_id) DO UPDATE SET"
+                    " epoch = session_writers.epoch + 1, pid = $2, host = $3, started = $4, since = clock_timestamp()"
+                    " RETURNING epoch",
+                    session_id,
+                    me.pid,
+                    me.host,
+                    me.started,
+                )
+            elif await conn.fetchval("SELECT epoch FROM session_writers WHERE session_id = $1", session_id) != epoch:
+                await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+                raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
+            last = await conn.fetchval("SELECT next_seq - 1 FROM sessions WHERE id = $1", session_id)
+        except BaseException as exc:
+            await _discard(pool, conn)
+            if isinstance(exc, caught(asyncpg)):
+                raise store_error("take the session's writer lock", exc, self._dsn) from None
+            raise
+        return WriterLease(key=key, epoch=int(epoch), conn=conn, last_seq=int(last or 0))
+
+    async def _give_back(self, session_id: str, lease: WriterLease) -> None:
+        pool = await self._get_pool()
+        conn = lease.conn
+        try:
+            await conn.execute(
+                "UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
+                " WHERE session_id = $1 AND epoch = $2",
+                session_id,
+                lease.epoch,
+            )
+            await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lease.key)
+            await pool.release(conn)
+        except Exception:
+            await _discard(pool, conn)  # closing the connection drops the lock too
+
+    async def _append_held(
+        self, lease: WriterLease, session_id: str, payloads: Sequence[str], copies: Sequence[Message]
+    ) -> list[StoredMessage]:
+        """Append on the lease's connection; after a connection fault, retake the lock and settle."""
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        async with lease.lock:
+            try:
+                row = await _append(lease, session_id, payloads)
+            except caught(asyncpg) as exc:
+                if not is_transient(exc):
+                    raise store_error("append messages", exc, self._dsn) from None
+                row = await self._recover(lease, session_id, payloads, exc)
+            start, at = int(row[0]), str(row[1])
+            lease.last_seq = start + len(payloads) - 1
+            return [StoredMessage(seq=start + i, appended_at=at, message=m) for i, m in enumerate(copies)]
+
+    async def _recover(self, lease: WriterLease, session_id: str, payloads: Sequence[str], cause: BaseException) -> Any:
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        pool = await self._get_pool()
+        await _discard(pool, lease.conn)
+        try:
+            fresh = await self._take(session_id, lease.key, epoch=lease.epoch)
+        except SessionStoreError as exc:
+            if isinstance(exc, SessionFencedError):
+                raise
+            raise store_error("append messages", cause, self._dsn) from None
+        lease.conn = fresh.conn
+        try:
+            landed = await lease.conn.fetch(
+                f"SELECT seq, {ISO.format('appended_at')}, message_json FROM messages"
+                " WHERE session_id = $1 AND seq > $2 ORDER BY seq",
+                session_id,
+                lease.last_seq,
+            )
+            if landed and [r[2] for r in landed] == list(payloads):  # the lost connection had committed it
+                return (landed[0][0], landed[0][1])
+            if landed:
+                raise SessionFencedError(session_id, "messages were appended by another writer")
+            return await _append(lease, session_id, payloads)
+        except caught(asyncpg) as exc:
+            raise store_error("append messages", exc, self._dsn) from None
+
+
+async def _append(lease: WriterLease, session_id: str, payloads: Sequence[str]) -> Any:
+    row = await lease.conn.fetchrow(APPEND, session_id, len(payloads), list(payloads), lease.epoch)
+    if row is None:
+        exists = await lease.conn.fetchval("SELECT 1 FROM sessions WHERE id = $1", session_id)
+        if exists is None:
+            raise SessionStoreError(f"Session {session_id!r} not found")
+        raise SessionFencedError(session_id)
+    return row
+
+
+async def _discard(pool: Any, conn: Any) -> None:
+    """Close `conn` (dropping any lock it holds) and hand it back to the pool."""
+    try:
+        conn.terminate()
+    except Exception:
+        pass  # already closed or taken back by the pool
+    try:
+        await pool.release(conn)
+    except Exception:
+        pass
