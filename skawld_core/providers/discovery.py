@@ -38,7 +38,7 @@ class ModelInfo:
     context_window: int | None = None
 
 
-def _root(base_url: str) -> str:
+def server_root(base_url: str) -> str:
     """The server root: ``base_url`` without a trailing ``/v1``."""
     base = base_url.rstrip("/")
     return base[:-3] if base.endswith("/v1") else base
@@ -138,7 +138,7 @@ def discover(
     missing = [m for m in models if m.context_window is None]
     if not missing:
         return models
-    root = _root(base_url)
+    root = server_root(base_url)
     extra: dict[str, int] = {}
     try:
         extra = _litellm_windows(root, api_key, timeout)

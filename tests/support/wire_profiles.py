@@ -56,7 +56,8 @@ class ChatProfile:
     get_routes: dict[str, Any] = field(default_factory=dict)
     """Extra ``GET`` paths answered with this JSON (e.g. LiteLLM's ``/model/info``)."""
     post_routes: dict[str, Any] = field(default_factory=dict)
-    """Extra ``POST`` paths answered with this JSON (e.g. Ollama's ``/api/show``)."""
+    """Extra ``POST`` paths answered with this JSON (e.g. Ollama's ``/api/show``), or with
+    what a callable of the request body returns."""
 
     def request_error(self, body: Any) -> tuple[int, Any] | None:
         """The error this server answers ``body`` with, or None when it accepts it."""
