@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import AbortError, AuthError, ContextLengthError, ProviderError, RateLimitError, SkawldError
 
-_CONTEXT_RE = re.compile(r"prompt is too long|maximum context length", re.IGNORECASE)
+_CONTEXT_RE = re.compile(r"prompt is too long|maximum context length|ContextWindowExceededError", re.IGNORECASE)
 _VALIDATION_RE = re.compile(r"\b\d+ validation errors?\b|\bvalidation error for\b", re.IGNORECASE)
 """pydantic's wording: a server that rejects the request's shape (llama-cpp-python says so with a 500)."""
 _RETRYABLE_STATUSES = frozenset({408, 409})
@@ -173,7 +173,7 @@ def map_error(
 def _is_context_length(code: str | None, message: str) -> bool:
     if code == "context_length_exceeded":
         return True
-    if code:
+    if code and not code.isdigit():  # LiteLLM's code is the status ("400"): read the message
         return False
     return bool(_CONTEXT_RE.search(message))
 

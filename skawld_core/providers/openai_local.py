@@ -10,7 +10,7 @@ taught us (recorded in ``tests/fixtures/wire/llama-cpp-python-0.3.36``):
 - usage the server did not stream is counted by its own tokenizer where it has one
   (``provider_metadata["openai_chat"]["usage_counted"] = "tokenizer"``), and stays
   marked ``usage_estimated`` otherwise;
-- output well past ``max_tokens`` means the server ignores the cap: remembered on the
+- output well past ``max_tokens`` in a turn that did not end by the cap means the server ignores the cap: remembered on the
   provider (``ignores_output_cap``), logged once, and marked ``output_cap_ignored``.
 """
 
@@ -113,7 +113,7 @@ async def honest_end(
             own.pop("usage_estimated")
             own["usage_counted"] = "tokenizer"
     cap = attempt.cap
-    if cap_ignored(cap, usage.output_tokens):
+    if end.stop_reason != "max_tokens" and cap_ignored(cap, usage.output_tokens):  # a cut says it was read
         own["output_cap_ignored"] = True
         if not provider.ignores_output_cap:
             provider.ignores_output_cap = True

@@ -5,8 +5,8 @@ proxy needed: we are the client) and writes every exchange (request, status, JSO
 or the raw SSE frames) to ``tests/fixtures/wire/<program>-<version>/session.json``.
 `tests.support.wire_replay` serves those exchanges back to the providers in the tests.
 
-The script: ``GET /v1/models``, the props / tokenize endpoints of llama.cpp and
-llama-cpp-python (a 404 is recorded too), a short prompt (with ``max_completion_tokens``
+The script: ``GET /v1/models``, LiteLLM's ``/model/info``, the props / tokenize
+endpoints of llama.cpp and llama-cpp-python (a 404 is recorded too), a short prompt (with ``max_completion_tokens``
 and again with ``max_tokens``), a forced tool call and a tool call under ``"auto"``, a
 prompt over the context window (streamed and not), a stream the client cancels after
 two frames, and an assistant turn with ``content: null`` and tool calls.
@@ -72,6 +72,7 @@ def script(model: str, long_words: int) -> list[tuple[str, str, str, Any, int | 
     return [
         ("models", "GET", "/v1/models", None, None),
         ("props", "GET", "/props", None, None),
+        ("model_info", "GET", "/model/info", None, None),
         ("tokenize_llamacpp", "POST", "/tokenize", {"content": "hello world"}, None),
         ("tokenize_extras", "POST", "/extras/tokenize", {"input": "hello world"}, None),
         ("tokenize_count", "POST", "/extras/tokenize/count", {"input": "hello world"}, None),
