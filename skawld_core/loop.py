@@ -33,7 +33,7 @@ from .events import (
 )
 from .hooks import HookContext, HookRunner, StopInput, UserPromptSubmitInput
 from .messages import ContentBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
-from .providers.base import ProviderRequest
+from .providers.base import ProviderRequest, usage_estimated
 from .run_options import RunOptions
 from .scheduler import Scheduler
 from .system_prompt import env_prefix, system_reminder
@@ -68,6 +68,7 @@ class RunLoop:
         self.total = Usage()
         self.cost_usd = 0.0
         self.cost_known = False
+        self.usage_estimated = False
         self.tree_cost_usd = 0.0  # this run and its subagents' runs, for max_budget_usd
         self.by_model: dict[str, Usage] = {}
         self.started = time.perf_counter()
@@ -173,12 +174,15 @@ class RunLoop:
                 self.cost_known = self.cost_known or turn_cost is not None
                 self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), assembler.usage)
                 session.last_usage = assembler.usage
+                estimated = usage_estimated(assembler.provider_metadata)
+                self.usage_estimated = self.usage_estimated or estimated
                 await self.emit(
                     UsageEvent(
                         usage=assembler.usage,
                         cumulative=self.total,
                         cost_usd=turn_cost,
                         cumulative_cost_usd=self.cost_usd if self.cost_known else None,
+                        estimated=estimated,
                     )
                 )
                 tool_uses = message.tool_uses()
@@ -447,6 +451,7 @@ class RunLoop:
                 duration_ms=(time.perf_counter() - self.started) * 1000,
                 final_text=final_text,
                 total_cost_usd=self.cost_usd if self.cost_known else None,
+                usage_estimated=self.usage_estimated,
             )
         )
 

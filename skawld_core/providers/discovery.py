@@ -61,6 +61,23 @@ def _request(
         return json.loads(resp.read() or b"null")
 
 
+_WEIGHT_SUFFIXES = (".gguf", ".ggml", ".bin", ".safetensors")
+
+
+def display_model_name(model: str) -> str:
+    """A short name for a path-like model id (llama-cpp-python serves its model as the
+    ``.gguf`` file's full path): the file name without its extension. Other ids
+    (``qwen3:8b``, ``Qwen/Qwen3-8B``) are returned unchanged."""
+    is_path = model.startswith(("/", "~", "./", "../")) or model.lower().endswith(_WEIGHT_SUFFIXES)
+    if not is_path:
+        return model
+    name = model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    for suffix in _WEIGHT_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)] or model
+    return name or model
+
+
 def window_of(entry: Mapping[str, Any]) -> int | None:
     """The context window an ``/v1/models`` entry reports, if any."""
     for key in _WINDOW_KEYS:
