@@ -8,7 +8,10 @@ non-streamed, its 500 for a validation error, a stream that ignores
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +21,7 @@ from skawld_core.providers.base import MessageEnd, ProviderStreamEvent, ToolSche
 from skawld_core.providers.discovery import discover
 from skawld_core.providers.openai_chat import OpenAIChatProvider
 from skawld_core.providers.retry import RetryPolicy
+from tests.cli.harness import CliEnv, base_env, make_repo
 from tests.support.provider_kit import RecordingSleep, collect, make_provider, request, texts
 from tests.support.wire_profiles import ChatProfile
 from tests.support.wire_replay import LLAMA_CPP_PYTHON, load_session, replay, replay_profile, streamed_text, word_count
@@ -35,7 +39,7 @@ WEATHER = ToolSchema(
 
 
 @pytest.fixture
-def server() -> WireServer:
+def server() -> Iterator[WireServer]:
     with WireServer() as srv:
         srv.chat.profile = replay_profile(SESSION)
         yield srv
@@ -187,3 +191,36 @@ async def test_under_auto_this_server_answers_in_text(server: WireServer, sleeps
 def test_model_list_has_the_gguf_path_and_no_window(server: WireServer) -> None:
     (model,) = discover(server.openai_url)
     assert model.id == MODEL and model.id.endswith(".gguf") and model.context_window is None
+
+
+# ------------------------------------------------------------------ what `skawld -p` shows
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Iterator[CliEnv]:
+    home = tmp_path / "home"
+    home.mkdir()
+    with WireServer() as srv:
+        yield CliEnv(home=home, repo=make_repo(tmp_path / "repo"), srv=srv, env=base_env(home))
+
+
+def _headless(cli: CliEnv, profile: ChatProfile) -> dict[str, object]:
+    cli.srv.chat.profile = profile
+    cli.srv.chat.enqueue(replay(SESSION, "prompt_max_tokens"))
+    args = ["-p", "hi", "--output-format", "json", "--provider", "openai-chat"]
+    proc = cli.run(*args, "--base-url", cli.srv.openai_url, "--model", MODEL, env={"OPENAI_API_KEY": "local"})
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, object] = json.loads(proc.stdout)
+    return out
+
+
+def test_headless_result_marks_estimates_and_names_the_model_short(cli: CliEnv) -> None:
+    out = _headless(cli, ChatProfile(name="no-tokenizer", models=replay_profile(SESSION).models))
+    assert out["usage_estimated"] is True
+    assert list(out["modelUsage"]) == ["SmolLM2-135M-Instruct.Q4_1"]  # type: ignore[call-overload]
+
+
+def test_headless_result_with_the_servers_tokenizer_is_not_an_estimate(cli: CliEnv) -> None:
+    out = _headless(cli, replay_profile(SESSION))
+    assert "usage_estimated" not in out
+    assert out["usage"]["output_tokens"] == word_count(streamed_text(SESSION, "prompt_max_tokens"))  # type: ignore[index]
