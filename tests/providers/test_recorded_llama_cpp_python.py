@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from skawld_core import Agent
 from skawld_core.errors import ContextLengthError, ProviderError
 from skawld_core.messages import Usage, user_text
 from skawld_core.providers.base import MessageEnd, ProviderStreamEvent, ToolSchema
 from skawld_core.providers.discovery import discover
 from skawld_core.providers.openai_chat import OpenAIChatProvider
 from skawld_core.providers.retry import RetryPolicy
+from skawld_core.sessions.memory import InMemorySessionStore
 from tests.cli.harness import CliEnv, base_env, make_repo
 from tests.support.provider_kit import RecordingSleep, collect, make_provider, request, texts
 from tests.support.wire_profiles import ChatProfile
@@ -224,3 +226,29 @@ def test_headless_result_with_the_servers_tokenizer_is_not_an_estimate(cli: CliE
     out = _headless(cli, replay_profile(SESSION))
     assert "usage_estimated" not in out
     assert out["usage"]["output_tokens"] == word_count(streamed_text(SESSION, "prompt_max_tokens"))  # type: ignore[index]
+
+
+async def test_through_the_agent_an_empty_stream_leads_to_compaction(
+    server: WireServer, sleeps: RecordingSleep, tmp_path: Path
+) -> None:
+    for _ in range(11):
+        server.chat.enqueue(replay(SESSION, "prompt_max_tokens"))
+    agent = Agent(
+        provider=provider(server, sleeps), model=MODEL, tools=[], session_store=InMemorySessionStore(), cwd=tmp_path
+    )
+    session = await agent.session()
+    for i in range(11):
+        events = [e async for e in session.run(f"question {i}")]
+        assert events[-1].type == "result" and events[-1].subtype == "success", events[-1]
+    server.chat.enqueue(
+        replay(SESSION, "too_long_stream"),
+        replay(SESSION, "too_long_plain"),
+        replay(SESSION, "prompt_max_tokens"),  # the summary
+        replay(SESSION, "tool_auto"),  # the answer after compaction
+    )
+    events = [e async for e in session.run("question 11")]
+    kinds = [e.type for e in events]
+    assert "compaction" in kinds and "error" not in kinds, kinds
+    assert events[-1].type == "result" and events[-1].subtype == "success"
+    assert events[-1].final_text == streamed_text(SESSION, "tool_auto")
+    assert sleeps.delays == [0.0]  # the plain probe only: no backoff loop
