@@ -129,9 +129,7 @@ async def honest_end(
     return MessageEnd(stop_reason=end.stop_reason, usage=usage, provider_metadata=meta or None)
 
 
-async def local_turn(
-    provider: LocalChatProvider, request: ProviderRequest
-) -> AsyncGenerator[ProviderStreamEvent, None]:
+def local_turn(provider: LocalChatProvider, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
     """Stream one turn from a compatible server (see the module docstring)."""
     key = ""
     params: dict[str, Any] = {}
@@ -163,14 +161,9 @@ async def local_turn(
             err.retry_now = True  # the next attempt starts with the plain probe, no backoff
         return err
 
-    async for event in retrying_stream(
-        open_stream,
-        new_mapper,
-        map_exception,
-        request.max_retries,
-        provider.retry_policy,
-        setup,
-    ):
-        if isinstance(event, MessageEnd) and attempts:
-            event = await honest_end(provider, key, params, attempts[-1], event)
-        yield event
+    async def amend_end(end: MessageEnd) -> MessageEnd:
+        return await honest_end(provider, key, params, attempts[-1], end)
+
+    return retrying_stream(
+        open_stream, new_mapper, map_exception, request.max_retries, provider.retry_policy, setup, amend_end
+    )

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ConfigError, RateLimitError, SkawldError
-from .base import MessageStart, ProviderStreamEvent
+from .base import MessageEnd, MessageStart, ProviderStreamEvent
 
 SleepFn = Callable[[float], Awaitable[None]]
 """An awaitable sleep, injectable so tests need not wait real seconds."""
@@ -101,6 +101,7 @@ async def retrying_stream(
     max_retries: int = 5,
     policy: RetryPolicy = DEFAULT_POLICY,
     setup: Callable[[], None] | None = None,
+    amend_end: Callable[[MessageEnd], Awaitable[MessageEnd]] | None = None,
 ) -> AsyncGenerator[ProviderStreamEvent, None]:
     """Stream one model turn with retries, mapping vendor events as they arrive (retry and
     mapping fused in one generator: one layer per event instead of four).
@@ -112,6 +113,8 @@ async def retrying_stream(
     the current attempt has yielded nothing. Each vendor stream is closed before the next
     attempt starts and when the consumer stops early. ``setup`` runs first, inside the
     generator (e.g. API-key checks), so its errors surface on iteration, not on the call.
+    ``amend_end`` may replace the final `MessageEnd` (e.g. usage recounted by the server's
+    tokenizer).
     """
     if setup is not None:
         setup()
@@ -139,6 +142,8 @@ async def retrying_stream(
                         yield out  # type: ignore[misc]
                 for ev in mapper.finish():
                     committed = True
+                    if amend_end is not None and isinstance(ev, MessageEnd):
+                        ev = await amend_end(ev)
                     yield ev
             finally:
                 await vendor.close()
