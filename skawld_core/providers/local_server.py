@@ -30,6 +30,7 @@ from .discovery import server_root
 
 _WINDOW_RE = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
 PROBE_TIMEOUT = 60.0
+TOKENIZE_TIMEOUT = 10.0
 
 
 class EmptyStreamError(ProviderError):
@@ -108,7 +109,7 @@ class ServerSide:
             counts: list[int] = []
             for text in texts:
                 try:
-                    status, answer = post_json(self.root + tok.path, {tok.field: text}, self.headers, self.timeout)
+                    status, answer = post_json(self.root + tok.path, {tok.field: text}, self.headers, TOKENIZE_TIMEOUT)
                 except OSError:
                     return None  # unreachable now: try again next time
                 n = tok.count(answer) if status == 200 else None
