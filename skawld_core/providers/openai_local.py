@@ -107,7 +107,10 @@ async def honest_end(
     meta: dict[str, Any] = {k: dict(v) for k, v in (end.provider_metadata or {}).items()}
     own = meta.setdefault("openai_chat", {})
     if own.get("usage_estimated"):
-        counts = await provider.server_side(key).count_tokens([prompt_text(params), "".join(attempt.out_parts)])
+        try:
+            counts = await provider.server_side(key).count_tokens([prompt_text(params), "".join(attempt.out_parts)])
+        except Exception:  # a tokenizer that misbehaves leaves the estimate, never the turn, broken
+            counts = None
         if counts:
             usage = Usage(input_tokens=counts[0], output_tokens=counts[1])
             own.pop("usage_estimated")
