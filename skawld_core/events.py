@@ -108,6 +108,8 @@ class UsageEvent(_Event):
     cumulative: Usage
     cost_usd: float | None = None
     cumulative_cost_usd: float | None = None
+    estimated: bool = False
+    """The provider estimated this turn's tokens (the server reported none)."""
 
 
 class PermissionRequestItem(SkawldModel):
@@ -202,6 +204,8 @@ class ResultEvent(_Event):
     duration_ms: float
     final_text: str | None = None
     total_cost_usd: float | None = None
+    usage_estimated: bool = False
+    """Some of `total_usage` is the provider's estimate (a server that reports no usage)."""
 
 
 class SubagentEvent(_Event):

@@ -33,7 +33,7 @@ from .events import (
 )
 from .hooks import HookContext, HookRunner, SessionStartInput, StopInput, SubagentStopInput, UserPromptSubmitInput
 from .messages import ContentBlock, Message, StopReason, TextBlock, ToolResultBlock, Usage, add_usage
-from .providers.base import ProviderRequest
+from .providers.base import ProviderRequest, usage_estimated
 from .run_options import RunOptions
 from .scheduler import Scheduler
 from .system_prompt import env_prefix, system_reminder
@@ -68,6 +68,7 @@ class RunLoop:
         self.total = Usage()
         self.cost_usd = 0.0
         self.cost_known = False
+        self.usage_estimated = False
         self.tree_cost_usd = 0.0  # this run and its subagents' runs, for max_budget_usd
         self.by_model: dict[str, Usage] = {}
         self.started = time.perf_counter()
@@ -145,7 +146,7 @@ class RunLoop:
                 await self._persist([message])
                 stop_reason: StopReason = assembler.stop_reason
                 await self.emit(AssistantEvent(message=message, stop_reason=stop_reason))
-                await self._account(turn_model, assembler.usage)
+                await self._account(turn_model, assembler.usage, estimated=usage_estimated(assembler.provider_metadata))
                 tool_uses = message.tool_uses()
                 if stop_reason == "tool_use" and tool_uses:
                     await self._run_tools(message, overlay_tools)
@@ -192,8 +193,9 @@ class RunLoop:
             for rec in session.invoked_skills:
                 await self.emit(SkillInvokedEvent(name=rec.name, args=rec.args))
 
-    async def _account(self, turn_model: str, usage: Usage) -> None:
-        """Add one turn's usage and cost to the run (and the budget's tree), then emit `usage`."""
+    async def _account(self, turn_model: str, usage: Usage, *, estimated: bool = False) -> None:
+        """Add one turn's usage and cost to the run (and the budget's tree), then emit `usage`
+        (`estimated` when the server reported no usage and skawld counted it)."""
         agent = self.agent
         self.total = add_usage(self.total, usage)
         turn_cost = agent.pricing.cost(turn_model, usage)
@@ -203,12 +205,14 @@ class RunLoop:
         self.cost_known = self.cost_known or turn_cost is not None
         self.by_model[turn_model] = add_usage(self.by_model.get(turn_model, Usage()), usage)
         self.session.last_usage = usage
+        self.usage_estimated = self.usage_estimated or estimated
         await self.emit(
             UsageEvent(
                 usage=usage,
                 cumulative=self.total,
                 cost_usd=turn_cost,
                 cumulative_cost_usd=self.cost_usd if self.cost_known else None,
+                estimated=estimated,
             )
         )
 
@@ -485,6 +489,7 @@ class RunLoop:
                 duration_ms=(time.perf_counter() - self.started) * 1000,
                 final_text=final_text,
                 total_cost_usd=self.cost_usd if self.cost_known else None,
+                usage_estimated=self.usage_estimated,
             )
         )
 

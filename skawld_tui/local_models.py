@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
+UNKNOWN_WINDOW = 'context window unknown (the server does not say; set "provider": {"contextWindow": N} in config.json)'
+
 
 def _base_url(settings: Settings) -> str:
     """The API root that ``/models`` is under (Anthropic's base URL has no ``/v1``)."""
@@ -96,6 +98,6 @@ def run_models(args: list[str]) -> int:
                 json.dumps({"id": m.id, "owned_by": m.owned_by, "context_window": m.context_window}) + "\n"
             )
         else:
-            window = f"\t{m.context_window} tokens" if m.context_window else ""
-            sys.stdout.write(f"{m.id}{window}\n")
+            window = f"{m.context_window} tokens" if m.context_window else UNKNOWN_WINDOW
+            sys.stdout.write(f"{m.id}\t{window}\n")
     return 0

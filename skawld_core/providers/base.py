@@ -108,6 +108,15 @@ ProviderStreamEvent = Annotated[
     Field(discriminator="type"),
 ]
 
+
+def usage_estimated(provider_metadata: dict[str, Any] | None) -> bool:
+    """True when a provider marked a turn's usage as its own estimate (the server reported
+    none and had no tokenizer to count with): ``{"<provider>": {"usage_estimated": True}}``."""
+    return any(
+        isinstance(own, dict) and own.get("usage_estimated") is True for own in (provider_metadata or {}).values()
+    )
+
+
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 

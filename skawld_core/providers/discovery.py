@@ -38,7 +38,7 @@ class ModelInfo:
     context_window: int | None = None
 
 
-def _root(base_url: str) -> str:
+def server_root(base_url: str) -> str:
     """The server root: ``base_url`` without a trailing ``/v1``."""
     base = base_url.rstrip("/")
     return base[:-3] if base.endswith("/v1") else base
@@ -59,6 +59,23 @@ def _request(
     req = urllib.request.Request(url, data=data, headers=headers, method="POST" if data else "GET")
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         return json.loads(resp.read() or b"null")
+
+
+_WEIGHT_SUFFIXES = (".gguf", ".ggml", ".bin", ".safetensors")
+
+
+def display_model_name(model: str) -> str:
+    """A short name for a path-like model id (llama-cpp-python serves its model as the
+    ``.gguf`` file's full path): the file name without its extension. Other ids
+    (``qwen3:8b``, ``Qwen/Qwen3-8B``) are returned unchanged."""
+    is_path = model.startswith(("/", "~", "./", "../")) or model.lower().endswith(_WEIGHT_SUFFIXES)
+    if not is_path:
+        return model
+    name = model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    for suffix in _WEIGHT_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)] or model
+    return name or model
 
 
 def window_of(entry: Mapping[str, Any]) -> int | None:
@@ -138,7 +155,7 @@ def discover(
     missing = [m for m in models if m.context_window is None]
     if not missing:
         return models
-    root = _root(base_url)
+    root = server_root(base_url)
     extra: dict[str, int] = {}
     try:
         extra = _litellm_windows(root, api_key, timeout)

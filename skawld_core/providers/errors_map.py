@@ -10,7 +10,8 @@ the same way, and this module imports no SDK.
 - 429 → `RateLimitError` with ``retry-after-ms`` / ``retry-after`` (seconds or HTTP date);
 - 400 prompt-too-long / ``context_length_exceeded`` and 413 → `ContextLengthError`;
 - 408/409/≥500, in-stream overloaded/api errors, and transport errors (no status)
-  → retryable `ProviderError`; any other 4xx → non-retryable `ProviderError`;
+  → retryable `ProviderError`; any other 4xx, and a 5xx whose message is a request
+  validation error (pydantic's "N validation errors"), → non-retryable `ProviderError`;
 - an ``x-should-retry: true|false`` response header overrides that choice (as in the SDKs).
 
 Messages are built from the API's own error text, and any API key is scrubbed.
@@ -27,7 +28,9 @@ from typing import Any
 
 from ..errors import AbortError, AuthError, ContextLengthError, ProviderError, RateLimitError, SkawldError
 
-_CONTEXT_RE = re.compile(r"prompt is too long|maximum context length", re.IGNORECASE)
+_CONTEXT_RE = re.compile(r"prompt is too long|maximum context length|ContextWindowExceededError", re.IGNORECASE)
+_VALIDATION_RE = re.compile(r"\b\d+ validation errors?\b|\bvalidation error for\b", re.IGNORECASE)
+"""pydantic's wording: a server that rejects the request's shape (llama-cpp-python says so with a 500)."""
 _RETRYABLE_STATUSES = frozenset({408, 409})
 _RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "server_error", "internal_error", "timeout_error"})
 _TRANSPORT_NAMES = frozenset(
@@ -159,6 +162,8 @@ def map_error(
     if status == 400 and _is_context_length(code, api_message):
         return ContextLengthError(text, cause=exc)
     retryable = status >= 500 or status in _RETRYABLE_STATUSES
+    if retryable and status >= 500 and _VALIDATION_RE.search(api_message):
+        retryable = False  # the same request fails the same way
     should = (_headers(exc) or {}).get("x-should-retry")
     if should in ("true", "false"):
         retryable = should == "true"
@@ -168,7 +173,7 @@ def map_error(
 def _is_context_length(code: str | None, message: str) -> bool:
     if code == "context_length_exceeded":
         return True
-    if code:
+    if code and not code.isdigit():  # LiteLLM's code is the status ("400"): read the message
         return False
     return bool(_CONTEXT_RE.search(message))
 

@@ -21,11 +21,11 @@ a stream that ends without any ``finish_reason`` is a retryable `ProviderError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ProviderError
+from ..errors import ContextLengthError, ProviderError
 from ..messages import ImageBlock, Message, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from .base import (
     MessageEnd,
@@ -39,6 +39,7 @@ from .base import (
 )
 from .common import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, documents_as_text, dump_json, image_url
 from .http_transport import OPENAI_DEFAULT_BASE, openai_headers
+from .local_server import EmptyStreamError, ServerSide
 from .openai_common import ENV_VAR, known_context_window, make_client, open_wire_stream
 from .openai_compat import (
     Compat,
@@ -49,6 +50,7 @@ from .openai_compat import (
     resolve_compat,
     shape_lenient,
 )
+from .openai_local import local_turn
 from .retry import RetryPolicy, StreamMapper
 from .wire import Transport, WireProvider
 
@@ -185,6 +187,9 @@ class OpenAIChatProvider(WireProvider):
         self.compat: Compat = resolve_compat(compat, base_url)
         self.rejected_params: set[str] = set()
         """Optional parameters the server rejected (lenient mode); never sent again."""
+        self.ignores_output_cap = False
+        """The server sent more output than ``max_tokens`` allowed (learnt, warned once)."""
+        self._server_side: ServerSide | None = None
 
     def context_window(self, model: str) -> int:
         """Override first, then configured / discovered, then the known-model table, then 128k."""
@@ -212,7 +217,9 @@ class OpenAIChatProvider(WireProvider):
                 for t in request.tools
             ]
         if request.max_output_tokens is not None:
-            params["max_completion_tokens"] = request.max_output_tokens
+            # Compatible servers read max_tokens (llama-cpp-python ignores max_completion_tokens).
+            cap_param = "max_tokens" if self.compat == "lenient" else "max_completion_tokens"
+            params[cap_param] = request.max_output_tokens
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if self.compat == "lenient":
@@ -242,8 +249,26 @@ class OpenAIChatProvider(WireProvider):
 
     def _new_mapper(self, key: str, params: dict[str, Any]) -> StreamMapper:
         if self.compat == "lenient":
-            return ChatMapper(lenient=True, prompt_chars=prompt_chars(params))
+            model = str(params.get("model") or "")
+            return ChatMapper(
+                lenient=True,
+                prompt_chars=prompt_chars(params),
+                window=self.window_hint(model),
+                cap=params.get("max_tokens"),
+            )
         return ChatMapper()
+
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[ProviderStreamEvent, None]:
+        """Stream one turn; to compatible servers with the checks of `local_turn`."""
+        if self.compat != "lenient":
+            return super().stream(request)
+        return local_turn(self, request)
+
+    def server_side(self, key: str) -> ServerSide:
+        """Side requests to this server (tokenizer, plain probe), one per provider."""
+        if self._server_side is None:
+            self._server_side = ServerSide(self.resolved_base_url, self._http_headers(key))
+        return self._server_side
 
     async def _open_sdk(self, client: Any, params: dict[str, Any]) -> Any:
         return await open_wire_stream(client, "/chat/completions", params)
@@ -264,7 +289,14 @@ class ChatMapper:
     ``prompt_chars`` sizes the input-token estimate when the server reports no usage.
     """
 
-    def __init__(self, *, lenient: bool = False, prompt_chars: int = 0) -> None:
+    def __init__(
+        self, *, lenient: bool = False, prompt_chars: int = 0, window: int | None = None, cap: int | None = None
+    ) -> None:
+        self.frames = 0
+        self.window = window
+        self.cap = cap
+        self.out_parts: list[str] = []
+        """The streamed text (lenient only: recounted by the server's tokenizer)."""
         self.slots: dict[int, _Slot] = {}
         self.finish_reason: str | None = None
         self.usage: Any = None
@@ -276,6 +308,7 @@ class ChatMapper:
 
     def feed(self, chunk: Any) -> ProviderStreamEvent | list[ProviderStreamEvent] | None:
         """The normalized events for one chunk (wire JSON)."""
+        self.frames += 1
         usage = chunk.get("usage")
         if usage:
             self.usage = usage
@@ -296,6 +329,8 @@ class ChatMapper:
             ):
                 text = delta["content"]
                 self.out_chars += len(text)
+                if self.lenient:
+                    self.out_parts.append(text)
                 return TextDelta(text=text)  # the hot path: one plain text delta
         out: list[ProviderStreamEvent] = []
         for choice in choices:
@@ -307,6 +342,8 @@ class ChatMapper:
                     out.append(ThinkingDelta(text=reasoning))  # vLLM / DeepSeek-style servers
                 if delta.get("content"):
                     self.out_chars += len(delta["content"])
+                    if self.lenient:
+                        self.out_parts.append(delta["content"])
                     out.append(TextDelta(text=delta["content"]))
                 if delta.get("refusal"):
                     out.append(TextDelta(text=delta["refusal"]))
@@ -367,6 +404,8 @@ class ChatMapper:
             elif raw is not None:
                 args = dump_json(raw)  # arguments given as an object (some servers)
         self.out_chars += len(args)
+        if self.lenient and args:
+            self.out_parts.append(args)
         if not slot.started:
             if args:
                 slot.buffered.append(args)
@@ -379,6 +418,8 @@ class ChatMapper:
     def finish(self) -> list[ProviderStreamEvent]:
         """`MessageEnd`, or a retryable `ProviderError` when no finish_reason arrived."""
         if self.finish_reason is None:
+            if self.lenient and self.frames == 0:
+                self._empty_stream()
             raise ProviderError("OpenAI chat stream ended before a finish_reason", retryable=True)
         stop = map_finish_reason(self.finish_reason)
         meta: dict[str, Any] | None = None
@@ -394,6 +435,18 @@ class ChatMapper:
             )
             meta = {"openai_chat": {"usage_estimated": True}}
         return [MessageEnd(stop_reason=stop, usage=usage, provider_metadata=meta)]
+
+    def _empty_stream(self) -> None:
+        """A stream that ended before its first event: llama-cpp-python's answer to a prompt
+        over its context. Over a known window it is that; otherwise `EmptyStreamError`
+        (retryable, and the retry first asks the server non-streamed)."""
+        prompt_tokens = estimate_tokens(self.prompt_chars)
+        if self.window and prompt_tokens > self.window:
+            raise ContextLengthError(
+                f"prompt too long: about {prompt_tokens} tokens for a context window of {self.window} "
+                "(the server ended the stream without a word)"
+            )
+        raise EmptyStreamError("the server ended the stream before its first event", retryable=True)
 
 
 def _start(slot: _Slot) -> list[ProviderStreamEvent]:

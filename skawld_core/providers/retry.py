@@ -12,7 +12,9 @@ Rules (reference-behaviour §2.13):
   the first attempt, and does not count; once an attempt has yielded any other event,
   errors propagate.
 - Delay for retry *n* (0-based): ``base * 2**n`` capped at ``max_delay``, with ±``jitter``
-  uniform jitter. A `RateLimitError.retry_after_seconds` is honoured exactly; if it is
+  uniform jitter. Retrying is bounded in time too: a retry whose delay would end more
+  than ``max_elapsed`` (120 s) after the first attempt started is not made.
+  A `RateLimitError.retry_after_seconds` is honoured exactly; if it is
   over ``max_retry_after`` (120 s) the error is raised at once.
 - Cancelling the consumer's task during a backoff sleep ends the stream at once with
   `asyncio.CancelledError` (no further attempt); during an attempt, the vendor stream is
@@ -23,12 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ConfigError, RateLimitError, SkawldError
-from .base import MessageStart, ProviderStreamEvent
+from .base import MessageEnd, MessageStart, ProviderStreamEvent
 
 SleepFn = Callable[[float], Awaitable[None]]
 """An awaitable sleep, injectable so tests need not wait real seconds."""
@@ -42,8 +45,11 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 0.2
     max_retry_after: float = 120.0
+    max_elapsed: float = 120.0
+    """Seconds from the first attempt after which no retry starts."""
     sleep: SleepFn = field(default=asyncio.sleep)
     rand: Callable[[], float] = field(default=random.random)
+    clock: Callable[[], float] = field(default=time.monotonic)
 
     def backoff(self, retry_index: int) -> float:
         """Delay in seconds before retry ``retry_index`` (0-based), jitter applied."""
@@ -56,6 +62,8 @@ class RetryPolicy:
         """Seconds to wait before retrying after ``error``; None means raise now."""
         if not error.retryable:
             return None
+        if getattr(error, "retry_now", False):
+            return 0.0
         if isinstance(error, RateLimitError) and error.retry_after_seconds is not None:
             if error.retry_after_seconds > self.max_retry_after:
                 return None
@@ -93,6 +101,7 @@ async def retrying_stream(
     max_retries: int = 5,
     policy: RetryPolicy = DEFAULT_POLICY,
     setup: Callable[[], None] | None = None,
+    amend_end: Callable[[MessageEnd], Awaitable[MessageEnd]] | None = None,
 ) -> AsyncGenerator[ProviderStreamEvent, None]:
     """Stream one model turn with retries, mapping vendor events as they arrive (retry and
     mapping fused in one generator: one layer per event instead of four).
@@ -104,6 +113,8 @@ async def retrying_stream(
     the current attempt has yielded nothing. Each vendor stream is closed before the next
     attempt starts and when the consumer stops early. ``setup`` runs first, inside the
     generator (e.g. API-key checks), so its errors surface on iteration, not on the call.
+    ``amend_end`` may replace the final `MessageEnd` (e.g. usage recounted by the server's
+    tokenizer).
     """
     if setup is not None:
         setup()
@@ -111,6 +122,7 @@ async def retrying_stream(
         raise ConfigError(f"max_retries must be >= 0, got {max_retries}")
     yield MessageStart()
     retry_index = 0
+    started = policy.clock()
     while True:
         committed = False
         try:
@@ -130,6 +142,8 @@ async def retrying_stream(
                         yield out  # type: ignore[misc]
                 for ev in mapper.finish():
                     committed = True
+                    if amend_end is not None and isinstance(ev, MessageEnd):
+                        ev = await amend_end(ev)
                     yield ev
             finally:
                 await vendor.close()
@@ -139,6 +153,8 @@ async def retrying_stream(
             delay: float | None = None
             if isinstance(err, SkawldError) and not committed and retry_index < max_retries:
                 delay = policy.delay_for(err, retry_index)
+                if delay is not None and policy.clock() - started + delay > policy.max_elapsed:
+                    delay = None
             if delay is None:
                 if err is exc:
                     raise

@@ -46,6 +46,10 @@ class AppHost:
     def usage(self) -> Usage:
         return self.app.state.base_usage
 
+    @property
+    def usage_estimated(self) -> bool:
+        return self.app.status.info.estimated
+
     async def _mount(self, widget: Any) -> None:
         await self.app.transcript.mount(widget)
         self.app.transcript.scroll_end(animate=False)

@@ -51,6 +51,10 @@ class CommandHost(Protocol):
     def usage(self) -> Usage:
         """Tokens used by this session so far."""
 
+    @property
+    def usage_estimated(self) -> bool:
+        """Some of `usage` is the provider's estimate (the server reported no usage)."""
+
     async def markdown(self, text: str) -> None:
         """Show command output written in Markdown."""
 

@@ -125,6 +125,9 @@ async def mode_command(host: CommandHost, args: str) -> None:
     await host.note(f"permission mode: {agent.permission_mode}")
 
 
+ESTIMATE_NOTE = "\n\nEstimated: the server reports no usage and has no tokenizer (about 4 characters a token)."
+
+
 @command("usage", "Tokens and cost of this session", aliases=("cost",))
 async def usage_command(host: CommandHost, args: str) -> None:
 
@@ -138,7 +141,7 @@ async def usage_command(host: CommandHost, args: str) -> None:
         f"| cache read | {format_tokens(usage.cache_read_tokens or 0)} |\n"
         f"| cache write | {format_tokens(usage.cache_creation_tokens or 0)} |\n"
         f"| cost | {cost} |\n"
-        f"| prices | {price_note()} |"
+        f"| prices | {price_note()} |" + (ESTIMATE_NOTE if host.usage_estimated else "")
     )
 
 

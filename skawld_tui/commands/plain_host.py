@@ -53,6 +53,10 @@ class PlainHost:
 
         return self.chat.session.usage if self.chat.session is not None else Usage()
 
+    @property
+    def usage_estimated(self) -> bool:
+        return self.chat.usage_estimated
+
     async def markdown(self, text: str) -> None:
         from rich.markdown import Markdown
 

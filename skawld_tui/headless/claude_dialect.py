@@ -51,6 +51,7 @@ from skawld_core.events import (
     UserEvent,
 )
 from skawld_core.messages import TextBlock
+from skawld_core.providers.discovery import display_model_name
 
 if TYPE_CHECKING:
     from skawld_core.messages import ContentBlock, DocumentBlock, Usage
@@ -138,7 +139,7 @@ class RunTally:
         u = usage_dict(usage)
         for key, value in u.items():
             self.usage[key] += value
-        t = self.models.setdefault(model, _ModelTally())
+        t = self.models.setdefault(display_model_name(model), _ModelTally())
         t.input += u["input_tokens"]
         t.output += u["output_tokens"]
         t.cache_read += u["cache_read_input_tokens"]
@@ -186,6 +187,8 @@ class RunTally:
             "permission_denials": list(self.denials),
             "uuid": new_uuid(),
         }
+        if result is not None and result.usage_estimated:
+            obj["usage_estimated"] = True  # skawld addition: the server reported no usage
         if structured_output is not None:
             obj["structured_output"] = structured_output
         if sub != "success":

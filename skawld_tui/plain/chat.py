@@ -85,6 +85,7 @@ class PlainChat:
         self.streaming = False
         self.tools: dict[tuple[str, ...], str] = {}
         self.show_timings = True
+        self.usage_estimated = False  # a result said some counts are estimates
         self.broker = PermissionBroker(PlainPermissionAsker(self), lambda: self.agent)
         self.prompt_commands: PromptCommands | None = None
         self.settings: Any = None
@@ -232,10 +233,12 @@ class PlainChat:
         parts: list[str] = [event.subtype]
         if self.show_timings:
             parts.append(format_duration(event.duration_ms))
-        parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
+        self.usage_estimated = self.usage_estimated or event.usage_estimated
+        about = "~" if event.usage_estimated else ""  # estimated counts are marked
+        parts.append(f"{about}{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
         cost = format_cost(cost_usd(self.agent.model, usage)) if self.agent else ""
         if cost:
-            parts.append(cost)
+            parts.append(about + cost)
         self.out("  " + " · ".join(parts), style="dim")
 
     def show_result(self, text: str, is_error: bool, depth: int) -> None:

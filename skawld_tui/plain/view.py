@@ -29,6 +29,7 @@ class PlainView(Protocol):
     session: Session | None
     settings: Any
     broker: PermissionBroker
+    usage_estimated: bool  # a result said some counts are estimates
 
     def commands(self) -> PromptCommands | None: ...
 

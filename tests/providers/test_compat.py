@@ -69,17 +69,22 @@ def test_lenient_request_shapes() -> None:
 
 
 async def test_rejected_parameter_is_dropped_and_remembered(wire: WireServer) -> None:
-    wire.chat.profile = PROFILES["vllm"]  # rejects max_completion_tokens
+    wire.chat.profile = PROFILES["litellm"]  # rejects stream_options
     wire.chat.enqueue(turn(text("one")), turn(text("two")))
     p = lenient(wire)
-    assert texts(await collect(p, request(max_output_tokens=77))) == "one"
+    assert texts(await collect(p, request())) == "one"
     first, retried = wire.chat.requests
-    assert first.body["max_completion_tokens"] == 77 and "max_tokens" not in first.body
-    assert retried.body["max_tokens"] == 77 and "max_completion_tokens" not in retried.body
-    assert texts(await collect(p, request(max_output_tokens=77))) == "two"
-    assert len(wire.chat.requests) == 3 and wire.chat.requests[2].body["max_tokens"] == 77
-    assert p.rejected_params == {"max_completion_tokens"}
-    await p.aclose()
+    assert "stream_options" in first.body and "stream_options" not in retried.body
+    assert texts(await collect(p, request())) == "two"
+    assert len(wire.chat.requests) == 3 and "stream_options" not in wire.chat.requests[2].body
+
+
+async def test_lenient_sends_the_cap_as_max_tokens(wire: WireServer) -> None:
+    wire.chat.profile = PROFILES["vllm"]  # older releases reject max_completion_tokens
+    wire.chat.enqueue(turn(text("one")))
+    assert texts(await collect(lenient(wire), request(max_output_tokens=77))) == "one"
+    (only,) = wire.chat.requests
+    assert only.body["max_tokens"] == 77 and "max_completion_tokens" not in only.body
 
 
 async def test_strict_mode_does_not_retry_a_rejected_parameter(wire: WireServer) -> None:

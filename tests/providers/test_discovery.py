@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from skawld_core.errors import ProviderError
-from skawld_core.providers.discovery import discover, discover_in_background, list_models
+from skawld_core.providers.discovery import discover, discover_in_background, display_model_name, list_models
 from skawld_core.providers.openai_chat import OpenAIChatProvider
+from tests.support.wire_replay import LLAMA_CPP_PYTHON, load_session, replay_profile
 from tests.support.wire_server import PROFILES, WireServer, text, turn
 
 pytestmark = pytest.mark.timeout(60)
@@ -125,6 +126,26 @@ def test_skawld_models_for_anthropic_sends_the_api_version(tmp_path: Path) -> No
     with WireServer() as srv:
         proc = _skawld(["models", "--base-url", srv.url], tmp_path)
         assert proc.returncode == 0, proc.stderr
-        assert proc.stdout == "m\n"
+        model, window = proc.stdout.rstrip("\n").split("\t")
+        assert model == "m" and window.startswith("context window unknown")
         get = [r for r in srv.requests if r.path == "/v1/models"][-1]
         assert get.headers["anthropic-version"] == "2026-10-21"
+
+
+def test_skawld_models_says_how_to_set_an_unknown_window(tmp_path: Path) -> None:
+    session = load_session(LLAMA_CPP_PYTHON)  # recorded: no size in /v1/models, /props 404
+    with WireServer() as srv:
+        srv.chat.profile = replay_profile(session)
+        proc = _skawld(["models", "--provider", "openai-chat", "--base-url", srv.openai_url], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    model, window = proc.stdout.rstrip("\n").split("\t")
+    assert model == session["model"]
+    assert "unknown" in window and '"contextWindow"' in window
+
+
+def test_path_like_model_ids_get_short_names() -> None:
+    assert display_model_name("/opt/models/SmolLM2-135M-Instruct.Q4_1.gguf") == "SmolLM2-135M-Instruct.Q4_1"
+    assert display_model_name("C:\\models\\llama.gguf") == "llama"
+    assert display_model_name("./weights/model.bin") == "model"
+    for unchanged in ("Qwen/Qwen3-8B", "qwen3:8b", "claude-sonnet-4-5", "gpt-4.1"):
+        assert display_model_name(unchanged) == unchanged

@@ -138,3 +138,16 @@ def test_secrets_are_redacted() -> None:
     e = map_error(oa(400, f"key {key} rejected"), vendor="OpenAI", secrets=[key])
     assert key not in str(e) and "***" in str(e)
     assert redact("abc", [None, "", "ab"]) == "abc"
+
+
+def test_a_5xx_carrying_a_validation_error_is_not_retried() -> None:
+    # llama-cpp-python's wording for a request it cannot parse (recorded: a 500).
+    e = map_error(
+        FakeStatusError(500, {"error": {"message": "7 validation errors:\n  {'type': 'literal_error'}"}}),
+        vendor="OpenAI",
+    )
+    assert isinstance(e, ProviderError) and not e.retryable and e.status == 500
+    e = map_error(FakeStatusError(500, {"error": {"message": "1 validation error for ChatRequest"}}), vendor="OpenAI")
+    assert isinstance(e, ProviderError) and not e.retryable
+    e = map_error(FakeStatusError(500, {"error": {"message": "internal error during validation"}}), vendor="OpenAI")
+    assert isinstance(e, ProviderError) and e.retryable

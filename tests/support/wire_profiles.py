@@ -1,8 +1,10 @@
 """Profiles of OpenAI-compatible servers: flag sets on the wire server's Chat Completions renderer.
 
-Each profile encodes what that server's documentation (and its issue tracker, for the
-older releases people still run) says it accepts and returns. They are approximations
-of the servers' *differences from OpenAI*, not full emulations:
+Two kinds, told apart by ``source``: profiles **recorded** from a real server (named
+``<program>-<version>``; their fixtures, replayed byte for byte by `wire_replay`, are
+under ``tests/fixtures/wire/``) and profiles **written from docs** (what a server's
+documentation and issue tracker say; not verified against the program). They are
+approximations of the servers' *differences from OpenAI*, not full emulations:
 
 - **Ollama** (``/v1`` compatibility layer): tool calls arrive whole, one chunk each;
   thinking models stream ``reasoning``; older releases end tool turns with
@@ -11,12 +13,24 @@ of the servers' *differences from OpenAI*, not full emulations:
 - **vLLM**: tool-call arguments streamed in pieces; reasoning parsers stream
   ``reasoning_content``; older releases reject ``max_completion_tokens``;
   ``/v1/models`` entries carry ``max_model_len``.
-- **llama.cpp server**: one model; usage in the final chunk whether asked or not;
-  ``reasoning_content`` deltas; ``/v1/models`` entries carry ``meta.n_ctx_train``.
+- **llama.cpp server** (C++ ``llama-server``, from docs): one model; usage in the final
+  chunk whether asked or not; ``reasoning_content`` deltas; ``/v1/models`` entries
+  carry ``meta.n_ctx_train``.
+- **llama-cpp-python 0.3.36** (recorded, SmolLM2-135M, ``n_ctx`` 2048): the model id is
+  the ``.gguf`` path; no usage in the stream even when asked; no context size anywhere
+  (``/props`` 404); ``/extras/tokenize[/count]``; ``max_completion_tokens`` ignored,
+  ``max_tokens`` read; a prompt over the context streams an *empty* 200 (400
+  ``context_length_exceeded`` non-streamed); ``content: null`` on an assistant turn
+  with tool calls is a 500 with pydantic validation errors; tool calls only when forced.
 - **LM Studio**: text content must be a string (older releases answer 500/400 for a
   list of parts); no usage in the stream; tool calls without ``index``.
-- **LiteLLM proxy**: rejects OpenAI-only parameters its backend lacks with a 400 naming
-  them (``UnsupportedParamsError``); ``GET /model/info`` lists ``max_input_tokens``.
+- **LiteLLM proxy** (from docs): rejects OpenAI-only parameters its backend lacks with a
+  400 naming them (``UnsupportedParamsError``); ``GET /model/info`` lists
+  ``max_input_tokens``.
+- **LiteLLM 1.106.12** (recorded, in front of the Anthropic test server): accepts
+  ``stream_options`` and streams usage; tool calls carry ids; ``/v1/models`` entries
+  carry ``max_input_tokens``; a prompt over the backend's context is a 400
+  ``ContextWindowExceededError`` with ``code: "400"``, streamed or not.
 - **mockllm-like**: string-only content, no usage, no tools (what the PyPI ``mockllm``
   server answers).
 
@@ -36,10 +50,13 @@ class ChatProfile:
     """How one compatible server differs from OpenAI's Chat Completions."""
 
     name: str = "openai"
+    source: Literal["docs", "recorded"] = "docs"
+    """``recorded`` from the real program (see `wire_replay`), or written from its docs."""
     string_content_only: bool = False
     """A message whose ``content`` is a list is answered with ``content_error_status``."""
     content_error_status: int = 400
     null_assistant_content_ok: bool = True
+    null_content_error_status: int = 400
     rejects: tuple[str, ...] = ()
     """Request parameters answered with a 400 that names them."""
     tool_calls_whole: bool = False
@@ -56,7 +73,8 @@ class ChatProfile:
     get_routes: dict[str, Any] = field(default_factory=dict)
     """Extra ``GET`` paths answered with this JSON (e.g. LiteLLM's ``/model/info``)."""
     post_routes: dict[str, Any] = field(default_factory=dict)
-    """Extra ``POST`` paths answered with this JSON (e.g. Ollama's ``/api/show``)."""
+    """Extra ``POST`` paths answered with this JSON (e.g. Ollama's ``/api/show``), or with
+    what a callable of the request body returns."""
 
     def request_error(self, body: Any) -> tuple[int, Any] | None:
         """The error this server answers ``body`` with, or None when it accepts it."""
@@ -77,7 +95,12 @@ class ChatProfile:
             if self.string_content_only and isinstance(content, list):
                 return self.content_error_status, {"detail": "content must be a string"}
             if content is None and message.get("role") == "assistant" and not self.null_assistant_content_ok:
-                return 400, {"error": {"message": "content must not be null", "type": "invalid_request_error"}}
+                return self.null_content_error_status, {
+                    "error": {
+                        "message": "1 validation error: content must not be null",
+                        "type": "invalid_request_error",
+                    }
+                }
         return None
 
 
@@ -105,7 +128,7 @@ PROFILES: dict[str, ChatProfile] = {
         models=[{"id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm", "max_model_len": 32768}],
     ),
     "llamacpp": ChatProfile(
-        name="llamacpp",
+        name="llama-server (C++, from docs)",
         usage="always",
         reasoning_field="reasoning_content",
         null_assistant_content_ok=False,
@@ -120,7 +143,7 @@ PROFILES: dict[str, ChatProfile] = {
         models=[{"id": "qwen2.5-7b-instruct", "object": "model", "owned_by": "organization_owner"}],
     ),
     "litellm": ChatProfile(
-        name="litellm",
+        name="litellm (from docs)",
         rejects=("parallel_tool_calls", "stream_options"),
         tool_ids=False,
         models=[{"id": "team-model", "object": "model", "owned_by": "openai"}],
@@ -129,6 +152,31 @@ PROFILES: dict[str, ChatProfile] = {
                 "data": [{"model_name": "team-model", "model_info": {"max_input_tokens": 65536, "max_tokens": 8192}}]
             }
         },
+    ),
+    "llama-cpp-python-0.3.36": ChatProfile(
+        name="llama-cpp-python-0.3.36",
+        source="recorded",
+        usage="never",
+        null_assistant_content_ok=False,
+        null_content_error_status=500,
+        models=[
+            {"id": "/models/SmolLM2-135M-Instruct.Q4_1.gguf", "object": "model", "owned_by": "me", "permissions": []}
+        ],
+        post_routes={"/extras/tokenize/count": {"count": 2}, "/extras/tokenize": {"tokens": [28120, 905]}},
+    ),
+    "litellm-1.106.12": ChatProfile(
+        name="litellm-1.106.12",
+        source="recorded",
+        models=[
+            {
+                "id": "claude-test",
+                "object": "model",
+                "owned_by": "openai",
+                "mode": "chat",
+                "max_input_tokens": 200000,
+                "max_output_tokens": 64000,
+            }
+        ],
     ),
     "mockllm": ChatProfile(name="mockllm", string_content_only=True, content_error_status=500, usage="never"),
 }

@@ -218,7 +218,8 @@ class _Handler(BaseHTTPRequestHandler):
             owner.requests.append(rec)
         profile = owner.chat.profile
         if ep is None and path in profile.post_routes:
-            self._json(200, profile.post_routes[path], {})
+            answer = profile.post_routes[path]
+            self._json(200, answer(body) if callable(answer) else answer, {})
             return
         if ep is not None and ep.kind == "chat":
             rejected = profile.request_error(body)

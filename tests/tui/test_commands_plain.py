@@ -164,3 +164,12 @@ async def test_agents_lists_the_subagent_types_from_the_config_dir(tmp_path: Pat
     (agents / "reviewer.md").write_text("---\ndescription: Reviews diffs\n---\nYou review.")
     out = await chat(["/agents", "/exit"], ScriptedProvider([]), tmp_path, config_dir=tmp_path / "cfg")
     assert "reviewer — Reviews diffs" in out
+
+
+async def test_cost_and_the_result_line_mark_estimated_usage(tmp_path: Path) -> None:
+    estimated = {"openai_chat": {"usage_estimated": True}}
+    provider = ScriptedProvider([reply("counted"), reply("guessed", provider_metadata=estimated)])
+    out = await chat(["one", "/cost", "two", "/cost", "/exit"], provider, tmp_path)
+    first_cost, second_cost = out.split("input tokens")[1:3]
+    assert "Estimated" not in first_cost and "Estimated" in second_cost
+    assert "~" in out.split("guessed", 1)[1].split("input tokens")[0]  # the second result line

@@ -30,3 +30,13 @@ def test_status_bar_shows_the_label() -> None:
     bar = StatusBar()
     bar.info.sandbox = sandbox_label(SandboxStatus(active=True, mode="auto"))
     assert bar.render_info().plain.endswith("  sandboxed")
+
+
+def test_status_bar_marks_estimates_and_shortens_gguf_paths() -> None:
+    bar = StatusBar()
+    bar.info.model = "/opt/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    bar.info.tokens = 1200
+    assert bar.render_info().plain.startswith("SmolLM2-135M-Instruct.Q4_1  ")
+    assert "~" not in bar.render_info().plain
+    bar.info.estimated = True
+    assert "  ~1.2k tok" in bar.render_info().plain

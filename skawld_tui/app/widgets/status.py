@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from skawld_core.providers.discovery import display_model_name
+
 from ...transcript_model import format_cost, format_tokens
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ class StatusInfo:
     state: str = ""
     sandbox: str = ""
     shells: int = 0  # running background shells
+    estimated: bool = False  # some token counts are estimates (the server reported none)
 
 
 def sandbox_label(status: SandboxStatus | None) -> str:
@@ -69,16 +72,17 @@ class StatusBar(Static):
     def render_info(self) -> Text:
         i = self.info
         text = Text()
-        text.append(i.model or "—", style="bold")
+        text.append(display_model_name(i.model) or "—", style="bold")
         text.append("  ")
         text.append(f"mode: {i.mode}", style=MODE_STYLE.get(i.mode, ""))
         if i.session_id:
             text.append(f"  session {i.session_id[:8]}", style="dim")
         text.append(f"  ctx {i.context_pct}%")
-        text.append(f"  {format_tokens(i.tokens)} tok")
+        about = "~" if i.estimated else ""  # estimated counts are marked
+        text.append(f"  {about}{format_tokens(i.tokens)} tok")
         cost = format_cost(i.cost)
         if cost:
-            text.append(f"  {cost}")
+            text.append(f"  {about}{cost}")
         if i.shells:
             text.append(f"  {i.shells} shell{'s' if i.shells != 1 else ''}", style="bold yellow")
         if i.sandbox:
