@@ -15,7 +15,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from skawld_core.testing import ScriptedProvider, reply
-from skawld_tui.plain import make_prompt_session, run_plain
+from skawld_tui.plain.chat import make_prompt_session, run_plain
 from tests.cli.harness import CliEnv
 from tests.support.wire_server import text, turn
 from tests.tui.helpers import plain_agent_factory
