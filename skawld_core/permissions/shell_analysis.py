@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .shell_evaluation import Evaluation, scan_command, scan_tree
 from .shell_syntax import Word, decode_word, node_text, parse_bash
 from .shell_wrappers import inner_commands
 
@@ -92,8 +93,6 @@ _RESERVED = frozenset(
     {"{", "}", "!", "[[", "]]", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac"}
     | {"while", "until", "for", "in", "function", "select"}
 )
-# Variables a shell may run as code.
-_HOOK_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"})
 
 
 @dataclass(frozen=True)
@@ -132,6 +131,9 @@ class ShellAnalysis:
     commands: tuple[SimpleCommand, ...]
     blocker: str | None = None
     unknown: str | None = None
+    # what the command evaluates as arithmetic and the variables it sets, for an enclosing
+    # script that shares its variables (`x=…; eval '…$((x))'`)
+    evaluation: Evaluation = field(default_factory=Evaluation, compare=False, repr=False)
 
 
 @dataclass
@@ -141,6 +143,7 @@ class _Walker:
     commands: list[SimpleCommand] = field(default_factory=list)
     blocker: str | None = None
     unknown: str | None = None
+    scripts: list[Evaluation] = field(default_factory=list)
 
     def block(self, reason: str) -> None:
         if self.blocker is None:
@@ -186,8 +189,6 @@ class _Walker:
         elif kind == "comment" or not node.is_named:
             return
         else:
-            if kind == "variable_assignment":
-                self.assignment(node)
             reason = _BLOCKERS.get(kind)
             if reason is not None:
                 self.block(reason)
@@ -195,11 +196,6 @@ class _Walker:
                 self.block(f"`{kind}` syntax")
             for child in node.children:
                 self.walk(child, False, level + 1)
-
-    def assignment(self, node: Node) -> None:
-        name = node.child_by_field_name("name")
-        if name is not None and node_text(name, self.data) in _HOOK_VARIABLES:
-            self.not_known(f"it sets `{node_text(name, self.data)}`, which a shell may run as code")
 
     def redirect(self, node: Node, level: int) -> None:
         kind = node.type
@@ -244,7 +240,6 @@ class _Walker:
                     nested.extend(target.children)
             elif kind == "variable_assignment":
                 self.block("a variable assignment")
-                self.assignment(child)
                 nested.extend(child.children)
             elif child.is_named:
                 self.redirect(child, level)
@@ -315,6 +310,7 @@ class _Walker:
             self.commands.append(replace(cmd, derived=True, top=False, via=label))
         if sub.unknown is not None:
             self.not_known(sub.unknown)
+        self.scripts.append(sub.evaluation)
 
 
 def _destinations(node: Node) -> list[Node]:
@@ -452,9 +448,18 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
         fixed = None if requoted else _requote(data, gaps)
         if fixed is not None:
             sub = _analyze(fixed, depth, requoted=True)
-            return ShellAnalysis(sub.commands, sub.blocker or "an escaped character", sub.unknown)
+            return ShellAnalysis(sub.commands, sub.blocker or "an escaped character", sub.unknown, sub.evaluation)
     walker = _Walker(data, depth)
     walker.walk(root, True)
+    evaluation = scan_tree(root, data)
+    for cmd in walker.commands:
+        if cmd.words[0].literal:
+            scan_command(cmd.words, evaluation)
+    for script in walker.scripts:
+        evaluation.merge(script)
+    evaluated = evaluation.resolve()
+    if evaluated is not None:
+        walker.not_known(evaluated)
     if gaps:
         walker.block("syntax the analyzer does not understand")
         walker.not_known("the parser skipped part of the command")
@@ -468,7 +473,8 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
         walker.not_known("it has a carriage return or other whitespace bash does not split on")
         alt = _analyze(_ODD_SPACE.sub("\n", command), depth)
         walker.commands.extend(replace(c, top=False) for c in alt.commands)
-    return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown)
+        evaluation.merge(alt.evaluation)
+    return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown, evaluation)
 
 
 def analyze_shell(command: str) -> ShellAnalysis:
