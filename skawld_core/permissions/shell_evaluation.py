@@ -119,7 +119,7 @@ class Evaluation:
         if self.unknown is not None:
             return self.unknown
         tainted = {name for name, values in self.values.items() if any(v is not None for v in values)}
-        tainted |= _RUNTIME_VARIABLES
+        tainted = (tainted - self.integers) | _RUNTIME_VARIABLES  # an integer variable holds a number
         for ref in self.references:
             if ref.array in self.associative:
                 continue  # an associative array's subscript is a string, not arithmetic
@@ -279,8 +279,8 @@ def _loop(node: Node, data: bytes, out: Evaluation) -> None:
             values.append(_value(value, data))
     if keyword == "select" or not values:
         values = [_FROM_INPUT]
-    for value in values:
-        out.assign(node_text(variable, data), value, f"a `{keyword}` loop")
+    for item in values:
+        out.assign(node_text(variable, data), item, f"a `{keyword}` loop")
 
 
 def _declaration(node: Node, data: bytes, out: Evaluation) -> None:

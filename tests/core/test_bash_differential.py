@@ -27,7 +27,7 @@ import pytest
 from skawld_core.permissions import BashRule
 from skawld_core.permissions.bash_rules import analyze_bash
 
-from . import test_bash_rules, test_bash_tree
+from . import test_bash_evaluation, test_bash_rules, test_bash_tree
 from .bash_corpus import DIFF_PROGRAMS, REAL_WRAPPERS, generate_corpus, sanitize
 
 BASH = "/bin/bash"
@@ -45,6 +45,7 @@ def _existing_cases() -> list[str]:
     cases = [c for c, _, _ in test_bash_rules.ADVERSARIAL]
     cases += list(test_bash_tree.DENIED) + [c for c, _ in test_bash_tree.UNKNOWN]
     cases += list(test_bash_tree.ALLOWED) + list(test_bash_tree.NOT_ALLOWED)
+    cases += [c for c, _ in test_bash_evaluation.EVALUATED] + list(test_bash_evaluation.ORDINARY)
     # an endless loop only floods the log; the generated corpus has bounded loops
     return [c for c in cases if "while true" not in c]
 
