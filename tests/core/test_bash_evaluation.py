@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_bash_differential import BASH, _make_shims, _run
+from .bash_shims import BASH, make_shims, run_with_shims
 from .test_bash_tree import decide
 
 SUB = "$(rm -f v)"
@@ -89,11 +89,11 @@ _SETARCH_OK = shutil.which("setarch") is not None
 
 @pytest.fixture(scope="module")
 def shims(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _make_shims(tmp_path_factory.mktemp("shims"))
+    return make_shims(tmp_path_factory.mktemp("shims"))
 
 
 def _ran_rm(command: str, tmp_path: Path, shims: Path) -> bool:
-    return "rm" in _run(command, tmp_path / "w", shims)
+    return "rm" in run_with_shims(command, tmp_path / "w", shims)
 
 
 @pytest.mark.skipif(not os.access(BASH, os.X_OK), reason="needs /bin/bash")
