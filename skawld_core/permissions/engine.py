@@ -15,14 +15,16 @@ from pydantic import BaseModel
 
 from ..errors import ConfigError
 from ..messages import PermissionMode
+from ..tools.path_policy import PathPolicy
 from .bash_rules import analyze_bash
 from .domains import call_host, domain_rule_matches
 from .mode import ASKING_READ_TOOLS, EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
 from .paths import (
     PathCandidates,
+    call_path_policy,
     path_candidates,
     path_rule_matches,
-    path_target,
+    path_targets,
     rule_applies_to,
     rule_names_path,
 )
@@ -186,8 +188,17 @@ class PermissionEngine:
 
     def _candidates(self, call: PendingToolCall) -> PathCandidates | None:
         """Every interpretation of the call's target path (None when the tool has no path)."""
-        target = path_target(call.tool_name, call.input, self._cwd(call))
-        return None if target is None else path_candidates(target, self._cwd(call))
+        targets = path_targets(self._path_policy(call), call.input, self._cwd(call))
+        return path_candidates(targets, self._cwd(call)) if targets else None
+
+    @staticmethod
+    def _path_policy(call: PendingToolCall) -> PathPolicy | None:
+        return call_path_policy(call.tool_name, call.path_policy)
+
+    def _edits(self, call: PendingToolCall) -> bool:
+        """Whether the call writes the paths it names: its tool is of the edit family."""
+        policy = self._path_policy(call)
+        return policy is not None and policy.family == "edit"
 
     def target_paths(self, call: PendingToolCall) -> tuple[str, ...]:
         """The real paths (symlinks followed) a file tool's call targets; () for other tools."""
@@ -204,7 +215,7 @@ class PermissionEngine:
                 if self._tool_rule_matches(rule, call):
                     return rule, rule.decision, None
             elif isinstance(rule, PathRule):
-                if not rule_applies_to(rule, call.tool_name):
+                if not rule_applies_to(rule, call.tool_name, self._path_policy(call)):
                     continue
                 if candidates is None:
                     candidates = self._candidates(call)
@@ -254,7 +265,7 @@ class PermissionEngine:
 
     def _write_target(self, call: PendingToolCall) -> PathCandidates | None:
         """The interpretations of a write-scope call's target path (None: not a write, or no path)."""
-        return self._candidates(call) if call.scope == "write" else None
+        return self._candidates(call) if self._edits(call) else None
 
     def evaluate(self, call: PendingToolCall) -> PermissionDecision:
         """Plan mode, then rules (first match wins), protected paths, then the mode default.
@@ -277,7 +288,7 @@ class PermissionEngine:
         except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
             return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
         paths = candidates.real if candidates is not None else ()
-        decision = self._decide(call, hit, candidates if call.scope == "write" else None)
+        decision = self._decide(call, hit, candidates if self._edits(call) else None)
         return replace(decision, paths=paths)
 
     def _decide(
@@ -411,8 +422,11 @@ class PermissionEngine:
         real = str(opened)
         if real in approved:
             return None
-        key = {"Glob": "path", "Grep": "path", "NotebookEdit": "notebook_path"}.get(call.tool_name, "file_path")
-        decision = self.evaluate(replace(call, input={**call.input, key: real}))
+        policy = self._path_policy(call)
+        if policy is None:
+            return f"{real} is not the file the permission check approved, and {call.tool_name} names no path."
+        fields = [f for f in policy.fields if f in call.input] or list(policy.fields[:1])
+        decision = self.evaluate(replace(call, input={**call.input, **dict.fromkeys(fields, real)}))
         if decision.behavior == "allow":
             return None
         why = decision.reason or ("it needs approval" if decision.behavior == "ask" else "denied")

@@ -10,6 +10,7 @@ from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_search import FileQuery, SearchError, list_files_with_mtime, printable, readable_checker, real_root
 from .globmatch import PathGlob, split_static_prefix
+from .path_policy import PathPolicy
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
 
@@ -52,6 +53,7 @@ class GlobTool(Tool[GlobInput]):
         f"search directory, newest first, at most {MAX_RESULTS}."
     )
     scope = "read"
+    path_policy = PathPolicy(("path",), "read", default_to_cwd=True)
     parallel_safe = True
     input_model = GlobInput
 

@@ -20,6 +20,7 @@ from ..messages import Base64Source, ImageBlock, TextBlock
 from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
 from .notebook_render import NotebookError, render_notebook
+from .path_policy import PathPolicy
 from .paths import display_path, is_device_path, resolve_path
 from .pdf_read import pdf_result
 from .safe_open import OpenRefused, Verify, open_verified
@@ -157,6 +158,7 @@ class ReadTool(Tool[ReadInput]):
         "Binary files and directories cannot be read. Read a file before editing or overwriting it."
     )
     scope = "read"
+    path_policy = PathPolicy(("file_path",), "read")
     parallel_safe = True
     input_model = ReadInput
 
