@@ -108,10 +108,10 @@ class SimpleCommand:
 
     words: tuple[Word, ...]
     source: str
-    derived: bool = False
-    top: bool = False
-    open_ended: bool = False
-    via: str = ""
+    derived: bool
+    top: bool
+    open_ended: bool
+    via: str
 
     @property
     def name(self) -> str:
@@ -349,7 +349,7 @@ def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
     """
     out: list[tuple[int, int, bool]] = []
     pos = 0
-    stack: list[tuple[Node, int]] = [(root, _VISIT)]
+    stack: list[tuple[Node, str]] = [(root, _VISIT)]
     while stack:
         node, how = stack.pop()
         if how == _END:
@@ -376,7 +376,8 @@ def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
     return out
 
 
-_VISIT, _COVERED_BEFORE, _END = 0, 1, 2
+# how a node on the stack is handled: read its tokens, the same after a covered gap, or only its end
+_VISIT, _COVERED_BEFORE, _END = "visit", "covered before", "end"
 
 
 def _joins(data: bytes, start: int, end: int) -> bool:

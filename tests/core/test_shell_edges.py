@@ -252,6 +252,32 @@ def test_nesting_is_bounded_without_exhausting_the_stack() -> None:
     assert ("rm", "x") in [c.values for c in shallow.commands]
 
 
+# How deep each construct nests before the bound (200 tree levels) stops the walk: one level
+# per `$(`, subshell or group, two where the tree has an extra node (a string, a redirection, an
+# assignment, a function body).
+NESTING = [
+    ("echo $(", ")", 199),
+    ("( ", " )", 199),
+    ("{ ", "; }", 199),
+    ("if true; then ", "; fi", 199),
+    ("cat <(", ")", 199),
+    ('echo "$(', ')"', 99),
+    ("ls >$(", ")", 99),
+    ("a=$(", ")", 99),
+    ("a=$(", ") ls", 99),
+    ("ls | (", ")", 99),
+    ("f() { ", "; }", 99),
+]
+
+
+@pytest.mark.parametrize(("opener", "closer", "deepest"), NESTING)
+def test_nesting_bound_is_exact(opener: str, closer: str, deepest: int) -> None:
+    inside = analyze_shell(opener * deepest + "rm x" + closer * deepest)
+    assert inside.unknown is None
+    outside = analyze_shell(opener * (deepest + 1) + "rm x" + closer * (deepest + 1))
+    assert outside.unknown == "the command is nested too deeply to analyze"
+
+
 def test_long_commands_are_analyzed_but_not_cached() -> None:
     _analyze_cached.cache_clear()
     long = "ls " + "a" * 4093  # 4096 characters: cached
