@@ -59,6 +59,10 @@ _ENGINE_TESTS = [
     "tests/core/test_updated_input_recheck.py",
     "tests/core/test_bash_tree.py",
     "tests/core/test_tool_path_policy.py",
+    "tests/core/test_open_race.py",
+    "tests/core/test_read_deny_through_agent.py",
+    "tests/tools/test_web_fetch_permissions.py",
+    "tests/sandbox/test_wiring.py",
 ]
 _SANDBOX_TESTS = [
     "tests/sandbox/test_wiring.py",

@@ -60,7 +60,7 @@ def _coerce_response(value: object) -> PermissionAllow | PermissionDeny:
     """Accept the typed results and the reference's JSON-shaped dicts; raise `_Invalid` otherwise."""
     if isinstance(value, PermissionAllow | PermissionDeny):
         return value
-    if isinstance(value, BaseModel) and not isinstance(value, PermissionAllow | PermissionDeny):
+    if isinstance(value, BaseModel):
         value = value.model_dump()
     if not isinstance(value, Mapping):
         raise _Invalid
@@ -209,7 +209,8 @@ class PermissionEngine:
         self, call: PendingToolCall, candidates: PathCandidates | None = None
     ) -> tuple[Rule, Decision, str | None] | None:
         """The first rule (or bash set) that decides, with its decision and a refusal reason if any."""
-        bash_done = False
+        # the bash rules form one set, evaluated at the position of the first one
+        first_bash = next((i for i, r in enumerate(self._rules) if isinstance(r, BashRule)), -1)
         for index, rule in enumerate(self._rules):
             if isinstance(rule, ToolRule):
                 if self._tool_rule_matches(rule, call):
@@ -226,8 +227,7 @@ class PermissionEngine:
             elif isinstance(rule, DomainRule):
                 if domain_rule_matches(rule, call.tool_name, call.input):
                     return rule, rule.decision, None
-            elif not bash_done:
-                bash_done = True
+            elif index == first_bash:
                 command = call.input.get("command")
                 if call.tool_name != "Bash" or not isinstance(command, str):
                     continue
