@@ -10,9 +10,10 @@ swapped, an integer changed by one, `+`/`-` swapped, a call statement, `return`,
 Each mutant runs in a forked child of one process that has already imported
 skawld and pytest: the child executes the mutated module over the loaded one
 (functions keep their identity, so every module that imported them sees the
-mutant), clears the analyzers' caches and runs only the tests selected for that
-module (`TESTS` below) with `pytest -x`. A failing test (or a timeout) kills the
-mutant. Nothing is written to the source tree.
+mutant), clears the analyzers' caches and runs the tests selected for that
+module (`TESTS` below; collected once, slow real-bash and bubblewrap tests last)
+until one fails. A failing test (or a timeout) kills the mutant. Nothing is
+written to the source tree.
 
     python bench/mutation.py                                  # every module, score per module
     python bench/mutation.py permissions/shell_analysis.py --survivors
