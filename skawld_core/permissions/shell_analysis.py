@@ -189,11 +189,8 @@ class _Walker:
         elif kind == "comment" or not node.is_named:
             return
         else:
-            reason = _BLOCKERS.get(kind)
-            if reason is not None:
-                self.block(reason)
-            elif kind not in _WORDS and kind not in _INERT:
-                self.block(f"`{kind}` syntax")
+            if kind not in _WORDS and kind not in _INERT:
+                self.block(_BLOCKERS.get(kind, f"`{kind}` syntax"))
             for child in node.children:
                 self.walk(child, False, level + 1)
 
@@ -202,10 +199,8 @@ class _Walker:
         if kind == "file_redirect":
             if not _safe_file_redirect(node, self.data):
                 self.block("a file redirection")
-        elif kind in _BLOCKERS:
-            self.block(_BLOCKERS[kind])
         else:
-            self.block(f"`{kind}` syntax")
+            self.block(_BLOCKERS.get(kind, f"`{kind}` syntax"))
         extra = {c.id for c in _destinations(node)[1:]} if kind == "file_redirect" else set()
         for child in node.children:
             # words after the target are the command's arguments, looked at with the command

@@ -170,7 +170,8 @@ def scan_tree(root: Node, data: bytes) -> Evaluation:
             _declaration(node, data, out)
         elif kind == "unset_command":
             for child in node.named_children:
-                out.variable_operand(decode_word(child, data), "`unset`", value=None)
+                word = Word(node_text(child, data)) if child.type == "variable_name" else decode_word(child, data)
+                out.variable_operand(word, "`unset`", value=None)
     return out
 
 

@@ -82,6 +82,10 @@ ORDINARY = [
     "x=$((3 * 4)); declare -i y=x; let z=y+1",
     "read -r line < f; echo ${line:0:3}",
     "echo $((HOME_COUNT + 1))",
+    "unset x; unset -v a b; unset -f fn",
+    'read -r line < f; printf -v y "%s" "$line"; test -v y',
+    'declare -A m; m[a]=1; for k in "${!m[@]}"; do echo "${m[$k]}"; done',
+    'IFS=, read -ra parts < f; echo "${parts[0]}" "${#parts[@]}"',
 ]
 
 _SETARCH_OK = shutil.which("setarch") is not None

@@ -202,6 +202,22 @@ EXACT: list[tuple[str, Row, str | None, str | None]] = [
         None,
         None,
     ),
+    ('echo $"hi"', ((("echo", "$", "hi"), True, False, False, ""),), "a word only known when the command runs", None),
+    (
+        "x=$(rm y) ls",
+        ((("ls",), True, False, False, ""), (("rm", "y"), False, False, False, "")),
+        "a variable assignment",
+        None,
+    ),
+    ("ls >/dev/null 2>&1 rm", ((("ls", "rm"), True, False, False, ""),), None, None),
+    (
+        "coproc rm x",
+        ((("coproc", "rm", "x"), True, False, False, ""), (("rm", "x"), False, True, False, "coproc")),
+        None,
+        None,
+    ),
+    ("ls 2>&1-", ((("ls",), True, False, False, ""),), None, None),
+    ("exec 3>&-", ((("exec",), True, False, False, ""),), None, None),
 ]
 
 
@@ -226,6 +242,7 @@ def test_wrapper_chains_are_followed_up_to_the_bound() -> None:
     assert inside.unknown is None and inside.commands[-1].values == ("rm", "x")
     outside = analyze_shell(_wrapped(32))
     assert outside.unknown == "too many nested wrapper commands"
+    assert len(outside.commands) == 33  # the walk stops at the bound
 
 
 def _scripts(depth: int) -> str:
