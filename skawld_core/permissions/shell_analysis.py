@@ -155,7 +155,7 @@ class _Walker:
 
     # -- the tree -------------------------------------------------------------------------
 
-    def walk(self, node: Node, top: bool, level: int = 0) -> None:
+    def walk(self, node: Node, top: bool, level: int) -> None:
         if level > _MAX_NESTING:
             self.block("nesting too deep")
             self.not_known("the command is nested too deeply to analyze")
@@ -186,9 +186,7 @@ class _Walker:
                 self.not_known("words follow a redirection target")
                 for word in extra:
                     self.walk(word, False, level + 1)
-        elif kind == "comment" or not node.is_named:
-            return
-        else:
+        elif kind != "comment" and node.is_named:
             if kind not in _WORDS and kind not in _INERT:
                 self.block(_BLOCKERS.get(kind, f"`{kind}` syntax"))
             for child in node.children:
@@ -378,9 +376,9 @@ _VISIT, _COVERED_BEFORE, _END = "visit", "covered before", "end"
 def _joins(data: bytes, start: int, end: int) -> bool:
     """Whether a line continuation in this gap glues two words together (`r\\<newline>m`):
     bash removes it, tree-sitter-bash reads it as a blank."""
-    i = data.find(b"\\\n", start, end)
+    i = data.find(b"\\\n", max(start, 1), end)  # one at the very start joins nothing
     while i >= 0:
-        before = data[i - 1 : i] if i > 0 else b" "
+        before = data[i - 1 : i]
         after = data[i + 2 : i + 3] or b" "
         if before not in _BLANKS and after not in _BLANKS:
             return True
@@ -446,7 +444,7 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
             sub = _analyze(fixed, depth, requoted=True)
             return ShellAnalysis(sub.commands, sub.blocker or "an escaped character", sub.unknown, sub.evaluation)
     walker = _Walker(data, depth)
-    walker.walk(root, True)
+    walker.walk(root, True, 0)
     evaluation = scan_tree(root, data)
     for cmd in walker.commands:
         if cmd.words[0].literal:
@@ -469,7 +467,6 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
         walker.not_known("it has a carriage return or other whitespace bash does not split on")
         alt = _analyze(_ODD_SPACE.sub("\n", command), depth)
         walker.commands.extend(replace(c, top=False) for c in alt.commands)
-        evaluation.merge(alt.evaluation)
     return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown, evaluation)
 
 
