@@ -218,6 +218,65 @@ EXACT: list[tuple[str, Row, str | None, str | None]] = [
     ),
     ("ls 2>&1-", ((("ls",), True, False, False, ""),), None, None),
     ("exec 3>&-", ((("exec",), True, False, False, ""),), None, None),
+    ("$(}", (), "syntax the analyzer does not understand", "the parser skipped part of the command"),
+    ("ls\\\t\n", ((("ls\t",), True, False, False, ""),), "an escaped character", None),
+    (
+        "ls<<E\n}",
+        ((("ls",), True, False, False, ""),),
+        "syntax the analyzer does not understand",
+        "the parser skipped part of the command",
+    ),
+    (
+        "{ ls; } >/dev/null $(rm x)",
+        ((("ls",), False, False, False, ""), (("rm", "x"), False, False, False, "")),
+        "a command group",
+        "words follow a redirection target",
+    ),
+    ("ls\\\n -l", ((("ls", "-l"), True, False, False, ""),), None, None),
+    ("ls a\\ b", ((("ls", "a b"), True, False, False, ""),), None, None),
+    (
+        "/bin/r? x",
+        ((("/bin/r?", "x"), True, False, False, ""),),
+        "a command name that is not a literal word",
+        "the command name `/bin/r?` is a glob",
+    ),
+    (
+        "time { rm; }",
+        (
+            (("time", "{", "rm"), True, False, False, ""),
+            (("{", "rm"), False, True, False, "time"),
+            (("rm",), False, True, False, "time"),
+        ),
+        "a reserved word the parser read as a command",
+        "the parser misread a reserved word",
+    ),
+    (
+        "echo $(ls >/dev/null rm x)",
+        ((("echo", "$(ls >/dev/null rm x)"), True, False, False, ""), (("ls", "rm", "x"), False, False, False, "")),
+        "command substitution",
+        None,
+    ),
+    (
+        "ls >$(rm x)",
+        ((("rm", "x"), False, False, False, ""), (("ls",), True, False, False, "")),
+        "a file redirection",
+        None,
+    ),
+    (
+        "ls >",
+        ((("ls",), True, False, False, ""),),
+        "syntax the analyzer does not understand",
+        "the command could not be parsed completely",
+    ),
+    (
+        "ls 2>&",
+        ((("ls",), True, False, False, ""),),
+        "a file redirection",
+        "the command could not be parsed completely",
+    ),
+    ("{}\\\t\\", (), "a command group", "the parser skipped part of the command"),
+    ("\\\nr\\\nm x", ((("rm", "x"), True, False, False, ""),), "an escaped character", None),
+    ("ls # x; rm y", ((("ls",), True, False, False, ""),), None, None),
 ]
 
 
@@ -284,6 +343,8 @@ NESTING = [
     ("a=$(", ") ls", 99),
     ("ls | (", ")", 99),
     ("f() { ", "; }", 99),
+    ("{ ", "; } >/dev/null", 99),
+    ("echo >/dev/null $(", ")", 99),
 ]
 
 
@@ -303,6 +364,9 @@ def test_long_commands_are_analyzed_but_not_cached() -> None:
     longer = long + "b"
     assert analyze_shell(longer).commands[0].values == ("ls", "a" * 4093 + "b")
     assert _analyze_cached.cache_info().currsize == 1
+    # a long command is analyzed from the top: its scripts get the whole depth
+    padded = "ls " + "a" * 5000 + "; " + _scripts(MAX_SCRIPT_DEPTH)
+    assert analyze_shell(padded).unknown is None
 
 
 # -- real bash: whitespace and trailing-byte variants ---------------------------------------
