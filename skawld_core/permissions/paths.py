@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from ..globs import PATH_RULE, compile_glob
-from ..tools import edit, glob, grep, notebook_edit, read, write  # noqa: F401 - they register their path policies
 from ..tools.path_policy import PathPolicy, tool_path_policy
 from .rules import PathRule
 

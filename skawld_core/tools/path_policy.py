@@ -41,6 +41,7 @@ class PathPolicy:
 
 
 _POLICIES: dict[str, PathPolicy] = {}
+_BUILT_INS_LOADED: list[bool] = []
 
 
 def register_path_policy(tool_name: str, policy: PathPolicy) -> None:
@@ -49,5 +50,15 @@ def register_path_policy(tool_name: str, policy: PathPolicy) -> None:
 
 
 def tool_path_policy(tool_name: str) -> PathPolicy | None:
-    """The registered path policy of `tool_name`, or None (a tool that touches no path)."""
-    return _POLICIES.get(tool_name)
+    """The registered path policy of `tool_name`, or None (a tool that touches no path).
+
+    The built-in file tools register when their modules load; the first lookup that
+    misses loads them, so a rule for `Read` holds even where no Read tool was built."""
+    policy = _POLICIES.get(tool_name)
+    if policy is None and not _BUILT_INS_LOADED:
+        _BUILT_INS_LOADED.append(True)
+        # lazy: the file tools' modules cost the permission engine's import; only a name lookup needs them
+        from . import edit, glob, grep, notebook_edit, read, write  # noqa: F401
+
+        policy = _POLICIES.get(tool_name)
+    return policy
