@@ -233,6 +233,7 @@ class Scheduler:
             summary=call.summary,
             scope=call.tool.scope,
             cwd=self.cwd,
+            path_policy=call.tool.path_policy,
         )
 
     def _first_pass(self, calls: list[_Call]) -> None:

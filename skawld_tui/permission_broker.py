@@ -136,6 +136,7 @@ class PermissionBroker:
             summary=req.summary,
             scope=tool.scope if tool is not None else "exec",
             cwd=Path(cwd),
+            path_policy=tool.path_policy if tool is not None else None,
         )
 
     def _allowed_now(self, req: CanUseToolRequest) -> bool:

@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Literal
 
 from ..messages import Message, ToolResultBlock, ToolUseBlock
-from ..permissions.paths import path_target
+from ..tools.path_policy import tool_path_policy
 from .engine import CheckpointEngine
 
-__all__ = ["FILE_WRITING_TOOLS", "UserChange", "agent_written_paths", "describe_changes", "user_changes"]
+__all__ = ["UserChange", "agent_written_paths", "describe_changes", "user_changes"]
 
-FILE_WRITING_TOOLS = frozenset({"Write", "Edit", "NotebookEdit"})
 ChangeKind = Literal["edited", "created", "deleted"]
 _KIND: dict[str, ChangeKind] = {"M": "edited", "T": "edited", "D": "created", "A": "deleted"}
 
@@ -44,26 +43,27 @@ class UserChange:
 
 def agent_written_paths(messages: Sequence[Message], project: Path, cwd: Path) -> set[str]:
     """Project-relative paths the agent's file tools wrote successfully in `messages`."""
-    calls: dict[str, str] = {}
+    calls: dict[str, tuple[str, ...]] = {}
     failed: set[str] = set()
     for message in messages:
         content = message.content if isinstance(message.content, list) else []
         for block in content:
-            if isinstance(block, ToolUseBlock) and block.name in FILE_WRITING_TOOLS:
-                target = path_target(block.name, block.input, cwd)
-                if target is not None:
-                    calls[block.id] = target
+            if isinstance(block, ToolUseBlock):
+                policy = tool_path_policy(block.name)  # a tool of the edit family writes its paths
+                if policy is not None and policy.family == "edit":
+                    calls[block.id] = policy.targets(block.input, cwd)
             elif isinstance(block, ToolResultBlock) and block.is_error:
                 failed.add(block.tool_use_id)
     root = project.resolve()
     out: set[str] = set()
-    for call_id, target in calls.items():
+    for call_id, targets in calls.items():
         if call_id in failed:
             continue
-        full = Path(target).expanduser()
-        full = (full if full.is_absolute() else cwd / full).resolve()
-        if full.is_relative_to(root):
-            out.add(full.relative_to(root).as_posix())
+        for target in targets:
+            full = Path(target).expanduser()
+            full = (full if full.is_absolute() else cwd / full).resolve()
+            if full.is_relative_to(root):
+                out.add(full.relative_to(root).as_posix())
     return out
 
 

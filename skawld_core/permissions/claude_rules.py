@@ -8,8 +8,9 @@ flags and of ``permissions.allow|deny|ask`` in ``.claude/settings.json``:
 ``Bash(git status)``           exactly that command (a `BashRule` with an anchored regex)
 ``Bash(npm run test:*)``       commands starting with ``npm run test`` (token prefix)
 ``Bash(git * main)``           ``*`` anywhere is a wildcard
-``Read(./src/**)``             a `PathRule` for Read, Glob and Grep
-``Edit(src/**)``               a `PathRule` for Edit and Write (``Write(...)``: Write)
+``Read(./src/**)``             a `PathRule` for every tool of the read family (Read, Glob, Grep…)
+``Edit(src/**)``               a `PathRule` for every tool of the edit family (Edit, Write,
+                               NotebookEdit…); ``Write(...)``: Write
 ``Read(//abs/path)``           an absolute path; ``~/...`` is the home directory;
                                ``/x`` and ``./x`` are relative to the project root
 ``mcp__server``                every tool of that MCP server (``mcp__server__*``)
@@ -31,6 +32,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -42,16 +44,10 @@ __all__ = ["ClaudeRules", "parse_claude_rule", "parse_claude_rules", "split_rule
 Rule = ToolRule | PathRule | BashRule | DomainRule
 
 _RULE = re.compile(r"^\s*([A-Za-z0-9_*.-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_READ_TOOLS = ["Read", "Glob", "Grep"]
-_PATH_TOOLS: dict[str, list[str]] = {
-    "Read": _READ_TOOLS,
-    "Edit": ["Edit", "Write", "NotebookEdit"],
-    "MultiEdit": ["Edit", "Write", "NotebookEdit"],
-    "NotebookEdit": ["NotebookEdit"],
-    "Write": ["Write"],
-    "Glob": ["Glob"],
-    "Grep": ["Grep"],
-}
+# `Read(…)` and `Edit(…)` cover a family: every tool whose `PathPolicy` says so (the tool is asked)
+_FAMILIES: dict[str, Literal["read", "edit"]] = {"Read": "read", "Edit": "edit", "MultiEdit": "edit"}
+# the other rule names cover one tool
+_ONE_TOOL = frozenset({"NotebookEdit", "Write", "Glob", "Grep"})
 _ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit"}
 _NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite", "KillShell"})
 
@@ -147,8 +143,11 @@ def parse_claude_rule(spec: str, decision: Decision) -> ClaudeRules:
         out.rules.append(_bash_rule(arg, decision))
     elif name == "WebFetch":
         out.rules.append(_domain_rule(spec, arg, decision))
-    elif name in _PATH_TOOLS:
-        out.rules.append(PathRule(tools=list(_PATH_TOOLS[name]), paths=[_path_pattern(arg)], decision=decision))
+    elif name in _FAMILIES:
+        family = _FAMILIES[name]
+        out.rules.append(PathRule(tools=[], family=family, paths=[_path_pattern(arg)], decision=decision))
+    elif name in _ONE_TOOL:
+        out.rules.append(PathRule(tools=[name], paths=[_path_pattern(arg)], decision=decision))
     elif tool == "Skill":
         out.rules.append(ToolRule(tool="Skill", arg=re.sub(r":\*$", "", arg), decision=decision))
     elif decision == "allow":  # cannot narrow it: widening an allow would be unsafe

@@ -16,14 +16,16 @@ from pydantic import BaseModel
 from ..errors import ConfigError
 from ..messages import PermissionMode
 from ..sandbox.spec import SandboxSpec
+from ..tools.path_policy import PathPolicy
 from .bash_rules import analyze_bash
 from .domains import call_host, domain_rule_matches
 from .mode import ASKING_READ_TOOLS, EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
 from .paths import (
     PathCandidates,
+    call_path_policy,
     path_candidates,
     path_rule_matches,
-    path_target,
+    path_targets,
     rule_applies_to,
     rule_names_path,
 )
@@ -59,9 +61,7 @@ class _Invalid(Exception):
 
 def _coerce_response(value: object) -> PermissionAllow | PermissionDeny:
     """Accept the typed results and the reference's JSON-shaped dicts; raise `_Invalid` otherwise."""
-    if isinstance(value, PermissionAllow | PermissionDeny):
-        return value
-    if isinstance(value, BaseModel) and not isinstance(value, PermissionAllow | PermissionDeny):
+    if isinstance(value, BaseModel):  # the typed results too: one path validates every answer
         value = value.model_dump()
     if not isinstance(value, Mapping):
         raise _Invalid
@@ -186,8 +186,17 @@ class PermissionEngine:
 
     def _candidates(self, call: PendingToolCall) -> PathCandidates | None:
         """Every interpretation of the call's target path (None when the tool has no path)."""
-        target = path_target(call.tool_name, call.input, self._cwd(call))
-        return None if target is None else path_candidates(target, self._cwd(call))
+        targets = path_targets(self._path_policy(call), call.input, self._cwd(call))
+        return path_candidates(targets, self._cwd(call)) if targets else None
+
+    @staticmethod
+    def _path_policy(call: PendingToolCall) -> PathPolicy | None:
+        return call_path_policy(call.tool_name, call.path_policy)
+
+    def _edits(self, call: PendingToolCall) -> bool:
+        """Whether the call writes the paths it names: its tool is of the edit family."""
+        policy = self._path_policy(call)
+        return policy is not None and policy.family == "edit"
 
     def target_paths(self, call: PendingToolCall) -> tuple[str, ...]:
         """The real paths (symlinks followed) a file tool's call targets; () for other tools."""
@@ -198,13 +207,14 @@ class PermissionEngine:
         self, call: PendingToolCall, candidates: PathCandidates | None = None
     ) -> tuple[Rule, Decision, str | None] | None:
         """The first rule (or bash set) that decides, with its decision and a refusal reason if any."""
-        bash_done = False
+        # the bash rules form one set, evaluated at the position of the first one
+        first_bash = next((i for i, r in enumerate(self._rules) if isinstance(r, BashRule)), -1)
         for index, rule in enumerate(self._rules):
             if isinstance(rule, ToolRule):
                 if self._tool_rule_matches(rule, call):
                     return rule, rule.decision, None
             elif isinstance(rule, PathRule):
-                if not rule_applies_to(rule, call.tool_name):
+                if not rule_applies_to(rule, call.tool_name, self._path_policy(call)):
                     continue
                 if candidates is None:
                     candidates = self._candidates(call)
@@ -215,8 +225,7 @@ class PermissionEngine:
             elif isinstance(rule, DomainRule):
                 if domain_rule_matches(rule, call.tool_name, call.input):
                     return rule, rule.decision, None
-            elif not bash_done:
-                bash_done = True
+            elif index == first_bash:
                 command = call.input.get("command")
                 if call.tool_name != "Bash" or not isinstance(command, str):
                     continue
@@ -254,7 +263,7 @@ class PermissionEngine:
 
     def _write_target(self, call: PendingToolCall) -> PathCandidates | None:
         """The interpretations of a write-scope call's target path (None: not a write, or no path)."""
-        return self._candidates(call) if call.scope == "write" else None
+        return self._candidates(call) if self._edits(call) else None
 
     def evaluate(self, call: PendingToolCall) -> PermissionDecision:
         """Plan mode, then rules (first match wins), protected paths, then the mode default.
@@ -277,7 +286,7 @@ class PermissionEngine:
         except Exception:  # fail closed: a rule that cannot be evaluated must not let the call through
             return PermissionDecision("deny", f"Permission evaluation failed for {call.tool_name}.")
         paths = candidates.real if candidates is not None else ()
-        decision = self._decide(call, hit, candidates if call.scope == "write" else None)
+        decision = self._decide(call, hit, candidates if self._edits(call) else None)
         return replace(decision, paths=paths)
 
     def _decide(
@@ -411,8 +420,9 @@ class PermissionEngine:
         real = str(opened)
         if real in approved:
             return None
-        key = {"Glob": "path", "Grep": "path", "NotebookEdit": "notebook_path"}.get(call.tool_name, "file_path")
-        decision = self.evaluate(replace(call, input={**call.input, key: real}))
+        policy = self._path_policy(call)
+        fields = policy.fields if policy is not None else ()
+        decision = self.evaluate(replace(call, input={**call.input, **dict.fromkeys(fields, real)}))
         if decision.behavior == "allow":
             return None
         why = decision.reason or ("it needs approval" if decision.behavior == "ask" else "denied")

@@ -15,33 +15,35 @@ symlinked project root (or `/tmp` on macOS) still matches.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..globs import PATH_RULE, compile_glob
+from ..tools.path_policy import PathPolicy, tool_path_policy
 from .rules import PathRule
 
-__all__ = ["PathCandidates", "path_candidates", "path_rule_matches", "path_target", "rule_names_path"]
+__all__ = [
+    "PathCandidates",
+    "call_path_policy",
+    "path_candidates",
+    "path_rule_matches",
+    "path_targets",
+    "rule_applies_to",
+    "rule_names_path",
+]
 
 _GLOB_CHARS = frozenset("*?[{\\")
-_FILE_PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
-_DIR_PATH_TOOLS = frozenset({"Glob", "Grep"})
-_NOTEBOOK_TOOLS = frozenset({"NotebookEdit"})
 
 
-def path_target(tool_name: str, tool_input: Mapping[str, Any], cwd: Path) -> str | None:
-    """The path a call touches, or None when the tool has no path target."""
-    if tool_name in _FILE_PATH_TOOLS:
-        value = tool_input.get("file_path")
-        return value if isinstance(value, str) and value else None
-    if tool_name in _NOTEBOOK_TOOLS:
-        value = tool_input.get("notebook_path")
-        return value if isinstance(value, str) and value else None
-    if tool_name in _DIR_PATH_TOOLS:
-        value = tool_input.get("path")
-        return value if isinstance(value, str) and value else str(cwd)
-    return None
+def call_path_policy(tool_name: str, declared: PathPolicy | None = None) -> PathPolicy | None:
+    """The path policy of a call: the one its tool declared, else the one registered under its name."""
+    return declared if declared is not None else tool_path_policy(tool_name)
+
+
+def path_targets(policy: PathPolicy | None, tool_input: Mapping[str, Any], cwd: Path) -> tuple[str, ...]:
+    """The paths a call touches; () when its tool has no path policy or the call names no path."""
+    return () if policy is None else policy.targets(tool_input, cwd)
 
 
 class PathCandidates:
@@ -59,13 +61,16 @@ class PathCandidates:
         return tuple(dict.fromkeys(self.lexical + self.real))
 
 
-def path_candidates(target: str, cwd: Path) -> PathCandidates:
-    """Resolve `target` against `cwd`: lexical and real paths, with and without `~` expansion."""
-    raw = [target]
-    if target.startswith("~"):
-        expanded = os.path.expanduser(target)
-        if expanded != target:
-            raw.append(expanded)
+def path_candidates(target: str | Sequence[str], cwd: Path) -> PathCandidates:
+    """Resolve `target` (or every one of several) against `cwd`: lexical and real paths, with
+    and without `~` expansion. Several targets give one set: a restrictive rule matches when it
+    matches any of them, an allow rule only when it matches all."""
+    raw = [target] if isinstance(target, str) else list(target)
+    for t in list(raw):
+        if t.startswith("~"):
+            expanded = os.path.expanduser(t)
+            if expanded != t:
+                raw.append(expanded)
     lexical: list[str] = []
     real: list[str] = []
     for t in raw:
@@ -119,9 +124,15 @@ def _rule_matches_path(rule: PathRule, path: str, project_root: Path) -> bool:
     return any(_pattern_matches(p, path, project_root) for p in rule.paths)
 
 
-def rule_applies_to(rule: PathRule, tool_name: str) -> bool:
-    """Whether a path rule's `tools` filter includes `tool_name` (`"*"` = every tool)."""
-    return tool_name in rule.tools or "*" in rule.tools
+def rule_applies_to(rule: PathRule, tool_name: str, policy: PathPolicy | None = None) -> bool:
+    """Whether a path rule covers `tool_name`: it lists it (`"*"` = every tool), or its `family`
+    is the one of the tool's path policy (`policy`, else the one registered under the name)."""
+    if tool_name in rule.tools or "*" in rule.tools:
+        return True
+    if rule.family is None:
+        return False
+    policy = call_path_policy(tool_name, policy)
+    return policy is not None and policy.family == rule.family
 
 
 def path_rule_matches(rule: PathRule, candidates: PathCandidates, project_root: Path) -> bool:

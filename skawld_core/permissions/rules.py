@@ -44,8 +44,9 @@ class ToolRule(_Rule):
 class PathRule(_Rule):
     """Match the target path of file tools against picomatch-style globs.
 
-    The target is `file_path` for Read/Write/Edit and `path` (default: the call
-    cwd) for Glob/Grep. Relative patterns resolve against the project root; a
+    The targets are the input fields the tool's `PathPolicy` names (`file_path`
+    for Read/Write/Edit, `path`, default the call cwd, for Glob/Grep). The rule
+    applies to the tools it lists and, with `family`, to every tool of that family. Relative patterns resolve against the project root; a
     leading `!` inverts a pattern; any matching pattern matches the rule.
     Matching uses the resolved real path, so `..` and symlinks cannot reach a
     denied file.
@@ -55,6 +56,8 @@ class PathRule(_Rule):
     tools: list[str] = Field(default_factory=lambda: ["Write", "Edit"])
     paths: list[str] = Field(min_length=1)
     decision: Decision
+    # also every tool whose path policy is of this family (Claude's `Read(…)`: "read", `Edit(…)`: "edit")
+    family: Literal["read", "edit"] | None = None
 
     @field_validator("paths")
     @classmethod

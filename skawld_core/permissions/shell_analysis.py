@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .shell_evaluation import Evaluation, scan_command, scan_tree
 from .shell_syntax import Word, decode_word, node_text, parse_bash
 from .shell_wrappers import inner_commands
 
@@ -92,8 +93,6 @@ _RESERVED = frozenset(
     {"{", "}", "!", "[[", "]]", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac"}
     | {"while", "until", "for", "in", "function", "select"}
 )
-# Variables a shell may run as code.
-_HOOK_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"})
 
 
 @dataclass(frozen=True)
@@ -109,10 +108,10 @@ class SimpleCommand:
 
     words: tuple[Word, ...]
     source: str
-    derived: bool = False
-    top: bool = False
-    open_ended: bool = False
-    via: str = ""
+    derived: bool
+    top: bool
+    open_ended: bool
+    via: str
 
     @property
     def name(self) -> str:
@@ -132,6 +131,9 @@ class ShellAnalysis:
     commands: tuple[SimpleCommand, ...]
     blocker: str | None = None
     unknown: str | None = None
+    # what the command evaluates as arithmetic and the variables it sets, for an enclosing
+    # script that shares its variables (`x=…; eval '…$((x))'`)
+    evaluation: Evaluation = field(default_factory=Evaluation, compare=False, repr=False)
 
 
 @dataclass
@@ -141,6 +143,7 @@ class _Walker:
     commands: list[SimpleCommand] = field(default_factory=list)
     blocker: str | None = None
     unknown: str | None = None
+    scripts: list[Evaluation] = field(default_factory=list)
 
     def block(self, reason: str) -> None:
         if self.blocker is None:
@@ -152,7 +155,7 @@ class _Walker:
 
     # -- the tree -------------------------------------------------------------------------
 
-    def walk(self, node: Node, top: bool, level: int = 0) -> None:
+    def walk(self, node: Node, top: bool, level: int) -> None:
         if level > _MAX_NESTING:
             self.block("nesting too deep")
             self.not_known("the command is nested too deeply to analyze")
@@ -183,33 +186,19 @@ class _Walker:
                 self.not_known("words follow a redirection target")
                 for word in extra:
                     self.walk(word, False, level + 1)
-        elif kind == "comment" or not node.is_named:
-            return
-        else:
-            if kind == "variable_assignment":
-                self.assignment(node)
-            reason = _BLOCKERS.get(kind)
-            if reason is not None:
-                self.block(reason)
-            elif kind not in _WORDS and kind not in _INERT:
-                self.block(f"`{kind}` syntax")
+        elif kind != "comment" and node.is_named:
+            if kind not in _WORDS and kind not in _INERT:
+                self.block(_BLOCKERS.get(kind, f"`{kind}` syntax"))
             for child in node.children:
                 self.walk(child, False, level + 1)
-
-    def assignment(self, node: Node) -> None:
-        name = node.child_by_field_name("name")
-        if name is not None and node_text(name, self.data) in _HOOK_VARIABLES:
-            self.not_known(f"it sets `{node_text(name, self.data)}`, which a shell may run as code")
 
     def redirect(self, node: Node, level: int) -> None:
         kind = node.type
         if kind == "file_redirect":
             if not _safe_file_redirect(node, self.data):
                 self.block("a file redirection")
-        elif kind in _BLOCKERS:
-            self.block(_BLOCKERS[kind])
         else:
-            self.block(f"`{kind}` syntax")
+            self.block(_BLOCKERS.get(kind, f"`{kind}` syntax"))
         extra = {c.id for c in _destinations(node)[1:]} if kind == "file_redirect" else set()
         for child in node.children:
             # words after the target are the command's arguments, looked at with the command
@@ -244,7 +233,6 @@ class _Walker:
                     nested.extend(target.children)
             elif kind == "variable_assignment":
                 self.block("a variable assignment")
-                self.assignment(child)
                 nested.extend(child.children)
             elif child.is_named:
                 self.redirect(child, level)
@@ -315,6 +303,7 @@ class _Walker:
             self.commands.append(replace(cmd, derived=True, top=False, via=label))
         if sub.unknown is not None:
             self.not_known(sub.unknown)
+        self.scripts.append(sub.evaluation)
 
 
 def _destinations(node: Node) -> list[Node]:
@@ -353,7 +342,7 @@ def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
     """
     out: list[tuple[int, int, bool]] = []
     pos = 0
-    stack: list[tuple[Node, int]] = [(root, _VISIT)]
+    stack: list[tuple[Node, str]] = [(root, _VISIT)]
     while stack:
         node, how = stack.pop()
         if how == _END:
@@ -380,15 +369,16 @@ def _suspects(root: Node, data: bytes) -> list[tuple[int, int, bool]]:
     return out
 
 
-_VISIT, _COVERED_BEFORE, _END = 0, 1, 2
+# how a node on the stack is handled: read its tokens, the same after a covered gap, or only its end
+_VISIT, _COVERED_BEFORE, _END = "visit", "covered before", "end"
 
 
 def _joins(data: bytes, start: int, end: int) -> bool:
     """Whether a line continuation in this gap glues two words together (`r\\<newline>m`):
     bash removes it, tree-sitter-bash reads it as a blank."""
-    i = data.find(b"\\\n", start, end)
+    i = data.find(b"\\\n", max(start, 1), end)  # one at the very start joins nothing
     while i >= 0:
-        before = data[i - 1 : i] if i > 0 else b" "
+        before = data[i - 1 : i]
         after = data[i + 2 : i + 3] or b" "
         if before not in _BLANKS and after not in _BLANKS:
             return True
@@ -452,9 +442,18 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
         fixed = None if requoted else _requote(data, gaps)
         if fixed is not None:
             sub = _analyze(fixed, depth, requoted=True)
-            return ShellAnalysis(sub.commands, sub.blocker or "an escaped character", sub.unknown)
+            return ShellAnalysis(sub.commands, sub.blocker or "an escaped character", sub.unknown, sub.evaluation)
     walker = _Walker(data, depth)
-    walker.walk(root, True)
+    walker.walk(root, True, 0)
+    evaluation = scan_tree(root, data)
+    for cmd in walker.commands:
+        if cmd.words[0].literal:
+            scan_command(cmd.words, evaluation)
+    for script in walker.scripts:
+        evaluation.merge(script)
+    evaluated = evaluation.resolve()
+    if evaluated is not None:
+        walker.not_known(evaluated)
     if gaps:
         walker.block("syntax the analyzer does not understand")
         walker.not_known("the parser skipped part of the command")
@@ -468,7 +467,7 @@ def _analyze(command: str, depth: int, requoted: bool = False) -> ShellAnalysis:
         walker.not_known("it has a carriage return or other whitespace bash does not split on")
         alt = _analyze(_ODD_SPACE.sub("\n", command), depth)
         walker.commands.extend(replace(c, top=False) for c in alt.commands)
-    return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown)
+    return ShellAnalysis(tuple(walker.commands), walker.blocker, walker.unknown, evaluation)
 
 
 def analyze_shell(command: str) -> ShellAnalysis:

@@ -10,7 +10,7 @@ Shell scripts (`bash -c`, `eval`) are returned as text, to be parsed again.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .shell_syntax import Word
 
@@ -79,13 +79,51 @@ _WRAPPERS: dict[str, _Spec] = {
     "strace": _spec(
         "abeEIoOPsSuUX", "--trace --output --signal --status --user --env --columns --strsize", no_command="p"
     ),
-    "unshare": _spec("SGRwC", "--propagation --setgroups --map-user --map-group --root --wd --setuid --setgid"),
+    "unshare": _spec(
+        "SGRw",
+        "--propagation --setgroups --map-user --map-group --map-users --map-groups --root --wd --setuid --setgid"
+        " --monotonic --boottime",
+    ),
     "unbuffer": _spec(),
+    # util-linux and friends
+    "nsenter": _spec("tSGW", "--target --setuid --setgid --wdns"),
+    "setpriv": _spec(
+        "",
+        "--ambient-caps --inh-caps --bounding-set --ruid --euid --rgid --egid --reuid --regid --groups"
+        " --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule",
+        no_command="d",
+    ),
+    "prlimit": _spec("o", "--output --pid", no_command="p"),
+    "setarch": _spec(positional=1),
+    "linux32": _spec(),
+    "linux64": _spec(),
+    "pkexec": _spec("", "--user"),
+    "chpst": _spec("uUbe/nlLmdofcrt"),
+    "fakeroot": _spec("lsib", "--lib --faked"),
+    "eatmydata": _spec(),
+    "valgrind": _spec(),
+    "xvfb-run": _spec("efnpsw", "--error-file --auth-file --server-num --xauth-protocol --server-args --wait"),
+    "dumb-init": _spec("r", "--rewrite"),
+    "tini": _spec("ep"),
+    "gosu": _spec(positional=1),
+    "su-exec": _spec(positional=1),
+    "setuidgid": _spec(positional=1),
+    "envdir": _spec(positional=1),
 }
+# Programs that run a command (or a shell) with option syntax the analyzer does not follow.
+_OPAQUE = frozenset(
+    {"systemd-run", "systemd-nspawn", "firejail", "nsjail", "minijail0", "bwrap", "proot", "fakechroot"}
+    | {"schroot", "capsh", "runcon", "cgexec", "numactl", "sem", "parallel", "daemonize", "start-stop-daemon"}
+    | {"dbus-run-session", "dbus-launch", "ssh-agent", "sshpass", "expect", "ltrace", "gdb", "catchsegv"}
+    | {"torsocks", "proxychains", "proxychains4", "tsocks", "rlwrap", "chronic", "ifne", "pee", "softlimit"}
+    | {"cpulimit", "trickle", "faketime", "entr", "watchexec", "unshare-user", "machinectl", "toolbox"}
+)
+# Programs whose options may also follow their fixed operand (`setarch x86_64 -R cmd`).
+_OPTIONS_AFTER_OPERAND = frozenset({"setarch"})
 # Programs that run their `-c` argument as a shell script (otherwise a shell on standard input).
 _SCRIPT_C = {"su": "sgG", "runuser": "sgGu", "script": "OIBTEm", "sg": ""}
 # Options whose argument may be attached but is optional (xargs -e[eof], -i[replace], -l[n]).
-_OPTIONAL_ATTACHED = {"xargs": "eil"}
+_OPTIONAL_ATTACHED = {"xargs": "eil", "unshare": "muinpUCT", "nsenter": "muinpCUTrw", "prlimit": "cdefilmnqrstuvxy"}
 _NO_OPTIONS = frozenset({"nohup", "builtin", "coproc"})
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
 _SHELL_ARG_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
@@ -114,6 +152,10 @@ def inner_commands(words: tuple[Word, ...]) -> list[Inner]:
         return [Inner(unknown="`hash -p` maps a command name to another program", via=name)]
     if name in _SCRIPT_C:
         return [_script_c(name, words)]
+    if name in _OPAQUE:
+        return [Inner(unknown=f"`{name}` runs a command the analyzer does not follow", via=name)]
+    if name == "ip" and any(w.value == "exec" or not w.static for w in words[1:]):
+        return [Inner(unknown="`ip netns exec` runs a command the analyzer does not follow", via=name)]
     spec = _WRAPPERS.get(name)
     if spec is None:
         return []
@@ -197,6 +239,8 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
         if not rest[0].static:
             return Inner(unknown=f"an operand of `{name}` is only known when the command runs", via=name)
         rest.pop(0)
+    if name in _OPTIONS_AFTER_OPERAND and spec.positional:
+        return _wrapped(name, replace(spec, positional=0), (words[0], *rest))
     if name == "flock" and rest:
         rest.pop(0)  # the lock file
         if rest and rest[0].value in ("-c", "--command") and len(rest) > 1:

@@ -12,6 +12,7 @@ from pydantic import ConfigDict
 from ..messages import PermissionMode
 from ..model_base import SkawldModel
 from ..tools.base import ToolScope
+from ..tools.path_policy import PathPolicy
 
 Decision = Literal["allow", "deny", "ask"]
 
@@ -71,7 +72,9 @@ class PendingToolCall:
     """A resolved and validated tool call awaiting a permission decision.
 
     `input` is the tool's canonical (validated) input; `cwd` is the call's
-    working directory, used to resolve relative paths.
+    working directory, used to resolve relative paths. `path_policy` is the
+    tool's (which input fields are paths); when None, the policy registered
+    under `tool_name` applies.
     """
 
     tool_name: str
@@ -80,6 +83,7 @@ class PendingToolCall:
     summary: str
     scope: ToolScope
     cwd: Path
+    path_policy: PathPolicy | None = None
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ToolInputError
 from ..messages import DocumentBlock, ImageBlock, TextBlock
 from .file_tracker import FileReadTracker
+from .path_policy import PathPolicy, register_path_policy
 from .validation_text import validation_message
 
 if TYPE_CHECKING:
@@ -79,6 +80,11 @@ class Tool(ABC, Generic[InputT]):
     `input_model`, and implement `execute`. `validate` turns raw model input into
     the input model (raising `ToolInputError`); `summarize` gives a one-line text
     for UIs and permission prompts.
+
+    A tool that touches files sets `path_policy` (which input fields are paths,
+    read or edit family): the permission engine applies path rules, Claude's
+    `Read(…)`/`Edit(…)` rules and the protected-path check from it. A class that
+    sets both `name` and `path_policy` registers the policy under its name.
     """
 
     name: str
@@ -86,6 +92,13 @@ class Tool(ABC, Generic[InputT]):
     scope: ToolScope = "read"
     parallel_safe: bool = False
     input_model: type[InputT]
+    path_policy: ClassVar[PathPolicy | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name, policy = cls.__dict__.get("name"), cls.__dict__.get("path_policy")
+        if isinstance(name, str) and isinstance(policy, PathPolicy):
+            register_path_policy(name, policy)
 
     @property
     def input_schema(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import edit_target_problem
+from .path_policy import PathPolicy
 from .paths import display_path, resolve_path
 from .safe_open import OpenRefused, Verify, open_verified
 
@@ -98,6 +99,7 @@ class EditTool(Tool[EditInput]):
         "occurrence. Replacement is literal; line endings of CRLF files are kept."
     )
     scope = "write"
+    path_policy = PathPolicy(("file_path",), "edit")
     parallel_safe = False
     input_model = EditInput
 

@@ -20,6 +20,7 @@ from .file_search import (
     real_root,
 )
 from .globmatch import PathGlob, split_static_prefix
+from .path_policy import PathPolicy
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
 
@@ -62,6 +63,7 @@ class GlobTool(Tool[GlobInput]):
         f"search directory, newest first, at most {MAX_RESULTS}."
     )
     scope = "read"
+    path_policy = PathPolicy(("path",), "read", default_to_cwd=True)
     parallel_safe = True
     input_model = GlobInput
 

@@ -17,6 +17,7 @@ from .file_search import FileQuery, SearchError, filter_readable, printable, rea
 from .file_tracker import canonical_path
 from .globmatch import PathGlob
 from .grep_search import FileHits, GrepQuery, OutputMode, grep_py, grep_rg, research_verified
+from .path_policy import PathPolicy
 from .paths import resolve_path
 from .ripgrep import RipgrepError, find_rg
 from .safe_open import Verify
@@ -109,6 +110,7 @@ class GrepTool(Tool[GrepInput]):
         f"is capped at head_limit lines (default {DEFAULT_HEAD_LIMIT})."
     )
     scope = "read"
+    path_policy = PathPolicy(("path",), "read", default_to_cwd=True)
     parallel_safe = True
     input_model = GrepInput
 

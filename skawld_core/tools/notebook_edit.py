@@ -26,6 +26,7 @@ from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import edit_target_problem
 from .notebook_render import cell_label
+from .path_policy import PathPolicy
 from .paths import display_path, resolve_path
 from .safe_open import OpenRefused, Verify, open_verified
 
@@ -169,6 +170,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         "an edit that would break it is refused."
     )
     scope = "write"
+    path_policy = PathPolicy(("notebook_path",), "edit")
     parallel_safe = False
     input_model = NotebookEditInput
 

@@ -21,6 +21,7 @@ from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
 from .line_range import clip_line, decode_line, read_line_range
 from .notebook_render import NotebookError, render_notebook
+from .path_policy import PathPolicy
 from .paths import display_path, is_device_path, resolve_path
 from .pdf_read import pdf_result
 from .safe_open import OpenRefused, Verify, open_verified
@@ -139,6 +140,7 @@ class ReadTool(Tool[ReadInput]):
         "Binary files and directories cannot be read. Read a file before editing or overwriting it."
     )
     scope = "read"
+    path_policy = PathPolicy(("file_path",), "read")
     parallel_safe = True
     input_model = ReadInput
 

@@ -12,6 +12,7 @@ from ..model_base import SkawldModel
 from .atomic_write import atomic_write_bytes
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_guard import stale_or_unwritable
+from .path_policy import PathPolicy
 from .paths import display_path, is_device_path, resolve_path
 from .safe_open import OpenRefused, Verify
 
@@ -34,6 +35,7 @@ class WriteTool(Tool[WriteInput]):
         "An existing file must be Read in this session first. Prefer Edit for changes to existing files."
     )
     scope = "write"
+    path_policy = PathPolicy(("file_path",), "edit")
     parallel_safe = False
     input_model = WriteInput
 

@@ -154,7 +154,13 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
     pending = PendingToolCall(
-        tool_name=call.tool, tool_use_id="explain", input=inp, summary=summary, scope=scope, cwd=settings.cwd
+        tool_name=call.tool,
+        tool_use_id="explain",
+        input=inp,
+        summary=summary,
+        scope=scope,
+        cwd=settings.cwd,
+        path_policy=tool.path_policy if tool is not None else None,
     )
     decision = engine.evaluate(pending)
     rule = engine.deciding_rule(pending)

@@ -19,7 +19,7 @@ def test_tool_specs_become_rules() -> None:
         {"kind": "tool", "tool": "Glob", "decision": "allow"},
         {"kind": "bash", "pattern": {"regex": r"^\s*git\s+status\s*$"}, "decision": "allow"},
         {"kind": "bash", "pattern": "npm", "decision": "allow"},
-        {"kind": "path", "tools": ["Edit", "Write", "NotebookEdit"], "paths": ["src/**"], "decision": "allow"},
+        {"kind": "path", "tools": [], "paths": ["src/**"], "decision": "allow", "family": "edit"},
         {"kind": "tool", "tool": "Skill", "arg": "deploy", "decision": "allow"},
         {"kind": "tool", "tool": "Bash", "decision": "allow"},
     ]

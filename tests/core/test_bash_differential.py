@@ -15,9 +15,6 @@ covered a program no allow rule names.
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +24,10 @@ import pytest
 from skawld_core.permissions import BashRule
 from skawld_core.permissions.bash_rules import analyze_bash
 
-from . import test_bash_rules, test_bash_tree
-from .bash_corpus import DIFF_PROGRAMS, REAL_WRAPPERS, generate_corpus, sanitize
+from . import test_bash_evaluation, test_bash_rules, test_bash_tree
+from .bash_corpus import generate_corpus, sanitize
+from .bash_shims import BASH, make_shims, run_with_shims
 
-BASH = "/bin/bash"
 CORPUS_SIZE = 2000
 ALLOW = ("ls", "cat", "git status", "echo", "grep", "wc", "head", "sort")
 DENY = ("rm", "touch", "curl", "chmod")
@@ -45,57 +42,9 @@ def _existing_cases() -> list[str]:
     cases = [c for c, _, _ in test_bash_rules.ADVERSARIAL]
     cases += list(test_bash_tree.DENIED) + [c for c, _ in test_bash_tree.UNKNOWN]
     cases += list(test_bash_tree.ALLOWED) + list(test_bash_tree.NOT_ALLOWED)
+    cases += [c for c, _ in test_bash_evaluation.EVALUATED] + list(test_bash_evaluation.ORDINARY)
     # an endless loop only floods the log; the generated corpus has bounded loops
     return [c for c in cases if "while true" not in c]
-
-
-def _make_shims(root: Path) -> Path:
-    shims = root / "shims"
-    shims.mkdir()
-
-    def write(name: str, tail: str) -> None:
-        # the shim's own name, not $0: what matters is which program ran, whatever argv[0] says
-        (shims / name).write_text(f'#!/bin/sh\nprintf "%s\\n" {name} >> "$SHIM_LOG"\n{tail}\n')
-
-    for name in DIFF_PROGRAMS:
-        write(name, "exit 0")
-    for name in REAL_WRAPPERS:
-        real = shutil.which(name, path="/usr/bin:/bin")
-        write(name, f'exec {real} "$@"' if real else "exit 0")
-    write("bash", f'exec {BASH} "$@"')
-    write("sh", 'exec /bin/sh "$@"')
-    write("busybox", 'exec "$@"')  # runs its applet
-    for shim in shims.iterdir():
-        shim.chmod(0o755)
-    return shims
-
-
-def _run(command: str, work: Path, shims: Path) -> set[str]:
-    work.mkdir()
-    (work / "bin").symlink_to(shims)
-    log = work.parent / f"{work.name}.log"
-    log.touch()
-    env = {"PATH": str(shims), "SHIM_LOG": str(log), "HOME": str(work), "LC_ALL": "C"}
-    proc = subprocess.Popen(
-        [BASH, "-c", command],
-        cwd=work,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # also background jobs the command left
-        except ProcessLookupError:
-            pass
-        proc.wait()
-    return {line for line in log.read_text().splitlines() if line}
 
 
 @dataclass
@@ -121,17 +70,17 @@ def _check(command: str, ran: set[str]) -> str | None:
 
 
 def test_real_bash_starts_nothing_the_analyzer_missed(tmp_path: Path) -> None:
-    shims = _make_shims(tmp_path)
+    shims = make_shims(tmp_path)
     commands = [sanitize(c) for c in [*_existing_cases(), *generate_corpus(CORPUS_SIZE)]]
     commands = list(dict.fromkeys(commands))
     assert len(commands) >= 2000
 
     # what a login shell's profile scripts start is not part of the command
-    profile = _run("bash -lc true; sh -lc true", tmp_path / "profile", shims)
+    profile = run_with_shims("bash -lc true; sh -lc true", tmp_path / "profile", shims)
 
     def one(item: tuple[int, str]) -> _Outcome:
         index, command = item
-        ran = _run(command, tmp_path / f"w{index}", shims)
+        ran = run_with_shims(command, tmp_path / f"w{index}", shims)
         if "-l" in command or "--login" in command:
             ran -= profile
         return _Outcome(command, ran, _check(command, ran))

@@ -55,7 +55,8 @@ def test_path_rules(tmp_path: Path) -> None:
     assert decide(tmp_path, ["Edit(/src/**)"], "Edit", "write", file_path=inside) == "allow"
     assert decide(tmp_path, [f"Edit(/{tmp_path}/**)"], "Edit", "write", file_path=outside) == "allow"  # //abs
     deny = parse_claude_rules(["Read(./secrets/**)"], "deny")
-    assert [r.model_dump()["tools"] for r in deny.rules] == [["Read", "Glob", "Grep"]]
+    # Read(…) covers the read family: the tools are asked (Read, Glob and Grep declare it)
+    assert [(r.model_dump()["tools"], r.model_dump()["family"]) for r in deny.rules] == [([], "read")]
 
 
 def test_mcp_rules(tmp_path: Path) -> None:

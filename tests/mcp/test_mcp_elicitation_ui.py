@@ -15,10 +15,10 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
-from skawld_tui.app.screens.elicitation import ElicitationScreen
 
 from skawld_core.messages import ToolResultBlock
 from skawld_core.testing import ScriptedProvider, reply, tool_call
+from skawld_tui.app.screens.elicitation import ElicitationScreen
 from skawld_tui.plain.chat import make_prompt_session, run_plain
 from tests.tui.helpers import SIZE, make_app, plain_agent_factory, run_done, send, until
 
