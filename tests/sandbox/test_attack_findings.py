@@ -113,6 +113,43 @@ async def test_new_submodule_config_runs_on_host_status(project: Path, policy: S
     assert not marker.exists()
 
 
+@pytest.mark.xfail(strict=True, reason="known hole: renaming .git/modules moves a submodule's read-only mounts away")
+async def test_renamed_modules_folder_cannot_replace_a_submodule_config(
+    tmp_path: Path, project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    upstream = repo(tmp_path / "upstream")
+    git(project, "submodule", "add", "-q", str(upstream), "sm")
+    git(project, "commit", "-qm", "submodule")
+    command = (
+        "mv .git/modules .git/m2 && mkdir .git/modules && cp -r .git/m2/sm .git/modules/sm && "
+        f"printf '{fsmonitor_config(marker)}' >> .git/modules/sm/config"
+    )
+    await run(project, policy, command)
+    host_status(project)
+    assert not marker.exists()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known hole: renaming .git/worktrees lets a command rewrite a worktree's commondir"
+)
+async def test_renamed_worktrees_folder_cannot_repoint_a_worktree(
+    tmp_path: Path, project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    linked = tmp_path / "linked"
+    git(project, "worktree", "add", "-q", str(linked), "-b", "side")
+    name = linked.name
+    evil = project / "evil-common"
+    command = (
+        f"mv .git/worktrees .git/w2 && mkdir .git/worktrees && cp -r .git/w2/{name} .git/worktrees/{name} && "
+        f"mkdir -p {evil} && cp -r .git/objects .git/refs .git/HEAD {evil}/ && "
+        f"printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch {marker}; false\\n' > {evil}/config && "
+        f"echo {evil} > .git/worktrees/{name}/commondir"
+    )
+    await run(project, policy, command)
+    host_status(linked)
+    assert not marker.exists()
+
+
 @pytest.mark.xfail(strict=True, reason="known hole: a planted rebase todo runs `exec` at the host's rebase --continue")
 async def test_planted_rebase_todo_runs_nothing_on_the_host(project: Path, policy: ShellPolicy, marker: Path) -> None:
     command = (
