@@ -150,6 +150,32 @@ async def test_renamed_worktrees_folder_cannot_repoint_a_worktree(
     assert not marker.exists()
 
 
+@pytest.mark.xfail(strict=True, reason="known hole: renaming the folder of an included config moves its mount away")
+async def test_renamed_folder_cannot_replace_an_included_config(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    (project / "conf").mkdir()
+    (project / "conf" / "git.cfg").write_text("[alias]\n\tst = status\n")
+    git(project, "config", "include.path", "../conf/git.cfg")
+    await run(project, policy, f"mv conf conf2 && mkdir conf && printf '{fsmonitor_config(marker)}' > conf/git.cfg")
+    host_status(project)
+    assert not marker.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="known hole: renaming the folder above core.hooksPath moves its mount away")
+async def test_renamed_folder_cannot_replace_the_hooks_path(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    (project / "tools" / "hooks").mkdir(parents=True)
+    git(project, "config", "core.hooksPath", "tools/hooks")
+    hook = f"#!/bin/sh\\ntouch {marker}\\n"
+    await run(
+        project,
+        policy,
+        f"mv tools t2 && mkdir -p tools/hooks && printf '{hook}' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit",
+    )
+    git(project, "commit", "-q", "--allow-empty", "-m", "host commit")
+    assert not marker.exists()
+
+
 @pytest.mark.xfail(strict=True, reason="known hole: a planted rebase todo runs `exec` at the host's rebase --continue")
 async def test_planted_rebase_todo_runs_nothing_on_the_host(project: Path, policy: ShellPolicy, marker: Path) -> None:
     command = (
