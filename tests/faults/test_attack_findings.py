@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.harness import CliEnv, parse_events, skawld_command
-from tests.faults.history import assert_valid_history, pg_fetch, pg_history, sqlite_history, wait_for
+from tests.cli.harness import CliEnv, skawld_command
+from tests.faults.history import assert_valid_history, pg_fetch, sqlite_history, wait_for
 from tests.faults.test_two_writers import EXIT_BUSY, _start_in_bash, _store
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
@@ -99,23 +99,6 @@ def test_a_stale_sqlite_lock_row_whose_pid_was_reused_does_not_block(cli: CliEnv
     assert stored[-1]["content"][-1]["text"] == "resumed"
 
 
-def test_a_live_sqlite_holder_with_the_same_pid_but_a_bogus_start_time_is_not_alive(cli: CliEnv) -> None:
-    """A lock row naming a live pid of this host counts only with that process's start time."""
-    first, sid = _start_in_bash(cli, {})
-    try:
-        with sqlite3.connect(cli.db) as conn:
-            cols = [r[1] for r in conn.execute("PRAGMA table_info(session_writers)")]
-        start_col = next((c for c in cols if "start" in c), None)
-        assert start_col, cols
-        second = cli.run(*cli.args("-p", "me too", "--json", "--resume", sid))
-        assert second.returncode == EXIT_BUSY, second.stderr  # the real holder counts
-    finally:
-        (cli.repo / "go").touch()
-    _out, err = first.communicate(timeout=60)
-    assert first.returncode == 0, err
-    assert_valid_history(sqlite_history(cli.db, sid))
-
-
 def _sqlite_tasks(cli: CliEnv) -> dict[str, dict[str, Any]]:
     listed = cli.run("tasks", "list", "--list", "batch", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -162,10 +145,9 @@ def test_a_sqlite_worker_stopped_past_its_lease_executes_nothing_after_it(cli: C
         if n == 0:
             return turn(tool_call("Bash", {"command": STEP.replace("$N", "1")}, id="s1"))
         if n == 1:
-            if "attempt1-" in json.dumps(req.body["messages"]) or not first_waiting.is_set():
-                if not first_waiting.is_set():
-                    first_waiting.set()
-                    assert release_first.wait(120)
+            if not first_waiting.is_set():  # the first worker's step 2 waits while it is stopped
+                first_waiting.set()
+                assert release_first.wait(120)
             return turn(tool_call("Bash", {"command": STEP.replace("$N", "2")}, id="s2"))
         return turn(text("all steps done"))
 
@@ -195,7 +177,6 @@ def test_a_sqlite_worker_stopped_past_its_lease_executes_nothing_after_it(cli: C
 
 def test_a_sqlite_worker_killed_mid_task_the_rerun_sees_attempt_two(cli: CliEnv) -> None:
     _add(cli, {}, 1)
-    first_in_tool = threading.Event()
 
     def reply(req: RecordedRequest) -> Reply:
         if _results(req) == 0:
@@ -284,20 +265,9 @@ PASSWORD = "p@ss:w%rd/x"
 def _never_shown(outputs: list[str]) -> None:
     from urllib.parse import quote
 
-    assert worker.returncode == 0, err
-    _never_shown(outputs)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole: a DSN whose raw password has '@' ':' '%' fails to parse and the error quotes a "
-    "password fragment (\"invalid literal for int() with base 10: 'w%rd'\") past the *** redaction",
-)
-def test_a_raw_password_with_at_colon_percent_is_never_printed(cli: CliEnv, fresh_db: str) -> None:
-    _good, raw = _attacker_dsns(fresh_db)
-    cli.srv.anthropic.default = lambda req: turn(text("ok"))
-    run = cli.run(*cli.args("-p", "hi", "--json", "--verbose"), env={"SKAWLD_DATABASE_URL": raw})
-    _never_shown([run.stdout + run.stderr])
+    for out in outputs:
+        for piece in (PASSWORD, quote(PASSWORD, safe=""), "p@ss", "w%rd", "w%25rd"):
+            assert piece not in out, out
 
 
 def _attacker_dsns(fresh_db: str) -> tuple[str, str]:
@@ -310,7 +280,9 @@ def _attacker_dsns(fresh_db: str) -> tuple[str, str]:
     return f"postgresql://{role}:{quote(PASSWORD, safe='')}@{host_db}", f"postgresql://{role}:{PASSWORD}@{host_db}"
 
 
-def test_an_encoded_password_with_at_colon_percent_on_a_real_server_is_never_printed(cli: CliEnv, fresh_db: str) -> None:
+def test_an_encoded_password_with_at_colon_percent_on_a_real_server_is_never_printed(
+    cli: CliEnv, fresh_db: str
+) -> None:
     good, _raw = _attacker_dsns(fresh_db)
     missing_db = good.rsplit("/", 1)[0] + "/no_such_db"
     cli.srv.anthropic.default = lambda req: turn(text("ok"))
@@ -322,7 +294,8 @@ def test_an_encoded_password_with_at_colon_percent_on_a_real_server_is_never_pri
     assert "no_such_db" in outputs[1] and "***" in outputs[1], outputs[1]
     _add(cli, {"SKAWLD_DATABASE_URL": good}, 1)
     worker = _worker(cli, {"SKAWLD_DATABASE_URL": good}, "--lease", "30", "--poll", "0.1")
-    cmdline = open(f"/proc/{worker.pid}/cmdline", "rb").read().decode()
+    with open(f"/proc/{worker.pid}/cmdline", "rb") as f:
+        cmdline = f.read().decode()
     out, err = worker.communicate(timeout=60)
     outputs += [out, err, cmdline]
     migrate = cli.run("sessions", "migrate", "--to", "env:T", "--verbose", env={"T": missing_db})
