@@ -12,16 +12,34 @@ import signal
 import sqlite3
 import subprocess
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from skawld_core.testing.postgres_server import PostgresServer, PostgresServerUnavailable, start_postgres
 from tests.cli.harness import CliEnv, skawld_command
-from tests.faults.history import assert_valid_history, pg_fetch, sqlite_history, wait_for
+from tests.faults.history import assert_valid_history, pg_fetch, pg_history, sqlite_history, wait_for
 from tests.faults.test_two_writers import EXIT_BUSY, _start_in_bash, _store
+from tests.faults.test_worker_faults import _KILL_SKAWLD, _admin, _drain_with_fault
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture
+def restartable_pg() -> Iterator[PostgresServer]:
+    """A server of this test's own (to restart it)."""
+    try:
+        server = start_postgres()
+    except PostgresServerUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required in CI: {exc}")
+        pytest.skip(f"no PostgreSQL server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _resumers(cli: CliEnv, env: dict[str, str], sid: str, count: int) -> list[subprocess.Popen[str]]:
@@ -318,3 +336,83 @@ def test_a_raw_password_with_at_colon_percent_is_never_printed(cli: CliEnv, fres
     cli.srv.anthropic.default = lambda req: turn(text("ok"))
     run = cli.run(*cli.args("-p", "hi", "--json", "--verbose"), env={"SKAWLD_DATABASE_URL": raw})
     _never_shown([run.stdout + run.stderr])
+
+
+def test_a_stopped_postgres_holder_keeps_its_lock_and_the_resumer_writes_nothing(cli: CliEnv, fresh_db: str) -> None:
+    env = {"SKAWLD_DATABASE_URL": fresh_db}
+    first, sid = _start_in_bash(cli, env)
+    first.send_signal(signal.SIGSTOP)
+    try:
+        before = pg_history(fresh_db, sid)
+        second = cli.run(*cli.args("-p", "me too", "--json", "--resume", sid), env=env)
+        assert second.returncode == EXIT_BUSY, second.stderr
+        assert pg_history(fresh_db, sid) == before
+    finally:
+        first.send_signal(signal.SIGCONT)
+        (cli.repo / "go").touch()
+    _out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    stored = pg_history(fresh_db, sid)
+    assert_valid_history(stored)
+    assert stored[-1]["content"][-1]["text"] == "first done"
+
+
+def test_a_server_restart_mid_tool_without_a_takeover_lets_the_run_finish(cli: CliEnv, restartable_pg: Any) -> None:
+    env = {"SKAWLD_DATABASE_URL": restartable_pg.dsn}
+    first, sid = _start_in_bash(cli, env)
+    try:
+        _restart(restartable_pg)
+    finally:
+        (cli.repo / "go").touch()
+    _out, err = first.communicate(timeout=90)
+    assert first.returncode == 0, err
+    stored = pg_history(restartable_pg.dsn, sid)
+    assert_valid_history(stored)
+    assert "finished" in str(stored[2]["content"][0]["content"]) and stored[-1]["content"][-1]["text"] == "first done"
+
+
+def _restart(server: Any) -> None:
+    pg_ctl = [*server._prefix(), str(server.bin_dir / "pg_ctl"), "-D", str(server.data_dir)]
+    options = f"-p {server.port} -k {server.data_dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+    log = ["-l", str(server.data_dir.parent / "log"), "-o", options]
+    subprocess.run([*pg_ctl, "-m", "fast", "-w", "stop"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([*pg_ctl, *log, "-w", "start"], check=True, stdout=subprocess.DEVNULL)
+
+
+def test_alter_system_read_only_during_a_drain_is_retried(cli: CliEnv, restartable_pg: Any) -> None:
+    dsn = restartable_pg.dsn
+
+    def fault(workers: Any) -> None:
+        _admin(dsn, "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()", _KILL_SKAWLD)
+        threading.Thread(target=lift, args=(workers[0],), daemon=True).start()
+
+    def lift(worker: Any) -> None:
+        worker.wait_for_line("(retrying)", timeout=120)
+        _admin(dsn, "ALTER SYSTEM RESET default_transaction_read_only", "SELECT pg_reload_conf()")
+
+    done = _drain_with_fault(cli, dsn, 6, fault)
+    assert all(t["metadata"]["outcome"] == "done" for t in done.values())
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_run_longer_than_a_one_second_lease_is_heartbeated_and_runs_once(
+    cli: CliEnv, kind: str, request: pytest.FixtureRequest
+) -> None:
+    env, history = _store(cli, kind, request)
+    _add(cli, env, 1)
+
+    def reply(req: RecordedRequest) -> Reply:
+        if _results(req) == 0:
+            return turn(tool_call("Bash", {"command": STEP.replace("$N", "1") + "; sleep 3"}, id="s1"))
+        return turn(text("finished"))
+
+    cli.srv.anthropic.default = reply
+    worker = _worker(cli, env, "--lease", "1", "--poll", "0.1", "--allowed-tools", "Bash")
+    _o, err = worker.communicate(timeout=120)
+    assert worker.returncode == 0, err
+    listed = cli.run("tasks", "show", "--list", "batch", "1", env=env)
+    task = json.loads(listed.stdout)
+    assert task["status"] == "completed" and task["metadata"]["outcome"] == "done", (task, err)
+    assert task["metadata"]["attempts"] == 1, (task, err)
+    assert (cli.repo / "side-effects.log").read_text().split() == ["step1-attempt1-fence1-task1"]
+    assert_valid_history(history(task["metadata"]["session"]))
