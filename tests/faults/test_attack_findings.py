@@ -22,6 +22,7 @@ from tests.cli.harness import CliEnv, skawld_command
 from tests.faults.history import assert_valid_history, pg_fetch, pg_history, sqlite_history, wait_for
 from tests.faults.test_two_writers import EXIT_BUSY, _start_in_bash, _store
 from tests.faults.test_worker_faults import _KILL_SKAWLD, _admin, _drain_with_fault
+from tests.faults.workers import start_workers
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(240)
@@ -416,3 +417,92 @@ def test_a_run_longer_than_a_one_second_lease_is_heartbeated_and_runs_once(
     assert task["metadata"]["attempts"] == 1, (task, err)
     assert (cli.repo / "side-effects.log").read_text().split() == ["step1-attempt1-fence1-task1"]
     assert_valid_history(history(task["metadata"]["session"]))
+
+
+def test_a_zombie_sqlite_holder_does_not_block(cli: CliEnv) -> None:
+    crashed, sid = _start_in_bash(cli, {})
+    crashed.send_signal(signal.SIGKILL)
+    wait_for(lambda: _is_zombie(crashed.pid), "the killed holder to be an unreaped zombie")
+    try:
+        cli.srv.anthropic.default = lambda req: turn(text("resumed"))
+        second = cli.run(*cli.args("-p", "continue", "--json", "--resume", sid))
+        assert second.returncode == 0, second.stderr
+    finally:
+        crashed.communicate(timeout=30)
+    stored = sqlite_history(cli.db, sid)
+    assert_valid_history(stored)
+    assert stored[-1]["content"][-1]["text"] == "resumed"
+
+
+def _is_zombie(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_second_sigterm_aborts_the_task_and_releases_it_at_once(cli: CliEnv) -> None:
+    _add(cli, {}, 1)
+
+    def reply(req: RecordedRequest) -> Reply:
+        if _results(req) == 0:
+            cmd = STEP.replace("$N", "1") + "; touch in-tool; sleep 100; echo late >> side-effects.log"
+            return turn(tool_call("Bash", {"command": cmd}, id="s1"))
+        return turn(text("finished"))
+
+    cli.srv.anthropic.default = reply
+    (first,) = start_workers(cli, {}, 1, "--lease", "60", "--poll", "0.1", "--allowed-tools", "Bash")
+    wait_for(lambda: (cli.repo / "in-tool").exists(), "the task to be inside Bash")
+    first.proc.send_signal(signal.SIGTERM)
+    first.wait_for_line("signal again to abort them")
+    first.proc.send_signal(signal.SIGTERM)
+    err = first.finish(timeout=30)
+    (cli.repo / "in-tool").unlink()
+    task = _sqlite_tasks(cli)["1"]
+    assert task["status"] != "completed", task
+    cli.srv.anthropic.default = lambda req: turn(text("second run"))
+    second = _worker(cli, {}, "--lease", "60", "--poll", "0.1")
+    _o, err2 = second.communicate(timeout=30)  # far less than the 60 s lease: it was released
+    assert second.returncode == 0, err + err2
+    task = _sqlite_tasks(cli)["1"]
+    assert task["status"] == "completed" and task["metadata"]["result"] == "second run", task
+    assert "late" not in (cli.repo / "side-effects.log").read_text()  # the aborted Bash call was ended
+
+
+def test_a_first_sigterm_lets_the_running_task_finish_and_claims_no_more(cli: CliEnv) -> None:
+    _add(cli, {}, 2)
+
+    def reply(req: RecordedRequest) -> Reply:
+        if _results(req) == 0:
+            cmd = "touch in-tool; while [ ! -e go ]; do sleep 0.05; done"
+            return turn(tool_call("Bash", {"command": cmd}, id="s1"))
+        return turn(text("finished"))
+
+    cli.srv.anthropic.default = reply
+    worker = _worker(cli, {}, "--lease", "30", "--poll", "0.1", "--allowed-tools", "Bash")
+    wait_for(lambda: (cli.repo / "in-tool").exists(), "the task to be inside Bash")
+    worker.send_signal(signal.SIGTERM)
+    (cli.repo / "go").touch()
+    _o, err = worker.communicate(timeout=60)
+    assert worker.returncode == 0, err
+    tasks = _sqlite_tasks(cli)
+    assert tasks["1"]["status"] == "completed" and tasks["1"]["metadata"]["outcome"] == "done", tasks
+    assert tasks["2"]["status"] == "pending", tasks
+
+
+def test_a_task_cannot_read_the_dsn_password_from_its_environment(cli: CliEnv, fresh_db: str) -> None:
+    good, _raw = _attacker_dsns(fresh_db)
+    env = {"SKAWLD_DATABASE_URL": good}
+    _add(cli, env, 1)
+
+    def reply(req: RecordedRequest) -> Reply:
+        if _results(req) == 0:
+            return turn(tool_call("Bash", {"command": "env; cat /proc/$PPID/environ | tr '\\\\0' '\\\\n'"}, id="e1"))
+        return turn(text("finished"))
+
+    cli.srv.anthropic.default = reply
+    worker = _worker(cli, env, "--lease", "30", "--poll", "0.1", "--allowed-tools", "Bash")
+    _o, err = worker.communicate(timeout=60)
+    assert worker.returncode == 0, err
+    sent = json.dumps([r.body for r in cli.srv.anthropic.requests])
+    assert "SKAWLD_TASK_ID" in sent  # the tool's environment did reach the model
+    stored = json.dumps([r[0] for r in pg_fetch(fresh_db, "SELECT message_json FROM messages")])
+    _never_shown([sent, stored, err])
