@@ -3,16 +3,20 @@
 Bash, shell hooks and MCP stdio servers must not see the provider keys (a
 model can print them with `env`, and the output lands in the transcript). A
 variable is a secret by its name (`is_secret_name`: ends in `_KEY`, `_PAT`,
-`_AUTH`, `_CREDENTIALS`, `_DSN`, or contains `TOKEN`, `SECRET`, `PASSWORD`,
-`PASSWD`, `WEBHOOK`; case-insensitive) or by its value (`has_url_password`: a
-URL that carries a password, like `postgres://user:pw@host/db`). Names listed
-in `passthrough` (exact names or globs) are kept anyway.
+`_AUTH`, `_CREDENTIALS`, `_DSN`, `_PWD`, starts with `AUTH_`, or contains
+`TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`, `WEBHOOK`, `APIKEY`, `ACCESS_KEY`,
+`PRIVATE_KEY`; case-insensitive) or by its value (`has_url_password`: a URL
+that carries a password, like `postgres://user:pw@host/db`, anywhere in the
+value, or one too malformed to tell; `Bearer …`/`Basic …` credentials). Names
+listed in `passthrough` (exact names or globs) are kept anyway. A list of
+names is never complete: the sandbox, not this scrub, is what protects.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
@@ -29,10 +33,16 @@ SECRET_PATTERNS: tuple[str, ...] = (
     "*PASSWORD*",
     "*PASSWD*",
     "*WEBHOOK*",
+    "*_PWD",
+    "AUTH_*",
+    "*APIKEY*",
+    "*ACCESS_KEY*",
+    "*PRIVATE_KEY*",
 )
 # Names a pattern matches that hold no secret (Hugging Face's tokenizers switch).
 _NOT_SECRET = ("*TOKENIZER*",)
-_SEPARATORS = str.maketrans({",": " ", ";": " "})
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,;]+")
+_AUTH_SCHEMES = ("bearer ", "basic ", "token ")
 
 
 def is_secret_name(name: str) -> bool:
@@ -44,25 +54,25 @@ def is_secret_name(name: str) -> bool:
 
 
 def has_url_password(value: str) -> bool:
-    """True when `value` holds a URL with a password in it (`scheme://user:password@host`);
-    a list of URLs separated by blanks, commas or semicolons counts too."""
+    """True when `value` holds a URL with a password in it (`scheme://user:password@host`),
+    anywhere in it (``db=postgres://u:pw@h``, a list of URLs); a URL with an ``@`` that
+    cannot be parsed counts too (fail closed)."""
     if "://" not in value or "@" not in value:
         return False
-    for part in value.translate(_SEPARATORS).split():
-        if "://" not in part:
-            continue
+    for match in _URL.finditer(value):
+        part = match.group(0)
         try:
-            password = urlsplit(part).password
+            if urlsplit(part).password:
+                return True
         except ValueError:
-            continue
-        if password:
-            return True
+            if "@" in part:
+                return True
     return False
 
 
 def is_secret(name: str, value: str) -> bool:
     """True when the variable is a secret by its name or by its value."""
-    return is_secret_name(name) or has_url_password(value)
+    return is_secret_name(name) or has_url_password(value) or value.lstrip().lower().startswith(_AUTH_SCHEMES)
 
 
 def _passes(name: str, passthrough: Iterable[str]) -> bool:

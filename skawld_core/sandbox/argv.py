@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from .gitdirs import GitMounts
 from .spec import SandboxSpec
 
@@ -21,7 +23,11 @@ def bwrap_args(
     `spec.network`), the seccomp program read from `seccomp_fd`, killed with us.
 
     Order matters: later mounts cover earlier ones, so the read-only and hidden
-    paths come after the writable binds they may sit in.
+    paths come after the writable binds they may sit in. Every folder between a
+    writable root and a read-only path is bound onto itself first (shallowest
+    first): a mount point cannot be renamed, so a command cannot move a protected
+    file's folder aside and put its own in its place. Capabilities are dropped, so
+    a sandbox started by root cannot unmount or remount any of this.
     """
     git = git if git is not None else GitMounts()
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -32,9 +38,10 @@ def bwrap_args(
     args += ["--bind", str(spec.tmp_dir), "/tmp"] if spec.tmp_dir is not None else ["--tmpfs", "/tmp"]
     for root in spec.writable:
         args += ["--bind", str(root), str(root)]
-    for git_dir in git.mount_points:
-        args += ["--bind", git_dir, git_dir]
-    for path in (*git.read_only, *(str(p) for p in spec.read_only)):
+    read_only = (*git.read_only, *(str(p) for p in spec.read_only))
+    for folder in _pinned(read_only, git.mount_points, [str(r) for r in spec.writable]):
+        args += ["--bind", folder, folder]
+    for path in read_only:
         args += ["--ro-bind", path, path]
     for d in spec.hidden_dirs:
         args += ["--tmpfs", d]
@@ -44,4 +51,21 @@ def bwrap_args(
         args.append("--unshare-net")
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    args += ["--cap-drop", "ALL"]
     return [*args, "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(spec.cwd)]
+
+
+def _pinned(read_only: tuple[str, ...], mount_points: tuple[str, ...] | list[str], roots: list[str]) -> list[str]:
+    """The git dirs and every existing folder between a writable root and a read-only
+    path, shallowest first: each becomes a mount point of its own."""
+    folders = set(mount_points)
+    for path in read_only:
+        root = next((r for r in roots if path.startswith(r.rstrip("/") + "/")), None)
+        if root is None:
+            continue
+        parent = os.path.dirname(path)
+        while len(parent) > len(root.rstrip("/")) and parent.startswith(root):
+            if os.path.isdir(parent) and not os.path.islink(parent):
+                folders.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(folders, key=lambda f: (f.count("/"), f))

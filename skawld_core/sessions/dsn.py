@@ -50,12 +50,26 @@ def dsn_password(dsn: str) -> str | None:
     return None
 
 
-def scrub(text: str, dsn: str) -> str:
-    """`text` with `dsn`'s password removed wherever it appears (even outside a DSN)."""
+def _password_pieces(dsn: str) -> list[str]:
+    """The password as written and decoded, and the pieces a parser that splits the userinfo
+    at another ``@``, ``:`` or ``/`` would quote in an error (``'w%rd'`` of ``p@ss:w%rd``),
+    longest first."""
     password = dsn_password(dsn)
+    pieces = {password} if password else set()
+    parts = _url_parts(dsn.strip())
+    if parts is not None and parts[2]:
+        raw = parts[2]
+        pieces |= {raw, *(p for p in re.split(r"[@:/]", raw) if len(p) >= 2)}
+        pieces |= {unquote(p) for p in list(pieces)}
+    return sorted(pieces, key=len, reverse=True)
+
+
+def scrub(text: str, dsn: str) -> str:
+    """`text` with `dsn`'s password removed wherever it appears (even outside a DSN), and
+    any piece of it a parser may have quoted."""
     out = redact_dsn(text)
-    if password:
-        out = out.replace(password, REDACTED)
+    for piece in _password_pieces(dsn):
+        out = out.replace(piece, REDACTED)
     return out
 
 

@@ -289,7 +289,12 @@ def tasks_show(
 def work(
     task_list: ListOpt = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Tasks run at once.")] = 1,
-    lease: Annotated[float, typer.Option("--lease", min=0.2, help="Seconds a claim lasts without a heartbeat.")] = 60.0,
+    lease: Annotated[
+        float,
+        typer.Option(
+            "--lease", min=0.2, max=86_400.0, help="Seconds a claim lasts without a heartbeat (at most a day)."
+        ),
+    ] = 60.0,
     poll: Annotated[float, typer.Option("--poll", min=0.05, help="Seconds between claims when none is ready.")] = 1.0,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", min=1, help="Claims a task gets before it ends failed.")

@@ -2,7 +2,7 @@
 
 The engine runs in `yolo` with deny rules for `rm` and `curl`: a command that hides a denied
 program must be denied or refused there (in sandboxed `acceptEdits` the same verdict decides
-whether it runs without asking). Holes are strict xfails: each flips when someone fixes it.
+whether it runs without asking). All of these got out before issue 24 was closed; they hold now.
 Every hidden `rm` below was checked to really delete a file under real bash in the sandbox.
 """
 
@@ -70,25 +70,21 @@ UNKNOWN_WRAPPERS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: a variable holding an array subscript runs $(…) when evaluated")
 @pytest.mark.parametrize("command", ARITHMETIC_SUBSCRIPTS)
 def test_arithmetic_subscript_hides_rm(command: str) -> None:
     assert verdict(command) == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: builtins that take a variable name evaluate its subscript")
 @pytest.mark.parametrize("command", BUILTIN_SUBSCRIPTS)
 def test_builtin_subscript_hides_rm(command: str) -> None:
     assert verdict(command) == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: prompt expansion, PS4 set by printf -v, mapfile -C run code")
 @pytest.mark.parametrize("command", CODE_IN_VALUES)
 def test_code_in_a_value_hides_rm(command: str) -> None:
     assert verdict(command) == "deny"
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: exec wrappers the analyzer does not know pass their command")
 @pytest.mark.parametrize("command", UNKNOWN_WRAPPERS)
 def test_unknown_wrapper_hides_denied_program(command: str) -> None:
     assert verdict(command) == "deny"

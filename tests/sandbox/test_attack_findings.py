@@ -64,21 +64,18 @@ async def run(project: Path, policy: ShellPolicy, command: str) -> str:
 
 
 @AS_ROOT
-@pytest.mark.xfail(strict=True, reason="known hole: as root the sandbox keeps every capability (no --cap-drop ALL)")
 async def test_sandbox_has_no_capabilities(project: Path, policy: ShellPolicy) -> None:
     out = await run(project, policy, "grep CapEff /proc/self/status")
     assert "CapEff:\t0000000000000000" in out
 
 
 @AS_ROOT
-@pytest.mark.xfail(strict=True, reason="known hole: as root `umount .env` removes the mount that hides it")
 async def test_root_cannot_unmount_a_hidden_file(project: Path, policy: ShellPolicy) -> None:
     out = await run(project, policy, "umount .env; cat .env")
     assert "hunter2" not in out
 
 
 @AS_ROOT
-@pytest.mark.xfail(strict=True, reason="known hole: as root `umount .git/config` makes the git config writable")
 async def test_root_cannot_unmount_git_config(project: Path, policy: ShellPolicy, marker: Path) -> None:
     await run(project, policy, f"umount .git/config; printf '{fsmonitor_config(marker)}' >> .git/config")
     host_status(project)
@@ -94,7 +91,6 @@ def outside() -> Iterator[Path]:
 
 
 @AS_ROOT
-@pytest.mark.xfail(strict=True, reason="known hole: as root `mount -o remount,bind,rw /` makes the host writable")
 async def test_root_cannot_remount_the_host_writable(project: Path, policy: ShellPolicy, outside: Path) -> None:
     await run(project, policy, f"mount -o remount,bind,rw /; echo planted > {outside}/planted")
     assert not (outside / "planted").exists()
@@ -113,7 +109,6 @@ async def test_new_submodule_config_runs_on_host_status(project: Path, policy: S
     assert not marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: renaming .git/modules moves a submodule's read-only mounts away")
 async def test_renamed_modules_folder_cannot_replace_a_submodule_config(
     tmp_path: Path, project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
@@ -129,9 +124,6 @@ async def test_renamed_modules_folder_cannot_replace_a_submodule_config(
     assert not marker.exists()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="known hole: renaming .git/worktrees lets a command rewrite a worktree's commondir"
-)
 async def test_renamed_worktrees_folder_cannot_repoint_a_worktree(
     tmp_path: Path, project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
@@ -150,7 +142,6 @@ async def test_renamed_worktrees_folder_cannot_repoint_a_worktree(
     assert not marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: renaming the folder of an included config moves its mount away")
 async def test_renamed_folder_cannot_replace_an_included_config(
     project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
@@ -162,7 +153,6 @@ async def test_renamed_folder_cannot_replace_an_included_config(
     assert not marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: renaming the folder above core.hooksPath moves its mount away")
 async def test_renamed_folder_cannot_replace_the_hooks_path(project: Path, policy: ShellPolicy, marker: Path) -> None:
     (project / "tools" / "hooks").mkdir(parents=True)
     git(project, "config", "core.hooksPath", "tools/hooks")
@@ -196,7 +186,6 @@ async def test_committed_env_is_not_readable_from_history(project: Path, policy:
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: these secret names and values pass the environment scrub")
 @pytest.mark.parametrize(
     ("name", "value"),
     [
@@ -229,7 +218,6 @@ def accept_edits_agent(project: Path) -> Agent:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: `setpriv rm` runs without asking in sandboxed acceptEdits")
 @pytest.mark.parametrize("command", ["setpriv rm -f victim", "x='a[$(rm -f victim)]'; echo $((x))"])
 async def test_denied_rm_never_runs_unasked(project: Path, policy: ShellPolicy, command: str) -> None:
     (project / "victim").write_text("v")
