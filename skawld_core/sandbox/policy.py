@@ -177,6 +177,11 @@ class ShellPolicy:
             shells = self._background[session_id] = BackgroundShells()
         return shells
 
+    def take_exits(self, session_id: str) -> tuple[str, ...]:
+        """Reminders for the session's background shells that exited since the last call."""
+        shells = self._background.get(session_id)
+        return shells.take_exits() if shells is not None else ()
+
     async def end_background(self, session_id: str | None = None) -> list[BackgroundShell]:
         """Kill the background shells of one session, or of every session; returns
         the shells that were still running (now ended)."""

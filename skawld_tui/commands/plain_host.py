@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .bashes import end_session_shells
 from .registry import complete
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class PlainHost:
 
     async def open_session(self, session_id: str | None) -> None:
         assert self.chat.agent is not None
+        await end_session_shells(self)
         self.chat.session = await self.chat.agent.session(session_id)
         if self.chat.session.full_history:
             self.chat.render_history()
