@@ -18,6 +18,7 @@ from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
 from .seccomp import UnsupportedArchitecture, unix_socket_filter
+from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 from .shells import BackgroundShell, BackgroundShells
 from .spawn import Launch
@@ -53,6 +54,7 @@ class ShellPolicy:
         self._status: SandboxStatus | None = None
         self._tmp_root: Path | None = None
         self._background: dict[str, BackgroundShells] = {}
+        self.networks = SessionNetworks()
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -154,13 +156,14 @@ class ShellPolicy:
             fds.append(seccomp)
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
-        args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
+        join = None if spec.network else self.networks.join_argv(session_id)
+        args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None)
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
             return _too_many_hidden(spec)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
         fds.append(args_fd)
         return Launch(
-            [probe.path, "--args", str(args_fd), "--", *shell_argv],
+            [*(join or ()), probe.path, "--args", str(args_fd), "--", *shell_argv],
             env,
             sandboxed=True,
             token=token,
@@ -183,8 +186,8 @@ class ShellPolicy:
         return shells.take_exits() if shells is not None else ()
 
     async def end_background(self, session_id: str | None = None) -> list[BackgroundShell]:
-        """Kill the background shells of one session, or of every session; returns
-        the shells that were still running (now ended)."""
+        """End one session, or every session: kill its background shells and end its
+        network namespace; returns the shells that were still running (now ended)."""
         if session_id is None:
             groups, self._background = list(self._background.values()), {}
         else:
@@ -193,10 +196,12 @@ class ShellPolicy:
         ended: list[BackgroundShell] = []
         for shells in groups:
             ended += await shells.close()
+        self.networks.end(session_id)
         return ended
 
     def close(self) -> None:
-        """Remove the private `/tmp` directories."""
+        """End every session's network namespace and remove the private `/tmp` directories."""
+        self.networks.end()
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None
@@ -221,7 +226,7 @@ _NO_NETWORK = (
     "Temporary failure in name resolution",
     "Name or service not known",
     "No address associated with hostname",
-    "Connection refused",  # 127.0.0.1 inside is the sandbox's own loopback
+    "Connection refused",  # 127.0.0.1 inside is the session's own loopback
 )
 
 
@@ -249,7 +254,7 @@ def sandbox_denial_note(stderr: str, *, network: bool, unix_sockets: bool = True
         )
     if not network and any(marker in stderr for marker in _NO_NETWORK):
         return (
-            "Bash: the sandbox blocked network access: it has no network, and 127.0.0.1 inside is its own "
+            "Bash: the sandbox blocked network access: it has no network, and 127.0.0.1 inside is the session's own "
             "(set sandbox.network to true to allow it)."
         )
     return None
