@@ -166,6 +166,10 @@ def config_requests(
     if isinstance(network, Mapping) and network.get("allowAllUnixSockets") is True:
         what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
         add(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
+    domains = network.get("allowedDomains") if isinstance(network, Mapping) else None
+    if domains:
+        what = f"network access from sandboxed commands to {', '.join(map(str, domains))}"
+        add(TrustRequest("widens", "/sandbox/network/allowedDomains", what))
     if doc.get("pricing"):
         # Prices of 0 would switch off the user's --max-budget-usd.
         add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))

@@ -13,10 +13,12 @@ from typing import Any
 
 from ..child_env import child_environment
 from .argv import bwrap_args
+from .domains import DomainPolicy
 from .gitdirs import git_mounts
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
+from .proxy import DomainProxy, refusal_text
 from .seccomp import UnsupportedArchitecture, unix_socket_filter
 from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
@@ -24,7 +26,7 @@ from .shells import BackgroundShell, BackgroundShells
 from .spawn import Launch
 from .spec import SandboxSpec, SpecSource, base_spec
 
-__all__ = ["ShellPolicy", "sandbox_denial_note"]
+__all__ = ["ShellPolicy", "proxy_note", "proxy_env", "sandbox_denial_note"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -55,6 +57,9 @@ class ShellPolicy:
         self._tmp_root: Path | None = None
         self._background: dict[str, BackgroundShells] = {}
         self.networks = SessionNetworks()
+        self.domains = DomainPolicy.of(self.settings.allowed_domains, self.settings.denied_domains)
+        self.proxy_resolve: dict[str, str] = {}  # name -> address the proxy connects to (tests)
+        self._proxies: dict[str, DomainProxy] = {}
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -156,7 +161,11 @@ class ShellPolicy:
             fds.append(seccomp)
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
-        join = None if spec.network else self.networks.join_argv(session_id)
+        proxy = self._proxy(session_id) if not spec.network and self.domains.enabled else None
+        holder = None if spec.network else self.networks.join(session_id, proxy[1] if proxy else None)
+        join = None if holder is None else holder.join_argv()
+        if proxy is not None and holder is not None and holder.proxy_port:
+            env.update(proxy_env(holder.proxy_port))
         args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None)
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
             return _too_many_hidden(spec)
@@ -171,7 +180,18 @@ class ShellPolicy:
             unix_sockets=seccomp is None,
             fds=fds,
             watched=git.watched,
+            proxy=proxy[0] if proxy is not None and holder is not None and holder.proxy_port else None,
         )
+
+    def _proxy(self, session_id: str) -> tuple[DomainProxy, str]:
+        """The session's domain proxy and its socket path (started on first use)."""
+        path = str(self.tmp_dir(session_id).parent / f"proxy-{_SAFE_ID.sub('_', session_id)}.sock")
+        proxy = self._proxies.get(session_id)
+        if proxy is None:
+            proxy = self._proxies[session_id] = DomainProxy(self.domains, self.proxy_resolve)
+            Path(path).unlink(missing_ok=True)
+            proxy.listen(path)
+        return proxy, path
 
     def background(self, session_id: str) -> BackgroundShells:
         """The background shells of a session (created on first use)."""
@@ -197,14 +217,42 @@ class ShellPolicy:
         for shells in groups:
             ended += await shells.close()
         self.networks.end(session_id)
+        for sid in list(self._proxies) if session_id is None else [session_id]:
+            proxy = self._proxies.pop(sid, None)
+            if proxy is not None:
+                proxy.close()
         return ended
 
     def close(self) -> None:
-        """End every session's network namespace and remove the private `/tmp` directories."""
+        """End every session's network namespace and proxy, and remove the private `/tmp` directories."""
         self.networks.end()
+        for proxy in self._proxies.values():
+            proxy.close()
+        self._proxies.clear()
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None
+
+
+def proxy_env(port: int) -> dict[str, str]:
+    """The variables that send `curl`, `pip`, `npm`, `git` and `cargo` through the proxy."""
+    http, socks = f"http://127.0.0.1:{port}", f"socks5h://127.0.0.1:{port}"
+    env = {}
+    for name, value in (("http_proxy", http), ("https_proxy", http), ("all_proxy", socks), ("no_proxy", _LOCAL)):
+        env[name] = env[name.upper()] = value
+    return env
+
+
+_LOCAL = "localhost,127.0.0.1,::1"
+
+
+def proxy_note(launch: Launch) -> str | None:
+    """One line per host the session's proxy refused during the call."""
+    if launch.proxy is None:
+        return None
+    refused = launch.proxy.take_refused()
+    lines = [f"Bash: the sandbox refused {refusal_text(host, verdict)}." for host, verdict in refused.items()]
+    return "\n".join(lines) or None
 
 
 # bubblewrap refuses more arguments than this (MAX_ARGS in bubblewrap.c), --args included.

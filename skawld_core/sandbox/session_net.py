@@ -21,16 +21,44 @@ from dataclasses import dataclass
 
 __all__ = ["NetHolder", "SessionNetworks"]
 
-# Brings `lo` up (SIOCGIFFLAGS / SIOCSIFFLAGS | IFF_UP), says so, then waits for stdin to close.
+# Brings `lo` up (SIOCGIFFLAGS / SIOCSIFFLAGS | IFF_UP); given a Unix socket path, forwards
+# 127.0.0.1:PORT to it (the domain proxy). Says `ready PORT`, then runs until stdin closes.
 _HOLDER = """
-import fcntl, socket, struct, sys
+import asyncio, fcntl, socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 flags = struct.unpack("16sH22x", fcntl.ioctl(s, 0x8913, struct.pack("16sH22x", b"lo", 0)))[1]
 fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", flags | 1))
 s.close()
-sys.stdout.write("ready\\n")
-sys.stdout.flush()
-sys.stdin.read()
+
+async def pipe(r, w):
+    try:
+        while data := await r.read(65536):
+            w.write(data)
+            await w.drain()
+        w.write_eof()
+    except OSError:
+        pass
+
+async def client(r, w):
+    try:
+        ur, uw = await asyncio.open_unix_connection(sys.argv[1])
+    except OSError:
+        w.close()
+        return
+    await asyncio.gather(pipe(r, uw), pipe(ur, w))
+    w.close()
+    uw.close()
+
+async def main():
+    port = 0
+    if len(sys.argv) > 1:
+        server = await asyncio.start_server(client, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+    sys.stdout.write(f"ready {port}\\n")
+    sys.stdout.flush()
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+asyncio.run(main())
 """
 
 
@@ -40,14 +68,16 @@ class NetHolder:
 
     proc: subprocess.Popen[bytes]
     as_root: bool
+    proxy_port: int = 0
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def join_argv(self, nsenter: str) -> list[str]:
+    def join_argv(self) -> list[str]:
         """The `nsenter` prefix that runs a command inside the namespace."""
         pid = self.proc.pid
+        nsenter = shutil.which("nsenter") or "nsenter"
         argv = [nsenter, f"--net=/proc/{pid}/ns/net"]
         if not self.as_root:
             argv += [f"--user=/proc/{pid}/ns/user", "--preserve-credentials"]
@@ -65,8 +95,9 @@ class NetHolder:
             self.proc.stdout.close()
 
 
-def start_holder() -> NetHolder | str:
-    """A new holder, or why none can start."""
+def start_holder(proxy_socket: str | None = None) -> NetHolder | str:
+    """A new holder (forwarding its loopback's `proxy_port` to `proxy_socket` when
+    given), or why none can start."""
     unshare = shutil.which("unshare")
     if unshare is None or shutil.which("nsenter") is None:
         return "unshare or nsenter (util-linux) is not installed"
@@ -75,7 +106,7 @@ def start_holder() -> NetHolder | str:
     argv = [unshare, "--net"] if as_root else [unshare, "--user", "--map-current-user", "--net"]
     try:
         proc = subprocess.Popen(
-            [*argv, "--", sys.executable, "-I", "-c", _HOLDER],
+            [*argv, "--", sys.executable, "-I", "-c", _HOLDER, *([proxy_socket] if proxy_socket else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -85,11 +116,11 @@ def start_holder() -> NetHolder | str:
     except OSError as exc:
         return f"unshare could not start: {exc}"
     assert proc.stdout is not None
-    if proc.stdout.readline() != b"ready\n":
-        holder = NetHolder(proc, as_root)
-        holder.stop()
+    word, _, port = proc.stdout.readline().partition(b" ")
+    if word != b"ready":
+        NetHolder(proc, as_root).stop()
         return f"unshare --net failed (exit {proc.returncode})"
-    return NetHolder(proc, as_root)
+    return NetHolder(proc, as_root, int(port))
 
 
 class SessionNetworks:
@@ -99,19 +130,19 @@ class SessionNetworks:
         self._holders: dict[str, NetHolder] = {}
         self.unavailable: str | None = None
 
-    def join_argv(self, session_id: str) -> list[str] | None:
-        """The prefix that joins the session's namespace, or None (a namespace per call)."""
-        nsenter = shutil.which("nsenter")
-        if self.unavailable is not None or nsenter is None:
+    def join(self, session_id: str, proxy_socket: str | None = None) -> NetHolder | None:
+        """The session's holder (started on first use, forwarding to `proxy_socket`
+        when given), or None: a namespace per call."""
+        if self.unavailable is not None:
             return None
         holder = self._holders.get(session_id)
         if holder is None or not holder.alive:
-            started = start_holder()
+            started = start_holder(proxy_socket)
             if isinstance(started, str):
                 self.unavailable = started
                 return None
             holder = self._holders[session_id] = started
-        return holder.join_argv(nsenter)
+        return holder
 
     def holder(self, session_id: str) -> NetHolder | None:
         """The session's holder, if one runs."""

@@ -24,6 +24,9 @@ class SandboxSettings(SkawldModel):
     never uses it. `network`: allow network access inside the sandbox.
     `allow_all_unix_sockets`: let commands create Unix sockets (and so reach the
     host's: docker, ssh-agent, D-Bus); off, a seccomp filter refuses them.
+    `allowed_domains` / `denied_domains`: without `network`, the host names
+    commands may reach through skawld's proxy (`*.example.com` for subdomains;
+    denied wins); none allowed, the sandbox has no network.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -31,6 +34,8 @@ class SandboxSettings(SkawldModel):
     mode: SandboxMode = "auto"
     network: bool = Field(default=False, strict=True)
     allow_all_unix_sockets: bool = Field(default=False, strict=True)
+    allowed_domains: tuple[str, ...] = ()
+    denied_domains: tuple[str, ...] = ()
 
 
 class SandboxStatus(SkawldModel):

@@ -1,0 +1,137 @@
+"""Network by domain, on real bubblewrap: `curl` inside the sandbox reaches local HTTP
+and HTTPS servers on the host's 127.0.0.1 only through skawld's proxy, and only for
+names `allowedDomains` lists (the proxy maps the test names to 127.0.0.1, as
+`curl --resolve` would); unlisted names and IP literals are refused, `deniedDomains`
+wins, and the Bash result names the domain and the setting."""
+
+from __future__ import annotations
+
+import http.server
+import shutil
+import ssl
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skawld_core.sandbox import ShellPolicy
+
+from .conftest import bash, context, needs_bwrap, text
+
+pytestmark = [pytest.mark.timeout(60), needs_bwrap]
+
+ALLOWED_TEXT = (
+    "Bash: the sandbox refused network access to {host} is not allowed (add it to sandbox.network.allowedDomains)."
+)
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = f"hello from {self.headers.get('Host')}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _serve(tls: ssl.SSLContext | None = None) -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def http_port() -> Iterator[int]:
+    yield from _serve()
+
+
+@pytest.fixture(scope="module")
+def https_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=pkgs.test",
+         "-keyout", str(d / "k.pem"), "-out", str(d / "c.pem")],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(d / "c.pem", d / "k.pem")
+    yield from _serve(tls)
+
+
+def _policy(allowed: list[str], denied: list[str] = ()) -> ShellPolicy:  # type: ignore[assignment]
+    policy = ShellPolicy(
+        sandbox={"mode": "required", "network": False, "allowed_domains": allowed, "denied_domains": list(denied)}
+    )
+    policy.proxy_resolve.update({"pkgs.test": "127.0.0.1", "bad.test": "127.0.0.1", "other.example": "127.0.0.1"})
+    return policy
+
+
+@pytest.fixture
+def policy() -> Iterator[ShellPolicy]:
+    p = _policy(["pkgs.test", "*.test"], ["bad.test"])
+    yield p
+    p.close()
+
+
+async def test_an_allowed_name_reaches_http_and_https(
+    project: Path, policy: ShellPolicy, http_port: int, https_port: int
+) -> None:
+    ctx = context(project, policy)
+    got = await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/ && curl -sSk https://pkgs.test:{https_port}/")
+    assert text(got).startswith(f"hello from pkgs.test:{http_port}\nhello from pkgs.test:{https_port}\n"), text(got)
+    socks = await bash(ctx, f'curl -sS -x "$ALL_PROXY" http://pkgs.test:{http_port}/')  # SOCKS5 by name
+    assert text(socks).startswith(f"hello from pkgs.test:{http_port}\n"), text(socks)
+    direct = await bash(ctx, f"curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:{http_port}/")
+    assert "hello" not in text(direct)  # no network but the proxy
+
+
+async def test_unlisted_names_and_ip_literals_are_refused(project: Path, http_port: int) -> None:
+    policy = _policy(["pkgs.test"])
+    try:
+        ctx = context(project, policy)
+        unlisted = await bash(ctx, f"curl -sS http://other.example:{http_port}/")
+        assert "hello" not in text(unlisted)
+        assert "network access to other.example is not allowed" in text(unlisted)
+        assert ALLOWED_TEXT.format(host="other.example") in text(unlisted)
+        https = await bash(ctx, f"curl -sSk https://other.example:{http_port}/")
+        assert ALLOWED_TEXT.format(host="other.example") in text(https) and "hello" not in text(https)
+        literal = await bash(ctx, f"curl -sS --noproxy '' http://127.0.0.1:{http_port}/")
+        assert "hello" not in text(literal) and ALLOWED_TEXT.format(host="127.0.0.1") in text(literal)
+        socks = await bash(
+            ctx, f"curl -sS --noproxy '' --socks5 127.0.0.1:${{ALL_PROXY##*:}} http://127.0.0.1:{http_port}/"
+        )
+        assert "hello" not in text(socks) and ALLOWED_TEXT.format(host="127.0.0.1") in text(socks)
+    finally:
+        policy.close()
+
+
+async def test_a_listed_ip_literal_is_allowed(project: Path, http_port: int) -> None:
+    policy = _policy(["127.0.0.1"])
+    try:
+        got = await bash(context(project, policy), f"curl -sS --noproxy '' http://127.0.0.1:{http_port}/")
+        assert text(got).startswith(f"hello from 127.0.0.1:{http_port}\n"), text(got)
+    finally:
+        policy.close()
+
+
+async def test_denied_wins_over_a_wildcard(project: Path, policy: ShellPolicy, http_port: int) -> None:
+    ctx = context(project, policy)
+    denied = await bash(ctx, f"curl -sS http://bad.test:{http_port}/")
+    assert "hello" not in text(denied)
+    assert "Bash: the sandbox refused network access to bad.test is denied (sandbox.network.deniedDomains)." in text(
+        denied
+    )
+    assert text(await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/")).startswith("hello from pkgs.test")
