@@ -1,9 +1,10 @@
 """Which host names sandboxed commands may reach through the proxy
 (`sandbox.network.allowedDomains` / `deniedDomains`, `WebFetch(domain:…)` allow rules).
 
-Patterns are names (`pypi.org`), wildcards for subdomains (`*.example.com`
-matches `a.example.com` and `b.a.example.com`, not `example.com`) and IP
-literals, which match only themselves: a request for an IP is allowed only when
+Patterns are matched as WebFetch's domain rules are (`permissions.domains`):
+names (`pypi.org`), wildcards for subdomains (`*.example.com` matches
+`a.example.com` and `b.a.example.com`, not `example.com`), `*` for every name;
+IP literals match only themselves: a request for an IP is allowed only when
 that IP is listed. The requested name is checked, never an address it resolves
 to. `deniedDomains` wins over every allow.
 """
@@ -14,6 +15,9 @@ import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from ..permissions.domains import domain_matches
+from ..permissions.rules import DomainRule
 
 __all__ = ["DomainPolicy", "Verdict", "normalize_host"]
 
@@ -34,11 +38,9 @@ def _is_ip(host: str) -> bool:
 
 
 def _matches(host: str, pattern: str) -> bool:
-    if pattern.startswith("*."):
-        return not _is_ip(host) and host.endswith(pattern[1:])
-    if _is_ip(pattern) and _is_ip(host):
-        return ipaddress.ip_address(pattern) == ipaddress.ip_address(host)
-    return host == pattern
+    if _is_ip(host):  # an address only matches itself: never a wildcard
+        return _is_ip(pattern) and ipaddress.ip_address(pattern) == ipaddress.ip_address(host)
+    return domain_matches(pattern, host)
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,16 @@ class DomainPolicy:
     denied: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, allowed: Iterable[str], denied: Iterable[str] = ()) -> DomainPolicy:
-        """From raw patterns (duplicates and empty ones dropped, order kept)."""
+    def of(cls, allowed: Iterable[str], denied: Iterable[str] = (), rules: Iterable[object] = ()) -> DomainPolicy:
+        """From raw patterns (duplicates and empty ones dropped, order kept), plus the
+        domains of `WebFetch(domain:…)` allow and deny rules among `rules`."""
+        allowed, denied = list(allowed), list(denied)
+        for rule in rules:
+            if isinstance(rule, DomainRule) and ("WebFetch" in rule.tools or "*" in rule.tools):
+                if rule.decision == "allow":
+                    allowed += rule.domains
+                elif rule.decision == "deny":
+                    denied += rule.domains
 
         def clean(patterns: Iterable[str]) -> tuple[str, ...]:
             return tuple(dict.fromkeys(p for p in (normalize_host(x) for x in patterns) if p))

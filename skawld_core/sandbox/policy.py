@@ -57,7 +57,6 @@ class ShellPolicy:
         self._tmp_root: Path | None = None
         self._background: dict[str, BackgroundShells] = {}
         self.networks = SessionNetworks()
-        self.domains = DomainPolicy.of(self.settings.allowed_domains, self.settings.denied_domains)
         self.proxy_resolve: dict[str, str] = {}  # name -> address the proxy connects to (tests)
         self._proxies: dict[str, DomainProxy] = {}
 
@@ -75,8 +74,17 @@ class ShellPolicy:
                     network=network,
                     reason=probe.reason,
                     unix_sockets=probe.ok and self._socket_filter() is None,
+                    allowed_domains=() if network else self.domains.allowed,
+                    denied_domains=() if network else self.domains.denied,
                 )
         return self._status
+
+    @property
+    def domains(self) -> DomainPolicy:
+        """The names the proxy lets through now: the settings' lists and the
+        permission rules' `WebFetch(domain:…)` allows and denies."""
+        rules = getattr(self.permissions, "rules", ())
+        return DomainPolicy.of(self.settings.allowed_domains, self.settings.denied_domains, rules)
 
     def _socket_filter(self) -> bytes | None:
         """The seccomp program that refuses Unix sockets; None when they are allowed
@@ -188,7 +196,7 @@ class ShellPolicy:
         path = str(self.tmp_dir(session_id).parent / f"proxy-{_SAFE_ID.sub('_', session_id)}.sock")
         proxy = self._proxies.get(session_id)
         if proxy is None:
-            proxy = self._proxies[session_id] = DomainProxy(self.domains, self.proxy_resolve)
+            proxy = self._proxies[session_id] = DomainProxy(lambda: self.domains, self.proxy_resolve)
             Path(path).unlink(missing_ok=True)
             proxy.listen(path)
         return proxy, path

@@ -17,7 +17,7 @@ import contextlib
 import ipaddress
 import socket
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from .domains import DomainPolicy, Verdict
 
@@ -36,9 +36,10 @@ def refusal_text(host: str, verdict: Verdict) -> str:
 
 
 class DomainProxy:
-    """One listener on a Unix socket path (`start`), closed by `close`."""
+    """One listener on a Unix socket path (`listen`), closed by `close`; `domains`
+    is asked on each request (rules added during the session count at once)."""
 
-    def __init__(self, domains: DomainPolicy, resolve: Mapping[str, str] | None = None) -> None:
+    def __init__(self, domains: Callable[[], DomainPolicy], resolve: Mapping[str, str] | None = None) -> None:
         self.domains = domains
         self.resolve = dict(resolve or {})
         self.refused: dict[str, Verdict] = {}
@@ -85,7 +86,7 @@ class DomainProxy:
                 writer.close()
 
     def _check(self, host: str) -> Verdict:
-        verdict = self.domains.verdict(host)
+        verdict = self.domains().verdict(host)
         if verdict != "allow":
             self.refused[host] = verdict
         return verdict

@@ -135,3 +135,24 @@ async def test_denied_wins_over_a_wildcard(project: Path, policy: ShellPolicy, h
         denied
     )
     assert text(await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/")).startswith("hello from pkgs.test")
+
+
+async def test_webfetch_domain_allow_rules_open_the_name(project: Path, http_port: int) -> None:
+    from skawld_core.permissions import PermissionEngine
+    from skawld_core.permissions.claude_rules import parse_claude_rules
+
+    rules = [
+        *parse_claude_rules(["WebFetch(domain:pkgs.test)"], "allow").rules,
+        *parse_claude_rules(["WebFetch(domain:bad.test)"], "deny").rules,
+    ]
+    engine = PermissionEngine(mode="default", rules=rules, project_root=project)
+    policy = ShellPolicy(sandbox={"mode": "required", "allowed_domains": ["*.test"]}, permissions=engine)
+    policy.proxy_resolve.update({"pkgs.test": "127.0.0.1", "bad.test": "127.0.0.1"})
+    try:
+        assert policy.domains.allowed == ("*.test", "pkgs.test") and policy.domains.denied == ("bad.test",)
+        ctx = context(project, policy)
+        assert text(await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/")).startswith("hello from pkgs.test")
+        denied = await bash(ctx, f"curl -sS http://bad.test:{http_port}/")
+        assert "hello" not in text(denied) and "bad.test is denied" in text(denied)
+    finally:
+        policy.close()
