@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..permissions.domains import domain_matches
+from ..permissions.domains import domain_matches, url_host
 from ..permissions.rules import DomainRule
 
-__all__ = ["DomainPolicy", "Verdict", "normalize_host"]
+__all__ = ["DomainPolicy", "Verdict", "hosts_in", "normalize_host"]
 
 Verdict = Literal["allow", "deny", "unlisted"]
 
@@ -27,6 +27,12 @@ Verdict = Literal["allow", "deny", "unlisted"]
 def normalize_host(host: str) -> str:
     """Lower case, no trailing dot, no IPv6 brackets."""
     return host.strip().strip("[]").rstrip(".").lower()
+
+
+def hosts_in(words: Iterable[str]) -> list[str]:
+    """The hosts of the URLs among a command's words (`curl https://x.y/z` names `x.y`), in order."""
+    found = [url_host(w) for w in words if "://" in w]
+    return list(dict.fromkeys(h for h in found if h))
 
 
 def _is_ip(host: str) -> bool:
