@@ -156,3 +156,81 @@ async def test_webfetch_domain_allow_rules_open_the_name(project: Path, http_por
         assert "hello" not in text(denied) and "bad.test is denied" in text(denied)
     finally:
         policy.close()
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    """A static server: a pip simple index with one wheel, an npm registry document, a git repository (dumb HTTP)."""
+    import functools
+    import json
+    import zipfile
+
+    root = tmp_path / "registry"
+    wheel = root / "simple" / "tinypkg" / "tinypkg-1.0-py3-none-any.whl"
+    wheel.parent.mkdir(parents=True)
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("tinypkg/__init__.py", "")
+        z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+        z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+    (wheel.parent / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>')
+    doc = {
+        "name": "tinypkg",
+        "dist-tags": {"latest": "1.2.3"},
+        "versions": {"1.2.3": {"name": "tinypkg", "version": "1.2.3"}},
+    }
+    (root / "tinypkg").write_text(json.dumps(doc))
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(work),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "repo.git")], check=True)
+    subprocess.run(["git", "-C", str(root / "repo.git"), "update-server-info"], check=True)
+    head = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    (tmp_path / "head").write_text(head.stdout.strip())
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+async def test_pip_npm_and_git_work_unchanged_through_the_proxy(project: Path, registry: tuple[Path, int]) -> None:
+    import sys
+
+    where, port = registry
+    policy = _policy(["pkgs.test"])
+    try:
+        ctx = context(project, policy)
+        pip = await bash(
+            ctx,
+            f"{sys.executable} -m pip --isolated download --no-deps --no-cache-dir --trusted-host pkgs.test --disable-pip-version-check -d /tmp/dl "
+            f"-i http://pkgs.test:{port}/simple/ tinypkg && ls /tmp/dl",
+        )
+        assert "tinypkg-1.0-py3-none-any.whl" in text(pip), text(pip)
+        if shutil.which("npm") is not None:
+            npm = await bash(ctx, f"npm view tinypkg version --registry http://pkgs.test:{port}/ --cache /tmp/npmc")
+            assert text(npm).startswith("1.2.3\n"), text(npm)
+        git = await bash(ctx, f"git ls-remote http://pkgs.test:{port}/repo.git")
+        assert (where / "head").read_text() in text(git), text(git)
+        refused = await bash(ctx, f"git ls-remote http://other.example:{port}/repo.git")
+        assert ALLOWED_TEXT.format(host="other.example") in text(refused)
+    finally:
+        policy.close()
