@@ -314,3 +314,20 @@ async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path
         models = [r.model for r in app.test_provider.requests]  # type: ignore[attr-defined]
         assert models == ["small-model", "small-model", "test-model", "test-model"]  # every turn of its run
         assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in notes(app)
+
+
+async def test_a_new_session_ends_the_old_sessions_background_shells(tmp_path: Path) -> None:
+    turns = [reply(tool_call("Bash", {"command": "sleep 40", "run_in_background": True}, id="b1")), reply("started")]
+    app = make_app(turns, tools=[BashTool()], cwd=tmp_path, mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "start it")
+        await run_done(pilot)
+        assert app.agent is not None and app.session is not None
+        shell = app.agent.shell_policy.background(app.session.id).get("bash_1")
+        assert shell is not None and shell.running
+        await until(lambda: app.status.info.shells == 1, pilot)
+        await send(pilot, "/clear")
+        await until(lambda: not shell.running, pilot)
+        assert shell.killed
+        await until(lambda: app.status.info.shells == 0, pilot)
