@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .bashes import end_session_shells
+from .bashes import end_session_shells, running_shells
 from .registry import complete
 
 if TYPE_CHECKING:
@@ -116,6 +116,9 @@ class PlainHost:
         pass  # no status line: each command prints what changed
 
     async def quit(self) -> None:
+        running = running_shells(self)
+        if running:
+            self.chat.out(f"ending {running} background shell{'s' if running > 1 else ''}", style="dim")
         self.quitting = True
 
 

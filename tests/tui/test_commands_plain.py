@@ -164,3 +164,29 @@ async def test_agents_lists_the_subagent_types_from_the_config_dir(tmp_path: Pat
     (agents / "reviewer.md").write_text("---\ndescription: Reviews diffs\n---\nYou review.")
     out = await chat(["/agents", "/exit"], ScriptedProvider([]), tmp_path, config_dir=tmp_path / "cfg")
     assert "reviewer — Reviews diffs" in out
+
+
+async def test_plain_bashes_lists_and_kills_and_quitting_ends_the_rest(tmp_path: Path) -> None:
+    from skawld_core.testing import tool_call
+    from skawld_core.tools.bash import BashTool
+    from tests.sandbox.conftest import gone, sleep_tag
+
+    first, second = sleep_tag(), sleep_tag()
+    provider = ScriptedProvider(
+        [
+            reply(tool_call("Bash", {"command": f"sleep {first}", "run_in_background": True}, id="b1")),
+            reply(tool_call("Bash", {"command": f"sleep {second}", "run_in_background": True}, id="b2")),
+            reply("both started"),
+        ]
+    )
+    out = await chat(
+        ["start them", "/bashes", "/bashes kill bash_1", "/exit"],
+        provider,
+        tmp_path,
+        tools=[BashTool()],
+        permission_mode="yolo",
+    )
+    assert f"sleep {first}" in out and f"sleep {second}" in out and "running" in out  # listed after the run
+    assert "bash_1 killed" in out
+    assert "ending 1 background shell" in out
+    assert await gone(first) and await gone(second)
