@@ -1,7 +1,7 @@
 """Which host names sandboxed commands may reach through the proxy
 (`sandbox.network.allowedDomains` / `deniedDomains`, `WebFetch(domain:…)` allow rules).
 
-Patterns are matched as WebFetch's domain rules are (`permissions.domains`):
+Patterns are matched as WebFetch's domain rules are (`domain_matches`):
 names (`pypi.org`), wildcards for subdomains (`*.example.com` matches
 `a.example.com` and `b.a.example.com`, not `example.com`), `*` for every name;
 IP literals match only themselves: a request for an IP is allowed only when
@@ -14,12 +14,9 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from ..permissions.domains import domain_matches, url_host
-from ..permissions.rules import DomainRule
-
-__all__ = ["DomainPolicy", "Verdict", "hosts_in", "normalize_host"]
+__all__ = ["DomainPolicy", "DomainSource", "Verdict", "domain_matches", "normalize_host"]
 
 Verdict = Literal["allow", "deny", "unlisted"]
 
@@ -29,10 +26,22 @@ def normalize_host(host: str) -> str:
     return host.strip().strip("[]").rstrip(".").lower()
 
 
-def hosts_in(words: Iterable[str]) -> list[str]:
-    """The hosts of the URLs among a command's words (`curl https://x.y/z` names `x.y`), in order."""
-    found = [url_host(w) for w in words if "://" in w]
-    return list(dict.fromkeys(h for h in found if h))
+def domain_matches(domain: str, host: str) -> bool:
+    """`*` is every host; `*.example.com` every subdomain (not example.com); else an exact host.
+    (WebFetch's domain rules match with this too: `permissions.domains`.)"""
+    if domain == "*":
+        return True
+    if domain.startswith("*."):
+        return host.endswith(domain[1:]) and len(host) > len(domain) - 1
+    return host == domain
+
+
+class DomainSource(Protocol):
+    """Adds domains to the settings' lists (the permission engine: its `WebFetch(domain:…)` rules)."""
+
+    def sandbox_domains(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(allowed, denied) domain patterns."""
+        ...
 
 
 def _is_ip(host: str) -> bool:
@@ -57,16 +66,8 @@ class DomainPolicy:
     denied: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, allowed: Iterable[str], denied: Iterable[str] = (), rules: Iterable[object] = ()) -> DomainPolicy:
-        """From raw patterns (duplicates and empty ones dropped, order kept), plus the
-        domains of `WebFetch(domain:…)` allow and deny rules among `rules`."""
-        allowed, denied = list(allowed), list(denied)
-        for rule in rules:
-            if isinstance(rule, DomainRule) and ("WebFetch" in rule.tools or "*" in rule.tools):
-                if rule.decision == "allow":
-                    allowed += rule.domains
-                elif rule.decision == "deny":
-                    denied += rule.domains
+    def of(cls, allowed: Iterable[str], denied: Iterable[str] = ()) -> DomainPolicy:
+        """From raw patterns (duplicates and empty ones dropped, order kept)."""
 
         def clean(patterns: Iterable[str]) -> tuple[str, ...]:
             return tuple(dict.fromkeys(p for p in (normalize_host(x) for x in patterns) if p))

@@ -83,8 +83,13 @@ class ShellPolicy:
     def domains(self) -> DomainPolicy:
         """The names the proxy lets through now: the settings' lists and the
         permission rules' `WebFetch(domain:…)` allows and denies."""
-        rules = getattr(self.permissions, "rules", ())
-        return DomainPolicy.of(self.settings.allowed_domains, self.settings.denied_domains, rules)
+        allowed, denied = list(self.settings.allowed_domains), list(self.settings.denied_domains)
+        source = getattr(self.permissions, "sandbox_domains", None)  # a `DomainSource`
+        if callable(source):
+            more_allowed, more_denied = source()
+            allowed += more_allowed
+            denied += more_denied
+        return DomainPolicy.of(allowed, denied)
 
     def _socket_filter(self) -> bytes | None:
         """The seccomp program that refuses Unix sockets; None when they are allowed

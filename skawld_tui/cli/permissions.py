@@ -201,8 +201,8 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
 
 def _network(settings: Any, engine: Any, words: list[str]) -> dict[str, Any]:
     """What the sandbox's network allows for the hosts the command's URLs name."""
+    from skawld_core.permissions.domains import url_host
     from skawld_core.sandbox import ShellPolicy
-    from skawld_core.sandbox.domains import hosts_in
     from skawld_core.sandbox.proxy import refusal_text
 
     policy = ShellPolicy(sandbox=settings.sandbox, permissions=engine)
@@ -211,7 +211,8 @@ def _network(settings: Any, engine: Any, words: list[str]) -> dict[str, Any]:
     if box.mode == "off" or box.network:
         return {"mode": "off" if box.mode == "off" else "on", "allowed": [], "denied": [], "hosts": []}
     hosts = []
-    for host in hosts_in(words):
+    urls = (url_host(w) for w in words if "://" in w)  # `curl https://x.y/z` names x.y
+    for host in dict.fromkeys(h for h in urls if h):
         verdict = domains.verdict(host)
         hosts.append(
             {"host": host, "verdict": verdict, "why": None if verdict == "allow" else refusal_text(host, verdict)}
