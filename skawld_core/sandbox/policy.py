@@ -174,10 +174,12 @@ class ShellPolicy:
             fds.append(seccomp)
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
-        proxy = self._proxy(session_id) if not spec.network and self.domains.enabled else None
-        holder = None if spec.network else self.networks.join(session_id, proxy[1] if proxy else None)
+        # The holder always forwards to the proxy's path; the proxy listens there once a
+        # domain is allowed (a WebFetch rule added mid-session opens it without a new namespace).
+        holder = None if spec.network else self.networks.join(session_id, self._proxy_path(session_id))
         join = None if holder is None else holder.join_argv()
-        if proxy is not None and holder is not None and holder.proxy_port:
+        proxy = self._proxy(session_id) if holder is not None and holder.proxy_port and self.domains.enabled else None
+        if proxy is not None and holder is not None:
             env.update(proxy_env(holder.proxy_port))
         args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None)
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
@@ -193,18 +195,27 @@ class ShellPolicy:
             unix_sockets=seccomp is None,
             fds=fds,
             watched=git.watched,
-            proxy=proxy[0] if proxy is not None and holder is not None and holder.proxy_port else None,
+            proxy=proxy,
         )
 
-    def _proxy(self, session_id: str) -> tuple[DomainProxy, str]:
-        """The session's domain proxy and its socket path (started on first use)."""
-        path = str(self.tmp_dir(session_id).parent / f"proxy-{_SAFE_ID.sub('_', session_id)}.sock")
+    def _proxy_path(self, session_id: str) -> str:
+        """Where the session's proxy listens (in the private temporary folder, out of the sandbox's sight)."""
+        return str(self.tmp_dir(session_id).parent / f"proxy-{_SAFE_ID.sub('_', session_id)}.sock")
+
+    def _proxy(self, session_id: str) -> DomainProxy | None:
+        """The session's domain proxy (listening from first use), or None when its
+        socket cannot be bound (the call then has no network)."""
         proxy = self._proxies.get(session_id)
         if proxy is None:
-            proxy = self._proxies[session_id] = DomainProxy(lambda: self.domains, self.proxy_resolve)
-            Path(path).unlink(missing_ok=True)
-            proxy.listen(path)
-        return proxy, path
+            path = self._proxy_path(session_id)
+            proxy = DomainProxy(lambda: self.domains, self.proxy_resolve)
+            try:
+                Path(path).unlink(missing_ok=True)
+                proxy.listen(path)
+            except OSError:
+                return None
+            self._proxies[session_id] = proxy
+        return proxy
 
     def background(self, session_id: str) -> BackgroundShells:
         """The background shells of a session (created on first use)."""

@@ -234,3 +234,26 @@ async def test_pip_npm_and_git_work_unchanged_through_the_proxy(project: Path, r
         assert ALLOWED_TEXT.format(host="other.example") in text(refused)
     finally:
         policy.close()
+
+
+async def test_a_webfetch_rule_added_mid_session_opens_the_name_in_the_same_namespace(
+    project: Path, http_port: int
+) -> None:
+    from skawld_core.permissions import PermissionEngine
+    from skawld_core.permissions.rules import DomainRule
+
+    engine = PermissionEngine(mode="default", project_root=project)
+    policy = ShellPolicy(sandbox="required", permissions=engine)
+    policy.proxy_resolve["pkgs.test"] = "127.0.0.1"
+    try:
+        ctx = context(project, policy)
+        before = await bash(ctx, f"echo ${{HTTP_PROXY:-none}}; curl -sS --max-time 5 http://pkgs.test:{http_port}/")
+        assert text(before).startswith("none\n") and "hello" not in text(before)
+        holder = policy.networks.holder("s1")
+        assert holder is not None
+        engine.add_rule(DomainRule(domains=["pkgs.test"], decision="allow"))
+        after = await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/")
+        assert text(after).startswith("hello from pkgs.test"), text(after)
+        assert policy.networks.holder("s1") is holder  # the session's namespace (and its servers) stayed
+    finally:
+        policy.close()
