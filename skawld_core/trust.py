@@ -159,20 +159,28 @@ def config_requests(
             "turns the Bash sandbox off" if mode_s == "off" else f"relaxes the Bash sandbox from {low_mode} to {mode_s}"
         )
         add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
-    network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
-    if network is True or (isinstance(network, Mapping) and network.get("enabled") is True):
-        where = "/sandbox/network" if network is True else "/sandbox/network/enabled"
-        add(TrustRequest("widens", where, "network access from sandboxed commands"))
-    if isinstance(network, Mapping) and network.get("allowAllUnixSockets") is True:
-        what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
-        add(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
-    domains = network.get("allowedDomains") if isinstance(network, Mapping) else None
-    if domains:
-        what = f"network access from sandboxed commands to {', '.join(map(str, domains))}"
-        add(TrustRequest("widens", "/sandbox/network/allowedDomains", what))
+    out += _network_requests(sandbox.get("network") if isinstance(sandbox, Mapping) else None)
     if doc.get("pricing"):
         # Prices of 0 would switch off the user's --max-budget-usd.
         add(TrustRequest("widens", "/pricing", f"custom model prices for {', '.join(sorted(doc['pricing']))}"))
+    return out
+
+
+def _network_requests(network: object) -> list[TrustRequest]:
+    """What a config's `sandbox.network` opens: the whole network, host Unix sockets, domains."""
+    out = []
+    if network is True or (isinstance(network, Mapping) and network.get("enabled") is True):
+        where = "/sandbox/network" if network is True else "/sandbox/network/enabled"
+        out.append(TrustRequest("widens", where, "network access from sandboxed commands"))
+    if not isinstance(network, Mapping):
+        return out
+    if network.get("allowAllUnixSockets") is True:
+        what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
+        out.append(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
+    domains = network.get("allowedDomains")
+    if domains:
+        what = f"network access from sandboxed commands to {', '.join(map(str, domains))}"
+        out.append(TrustRequest("widens", "/sandbox/network/allowedDomains", what))
     return out
 
 
