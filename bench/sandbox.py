@@ -14,6 +14,13 @@ Read deny rule:
   per call  what computing the set adds to each later call (goal < 10 ms at 100k)
   readable  denied files whose content a sandboxed `cat` prints (goal 0)
 
+Part 3, the session sandbox and the domain proxy:
+  join    a sandboxed `true` joining the session's network namespace (nsenter)
+          against one with a namespace of its own (today's per-call sandbox)
+  proxy   a fresh-connection HTTP GET to a server on 127.0.0.1 from inside the
+          sandbox through the proxy, against the same client on the host going
+          direct (goal: the proxy adds < 5 ms per request)
+
     python bench/sandbox.py [--n 50] [--sizes 1000,10000,100000,300000]
 """
 
@@ -85,7 +92,8 @@ async def pair(label: str, root: Path, n: int, engine: PermissionEngine | None) 
 
 async def spawn(launch: Launch, bare: bool = False) -> float:
     """Start `launch` (or only its shell part, outside bwrap) and wait for it."""
-    argv = launch.argv[launch.argv.index("--") + 1 :] if bare else launch.argv
+    last = len(launch.argv) - 1 - launch.argv[::-1].index("--")  # after nsenter's and bwrap's
+    argv = launch.argv[last + 1 :] if bare else launch.argv
     start = time.perf_counter()
     try:
         proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, pass_fds=launch.fds)
@@ -113,6 +121,85 @@ async def floor(root: Path, n: int) -> None:
     print(f"Floor: the same argv spawned directly, N={n}")
     print(f"  $SHELL -c true        median {ma:7.2f} ms")
     print(f"  bwrap ... $SHELL -c   median {mb:7.2f} ms   bwrap itself adds {mb - ma:.2f} ms")
+
+
+async def join_vs_own(root: Path, n: int) -> None:
+    """A call joining the session's namespace against one with a namespace of its own."""
+    tool = BashTool()
+    joined, own = ShellPolicy(sandbox="required"), ShellPolicy(sandbox="required")
+    own.networks.unavailable = "bench: a namespace per call"
+
+    def ctx(policy: ShellPolicy) -> ToolContext:
+        return ToolContext(cwd=root, session_id="bench", run_id="r", tool_use_id="t", extras={"shell_policy": policy})
+
+    for policy in (joined, own):
+        await one(tool, ctx(policy))
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(n):
+        a.append(await one(tool, ctx(own)))
+        b.append(await one(tool, ctx(joined)))
+    joined.close()
+    own.close()
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"Sandboxed `true`: own network namespace vs joining the session's, N={n}")
+    print(f"  own namespace (per call)  median {ma:7.2f} ms")
+    print(f"  session namespace         median {mb:7.2f} ms   difference {mb - ma:+.2f} ms   ratio {mb / ma:.2f}x")
+
+
+# N sequential GETs, each on a new connection; prints the median in ms.
+_CLIENT = """
+import statistics, sys, time, urllib.request
+url, n = sys.argv[1], int(sys.argv[2])
+times = []
+for _ in range(n):
+    t = time.perf_counter()
+    urllib.request.urlopen(url).read()
+    times.append((time.perf_counter() - t) * 1000)
+print(f"{statistics.median(times):.3f}")
+"""
+
+
+async def proxy_cost(root: Path, n: int) -> float:
+    """Median ms per request through the proxy (inside the sandbox) minus direct (host)."""
+    import http.server
+    import threading
+
+    class Hello(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    (root / "client.py").write_text(_CLIENT)
+    policy = ShellPolicy(sandbox={"mode": "required", "allowed_domains": ["bench.test"]})
+    policy.proxy_resolve["bench.test"] = "127.0.0.1"
+    tool = BashTool()
+    ctx = ToolContext(cwd=root, session_id="bench", run_id="r", tool_use_id="t", extras={"shell_policy": policy})
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    direct = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, str(root / "client.py"), f"http://127.0.0.1:{port}/", str(n)],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    inside = await tool.execute(tool.validate({"command": f"python3 client.py http://bench.test:{port}/ {n}"}), ctx)
+    policy.close()
+    server.shutdown()
+    server.server_close()
+    d, p = float(direct.stdout), float(str(inside.content).split()[0])
+    print(f"HTTP GET on a new connection, N={n}")
+    print(f"  direct on the host            median {d:7.2f} ms")
+    print(
+        f"  in the sandbox via the proxy  median {p:7.2f} ms   added {p - d:.2f} ms   ratio {p / d:.2f}x   goal < 5 ms"
+    )
+    return p - d
 
 
 def deny_env(root: Path) -> PermissionEngine:
@@ -196,7 +283,9 @@ async def main(n: int, sizes: list[int]) -> int:
         rule = {"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}
         engine = PermissionEngine(rules=[rule], project_root=root)
         await pair(f"Bash `true` with a Read deny rule (**/.env) over 2000 files, N={n}", root, n, engine)
-    ok = added < GOAL_MS
+        await join_vs_own(root, n)
+        proxy_added = await proxy_cost(root, max(n, 50))
+    ok = added < GOAL_MS and proxy_added < 5.0
     if sizes:
         print("Hidden set of a `**/.env` Read deny rule, by repository size (first = cold, per call = warm)")
     for size in sizes:

@@ -10,6 +10,7 @@ What they can say that skawld applies:
 - ``permissions.additionalDirectories``; ``model``;
 - ``sandbox.network.allowAllUnixSockets`` (the Bash sandbox's Unix socket filter off);
 - ``enabledPlugins`` (`skawld_core.plugins`; a plugin the project enables is gated);
+- ``sandbox.network.allowedDomains`` / ``deniedDomains`` (the sandbox's domain proxy);
 - ``hooks`` in Claude Code's nested format, for the events skawld has
   (`skawld_core.hooks.claude_format`), run with Claude Code's JSON input and
   decision output (`skawld_core.hooks.commands`).
@@ -104,6 +105,9 @@ def settings_document(doc: object, *, where: str) -> tuple[dict[str, Any], list[
     return out, notes
 
 
+_DOMAIN_KEYS = ("allowedDomains", "deniedDomains")
+
+
 def _sandbox(sandbox: object, out: dict[str, Any], where: str) -> list[str]:
     """``sandbox.network.allowAllUnixSockets`` into `out`; notes for the sandbox keys skawld ignores."""
     if sandbox is None:
@@ -119,10 +123,19 @@ def _sandbox(sandbox: object, out: dict[str, Any], where: str) -> list[str]:
             raise ConfigError(
                 f"Invalid Claude Code settings in {where} (/sandbox/network/allowAllUnixSockets): expected true or false"
             )
-        out["sandbox"] = {"network": {"allowAllUnixSockets": allow}}
+        out.setdefault("sandbox", {}).setdefault("network", {})["allowAllUnixSockets"] = allow
+    for key in _DOMAIN_KEYS:
+        domains = network.get(key)
+        if domains is None:
+            continue
+        if not isinstance(domains, list) or not all(isinstance(d, str) and d for d in domains):
+            raise ConfigError(
+                f"Invalid Claude Code settings in {where} (/sandbox/network/{key}): expected a list of host names"
+            )
+        out.setdefault("sandbox", {}).setdefault("network", {})[key] = domains
     notes = [f"sandbox.{k} is not supported by skawld; ignored" for k in sorted(set(sandbox) - {"network"})]
     notes += [
         f"sandbox.network.{k} is not supported by skawld; ignored"
-        for k in sorted(set(network) - {"allowAllUnixSockets"})
+        for k in sorted(set(network) - {"allowAllUnixSockets", *_DOMAIN_KEYS})
     ]
     return notes

@@ -244,6 +244,13 @@ class SandboxNetworkSection(_Section):
         default=None,
         description="Let sandboxed commands create Unix sockets, and so reach the host's (docker, ssh-agent, D-Bus).",
     )
+    allowedDomains: list[NonEmpty] | None = Field(
+        default=None,
+        description="Host names sandboxed commands may reach through skawld's proxy (`*.example.com` for subdomains).",
+    )
+    deniedDomains: list[NonEmpty] | None = Field(
+        default=None, description="Host names the proxy always refuses (wins over allowedDomains)."
+    )
 
 
 class SandboxSection(_Section):
@@ -260,6 +267,12 @@ class SandboxSection(_Section):
         if isinstance(self.network, SandboxNetworkSection):
             return bool(self.network.enabled)
         return bool(self.network)
+
+    def domains(self, key: Literal["allowedDomains", "deniedDomains"]) -> list[str]:
+        """``network.allowedDomains`` or ``network.deniedDomains`` (empty when unset)."""
+        if not isinstance(self.network, SandboxNetworkSection):
+            return []
+        return list(getattr(self.network, key) or [])
 
     @property
     def allow_all_unix_sockets(self) -> bool:

@@ -277,8 +277,14 @@ class RunLoop:
         blocks.extend(TextBlock(text=text) for text in self.options.context)
         blocks.append(TextBlock(text=self.prompt))
         blocks.extend(TextBlock(text=system_reminder(r)) for r in reminders)
+        blocks.extend(self._shell_exits())
         blocks.extend(self.options.image_blocks())
         return Message(role="user", content=blocks)
+
+    def _shell_exits(self) -> list[ContentBlock]:
+        """Reminders that background shells of the session exited (each told once)."""
+        exits = self.agent.shell_policy.take_exits(self.session.id)
+        return [TextBlock(text=system_reminder(text)) for text in exits]
 
     async def _persist(self, messages: list[Message]) -> None:
         """Append to the store, then to the in-memory views. Shielded, so an
@@ -419,7 +425,7 @@ class RunLoop:
         self._scheduler = scheduler
         results = await scheduler.run(message.tool_uses())
         self._scheduler = None
-        reply = Message(role="user", content=list(results))
+        reply = Message(role="user", content=[*results, *self._shell_exits()])
         await self._persist([reply])
         await self.emit(UserEvent(message=reply, subtype="tool_result"))
 
@@ -478,8 +484,6 @@ class RunLoop:
     async def _finish(self, subtype: ResultSubtype, stop_reason: StopReason, final_text: str | None = None) -> None:
         self.session.reject_steers()
         await self._settle_prompt()
-        ended = await self.agent.shell_policy.end_background(self.session.id)  # background shells end with the run
-        self.session.background_ended = [(s.id, s.command) for s in ended]
         await self._record_usage()
         await self.emit(
             ResultEvent(

@@ -192,6 +192,12 @@ class Settings:
     def sandbox(self) -> dict[str, Any]:
         """The sandbox settings as `Agent(sandbox=...)` takes them."""
         box: dict[str, Any] = {"mode": self.sandbox_mode, "network": self.sandbox_network}
+        section = self.config.sandbox_settings
+        allowed, denied = section.domains("allowedDomains"), section.domains("deniedDomains")
+        if allowed:
+            box["allowed_domains"] = allowed
+        if denied:
+            box["denied_domains"] = denied
         return {**box, "allow_all_unix_sockets": True} if self.sandbox_unix_sockets else box
 
 

@@ -168,13 +168,25 @@ def _sandbox_requests(sandbox: Any, low_box: Any) -> list[TrustRequest]:
             "turns the Bash sandbox off" if mode_s == "off" else f"relaxes the Bash sandbox from {low_mode} to {mode_s}"
         )
         add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
-    network = sandbox.get("network") if isinstance(sandbox, Mapping) else None
+    out += _network_requests(sandbox.get("network") if isinstance(sandbox, Mapping) else None)
+    return out
+
+
+def _network_requests(network: object) -> list[TrustRequest]:
+    """What a config's `sandbox.network` opens: the whole network, host Unix sockets, domains."""
+    out = []
     if network is True or (isinstance(network, Mapping) and network.get("enabled") is True):
         where = "/sandbox/network" if network is True else "/sandbox/network/enabled"
-        add(TrustRequest("widens", where, "network access from sandboxed commands"))
-    if isinstance(network, Mapping) and network.get("allowAllUnixSockets") is True:
+        out.append(TrustRequest("widens", where, "network access from sandboxed commands"))
+    if not isinstance(network, Mapping):
+        return out
+    if network.get("allowAllUnixSockets") is True:
         what = "host Unix sockets (docker, ssh-agent, D-Bus) from sandboxed commands"
-        add(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
+        out.append(TrustRequest("widens", "/sandbox/network/allowAllUnixSockets", what))
+    domains = network.get("allowedDomains")
+    if domains:
+        what = f"network access from sandboxed commands to {', '.join(map(str, domains))}"
+        out.append(TrustRequest("widens", "/sandbox/network/allowedDomains", what))
     return out
 
 

@@ -7,10 +7,11 @@ host name, lowercased, without port or trailing dot (`urllib.parse` rules).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..sandbox.domains import domain_matches
 from .rules import DomainRule
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "claude_permission_suggestions",
     "domain_matches",
     "domain_rule_matches",
+    "sandbox_domains",
     "url_host",
 ]
 
@@ -43,15 +45,6 @@ def call_host(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
         return None
     url = tool_input.get("url")
     return url_host(url) if isinstance(url, str) else None
-
-
-def domain_matches(domain: str, host: str) -> bool:
-    """`*` is every host; `*.example.com` every subdomain (not example.com); else an exact host."""
-    if domain == "*":
-        return True
-    if domain.startswith("*."):
-        return host.endswith(domain[1:]) and len(host) > len(domain) - 1
-    return host == domain
 
 
 def domain_rule_matches(rule: DomainRule, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
@@ -90,3 +83,17 @@ def claude_permission_suggestions(tool_name: str, tool_input: Mapping[str, Any])
         return []
     rule = {"toolName": tool_name, "ruleContent": f"domain:{host}"}
     return [{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "session"}]
+
+
+def sandbox_domains(rules: Sequence[object]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The domains of `WebFetch(domain:…)` allow and deny rules, for the sandbox's proxy
+    (allowed, denied), as Claude Code merges them into `sandbox.network`."""
+    allowed: list[str] = []
+    denied: list[str] = []
+    for rule in rules:
+        if isinstance(rule, DomainRule) and ("WebFetch" in rule.tools or "*" in rule.tools):
+            if rule.decision == "allow":
+                allowed += rule.domains
+            elif rule.decision == "deny":
+                denied += rule.domains
+    return tuple(allowed), tuple(denied)

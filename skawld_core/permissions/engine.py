@@ -18,7 +18,7 @@ from ..messages import PermissionMode
 from ..sandbox.spec import SandboxSpec
 from ..tools.path_policy import PathPolicy
 from .bash_rules import analyze_bash
-from .domains import call_host, domain_rule_matches
+from .domains import call_host, domain_rule_matches, sandbox_domains
 from .mode import ASKING_READ_TOOLS, EXIT_PLAN_MODE_TOOL, PERMISSION_MODES, mode_default, plan_mode_refusal
 from .paths import (
     PathCandidates,
@@ -443,6 +443,10 @@ class PermissionEngine:
                 if path_rule_matches(rule, candidates, self._root):
                     return rule.decision != "deny"
         return True
+
+    def sandbox_domains(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(allowed, denied) domains of the `WebFetch(domain:…)` rules, for the sandbox's proxy."""
+        return sandbox_domains(self.rules)
 
     def sandbox_spec(self, base: SandboxSpec) -> SandboxSpec:
         """The spec of a sandboxed call under these rules (`permissions.sandbox_spec`)."""

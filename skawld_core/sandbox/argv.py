@@ -15,12 +15,14 @@ def bwrap_args(
     *,
     git: GitMounts | None = None,
     seccomp_fd: int | None = None,
+    joined_net: bool = False,
 ) -> list[str]:
     """`bwrap` options (no program name, no command): the whole file system
     read-only, the spec's writable roots writable except their read-only paths
     and git's code (`git`), the tmp dir (or an empty tmpfs) at `/tmp`, emptied
     and hidden paths covered, own PID namespace (and network namespace unless
-    `spec.network`), the seccomp program read from `seccomp_fd`, killed with us.
+    `spec.network`, or `joined_net`: the call already runs in its session's
+    namespace, `session_net`), the seccomp program read from `seccomp_fd`, killed with us.
 
     Order matters: later mounts cover earlier ones, so the read-only and hidden
     paths come after the writable binds they may sit in. Every folder between a
@@ -47,7 +49,7 @@ def bwrap_args(
         args += ["--tmpfs", d]
     for f in spec.hidden_files:
         args += ["--ro-bind", "/dev/null", f]
-    if not spec.network:
+    if not spec.network and not joined_net:
         args.append("--unshare-net")
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]

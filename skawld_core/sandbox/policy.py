@@ -14,17 +14,20 @@ from typing import Any
 from ..child_env import child_environment
 from ..session_env import session_env
 from .argv import bwrap_args
+from .domains import DomainPolicy
 from .gitdirs import git_mounts
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
+from .proxy import DomainProxy, refusal_text
 from .seccomp import UnsupportedArchitecture, unix_socket_filter
+from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 from .shells import BackgroundShell, BackgroundShells
 from .spawn import Launch
 from .spec import SandboxSpec, SpecSource, base_spec
 
-__all__ = ["ShellPolicy", "sandbox_denial_note"]
+__all__ = ["ShellPolicy", "proxy_note", "proxy_env", "sandbox_denial_note"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -54,6 +57,9 @@ class ShellPolicy:
         self._status: SandboxStatus | None = None
         self._tmp_root: Path | None = None
         self._background: dict[str, BackgroundShells] = {}
+        self.networks = SessionNetworks()
+        self.proxy_resolve: dict[str, str] = {}  # name -> address the proxy connects to (tests)
+        self._proxies: dict[str, DomainProxy] = {}
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -69,8 +75,22 @@ class ShellPolicy:
                     network=network,
                     reason=probe.reason,
                     unix_sockets=probe.ok and self._socket_filter() is None,
+                    allowed_domains=() if network else self.domains.allowed,
+                    denied_domains=() if network else self.domains.denied,
                 )
         return self._status
+
+    @property
+    def domains(self) -> DomainPolicy:
+        """The names the proxy lets through now: the settings' lists and the
+        permission rules' `WebFetch(domain:…)` allows and denies."""
+        allowed, denied = list(self.settings.allowed_domains), list(self.settings.denied_domains)
+        source = getattr(self.permissions, "sandbox_domains", None)  # a `DomainSource`
+        if callable(source):
+            more_allowed, more_denied = source()
+            allowed += more_allowed
+            denied += more_denied
+        return DomainPolicy.of(allowed, denied)
 
     def _socket_filter(self) -> bytes | None:
         """The seccomp program that refuses Unix sockets; None when they are allowed
@@ -155,13 +175,20 @@ class ShellPolicy:
             fds.append(seccomp)
         if "TMPDIR" in env:
             env["TMPDIR"] = "/tmp"
-        args = bwrap_args(spec, git=git, seccomp_fd=seccomp)
+        # The holder always forwards to the proxy's path; the proxy listens there once a
+        # domain is allowed (a WebFetch rule added mid-session opens it without a new namespace).
+        holder = None if spec.network else self.networks.join(session_id, self._proxy_path(session_id))
+        join = None if holder is None else holder.join_argv()
+        proxy = self._proxy(session_id) if holder is not None and holder.proxy_port and self.domains.enabled else None
+        if proxy is not None and holder is not None:
+            env.update(proxy_env(holder.proxy_port))
+        args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None)
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
             return _too_many_hidden(spec)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
         fds.append(args_fd)
         return Launch(
-            [probe.path, "--args", str(args_fd), "--", *shell_argv],
+            [*(join or ()), probe.path, "--args", str(args_fd), "--", *shell_argv],
             env,
             sandboxed=True,
             token=token,
@@ -169,7 +196,27 @@ class ShellPolicy:
             unix_sockets=seccomp is None,
             fds=fds,
             watched=git.watched,
+            proxy=proxy,
         )
+
+    def _proxy_path(self, session_id: str) -> str:
+        """Where the session's proxy listens (in the private temporary folder, out of the sandbox's sight)."""
+        return str(self.tmp_dir(session_id).parent / f"proxy-{_SAFE_ID.sub('_', session_id)}.sock")
+
+    def _proxy(self, session_id: str) -> DomainProxy | None:
+        """The session's domain proxy (listening from first use), or None when its
+        socket cannot be bound (the call then has no network)."""
+        proxy = self._proxies.get(session_id)
+        if proxy is None:
+            path = self._proxy_path(session_id)
+            proxy = DomainProxy(lambda: self.domains, self.proxy_resolve)
+            try:
+                Path(path).unlink(missing_ok=True)
+                proxy.listen(path)
+            except OSError:
+                return None
+            self._proxies[session_id] = proxy
+        return proxy
 
     def background(self, session_id: str) -> BackgroundShells:
         """The background shells of a session (created on first use)."""
@@ -178,9 +225,14 @@ class ShellPolicy:
             shells = self._background[session_id] = BackgroundShells()
         return shells
 
+    def take_exits(self, session_id: str) -> tuple[str, ...]:
+        """Reminders for the session's background shells that exited since the last call."""
+        shells = self._background.get(session_id)
+        return shells.take_exits() if shells is not None else ()
+
     async def end_background(self, session_id: str | None = None) -> list[BackgroundShell]:
-        """Kill the background shells of one session, or of every session; returns
-        the shells that were still running (now ended)."""
+        """End one session, or every session: kill its background shells and end its
+        network namespace; returns the shells that were still running (now ended)."""
         if session_id is None:
             groups, self._background = list(self._background.values()), {}
         else:
@@ -189,13 +241,43 @@ class ShellPolicy:
         ended: list[BackgroundShell] = []
         for shells in groups:
             ended += await shells.close()
+        self.networks.end(session_id)
+        for sid in list(self._proxies) if session_id is None else [session_id]:
+            proxy = self._proxies.pop(sid, None)
+            if proxy is not None:
+                proxy.close()
         return ended
 
     def close(self) -> None:
-        """Remove the private `/tmp` directories."""
+        """End every session's network namespace and proxy, and remove the private `/tmp` directories."""
+        self.networks.end()
+        for proxy in self._proxies.values():
+            proxy.close()
+        self._proxies.clear()
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None
+
+
+def proxy_env(port: int) -> dict[str, str]:
+    """The variables that send `curl`, `pip`, `npm`, `git` and `cargo` through the proxy."""
+    http, socks = f"http://127.0.0.1:{port}", f"socks5h://127.0.0.1:{port}"
+    env = {}
+    for name, value in (("http_proxy", http), ("https_proxy", http), ("all_proxy", socks), ("no_proxy", _LOCAL)):
+        env[name] = env[name.upper()] = value
+    return env
+
+
+_LOCAL = "localhost,127.0.0.1,::1"
+
+
+def proxy_note(launch: Launch) -> str | None:
+    """One line per host the session's proxy refused during the call."""
+    if launch.proxy is None:
+        return None
+    refused = launch.proxy.take_refused()
+    lines = [f"Bash: the sandbox refused {refusal_text(host, verdict)}." for host, verdict in refused.items()]
+    return "\n".join(lines) or None
 
 
 # bubblewrap refuses more arguments than this (MAX_ARGS in bubblewrap.c), --args included.
@@ -217,7 +299,7 @@ _NO_NETWORK = (
     "Temporary failure in name resolution",
     "Name or service not known",
     "No address associated with hostname",
-    "Connection refused",  # 127.0.0.1 inside is the sandbox's own loopback
+    "Connection refused",  # 127.0.0.1 inside is the session's own loopback
 )
 
 
@@ -245,7 +327,7 @@ def sandbox_denial_note(stderr: str, *, network: bool, unix_sockets: bool = True
         )
     if not network and any(marker in stderr for marker in _NO_NETWORK):
         return (
-            "Bash: the sandbox blocked network access: it has no network, and 127.0.0.1 inside is its own "
+            "Bash: the sandbox blocked network access: it has no network, and 127.0.0.1 inside is the session's own "
             "(set sandbox.network to true to allow it)."
         )
     return None

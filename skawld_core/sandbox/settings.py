@@ -24,6 +24,9 @@ class SandboxSettings(SkawldModel):
     never uses it. `network`: allow network access inside the sandbox.
     `allow_all_unix_sockets`: let commands create Unix sockets (and so reach the
     host's: docker, ssh-agent, D-Bus); off, a seccomp filter refuses them.
+    `allowed_domains` / `denied_domains`: without `network`, the host names
+    commands may reach through skawld's proxy (`*.example.com` for subdomains;
+    denied wins); none allowed, the sandbox has no network.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -31,6 +34,8 @@ class SandboxSettings(SkawldModel):
     mode: SandboxMode = "auto"
     network: bool = Field(default=False, strict=True)
     allow_all_unix_sockets: bool = Field(default=False, strict=True)
+    allowed_domains: tuple[str, ...] = ()
+    denied_domains: tuple[str, ...] = ()
 
 
 class SandboxStatus(SkawldModel):
@@ -47,11 +52,22 @@ class SandboxStatus(SkawldModel):
     network: bool = False
     reason: str | None = None
     unix_sockets: bool = Field(default=False, exclude_if=lambda v: not v)
+    allowed_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+    denied_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+
+    def network_text(self) -> str:
+        """`network on`, `no network` or `network only to a.org, *.b.org (proxy; denied: c.org)`."""
+        if self.network:
+            return "network on"
+        if not self.allowed_domains:
+            return "no network"
+        denied = f"; denied: {', '.join(self.denied_domains)}" if self.denied_domains else ""
+        return f"network only to {', '.join(self.allowed_domains)} (proxy{denied})"
 
     def describe(self) -> str:
         """One line for the status bar and `skawld -v`."""
         if self.active:
-            line = "sandbox: bubblewrap" + (" (network on)" if self.network else " (no network)")
+            line = f"sandbox: bubblewrap ({self.network_text()})"
             if self.unix_sockets:
                 line += (
                     "; warning: host Unix sockets are reachable"

@@ -4,9 +4,12 @@ A background shell is started like a foreground Bash call (same permission
 decision, sandbox and clean environment) but returns at once with an id. Its
 output is buffered up to `BUFFER_CAP` characters per stream; when more arrives
 before it is read, the oldest is dropped and the next read says how much. At
-most `MAX_SHELLS` run per session; all of a session's shells end (with every
-process they started) when its run ends, and all of an agent's when it closes
-(`ShellPolicy` keeps them per session). The tools that read and end them are in
+most `MAX_SHELLS` run per session. A shell lives for the session, across runs:
+it ends when its command exits, by `KillShell` or `/bashes kill`, or when the
+session ends (`ShellPolicy.end_background`: `/clear`, another session opened,
+the agent closed; headless, the process ending). When one exits on its own,
+`take_exits` hands the next request a reminder for the model (id, exit code,
+tail of its output), as Claude Code does. The tools that read and end them are in
 `skawld_core.tools.background`.
 """
 
@@ -25,6 +28,7 @@ __all__ = ["BUFFER_CAP", "MAX_SHELLS", "BackgroundShell", "BackgroundShells"]
 
 MAX_SHELLS = 8
 BUFFER_CAP = 100_000
+TAIL_CHARS = 1_000  # of each stream, in the reminder that a shell exited
 
 
 @dataclass
@@ -56,6 +60,11 @@ class _Ring:
                 self.size -= over
                 self.dropped += over
 
+    def tail(self, limit: int) -> str:
+        """The last `limit` unread characters, without consuming them."""
+        text = "".join(self.parts)
+        return text[-limit:]
+
     def take(self) -> tuple[str, int]:
         text, dropped = "".join(self.parts), self.dropped
         self.parts.clear()
@@ -74,6 +83,7 @@ class BackgroundShell:
         self.out, self.err = _Ring(), _Ring()
         self.returncode: int | None = None
         self.killed = False
+        self.reported = False
         self.started = time.monotonic()
         self._pumps = [
             asyncio.create_task(_pump(spawned.out, self.out)),
@@ -107,6 +117,17 @@ class BackgroundShell:
         if self.killed:
             return "status: killed"
         return exit_trailer(self.returncode if self.returncode is not None else -1)
+
+    def exit_reminder(self) -> str:
+        """What the model is told when the shell exited on its own."""
+        tail = (self.out.tail(TAIL_CHARS) + ("\n---\n" + self.err.tail(TAIL_CHARS) if self.err.size else "")).strip()
+        lines = [
+            f"Background shell {self.id} (command: {self.command}) has exited with exit code {self.returncode}.",
+        ]
+        if tail:
+            lines.append(f"Tail of its unread output:\n{tail}")
+        lines.append(f"BashOutput with shell_id {self.id} reads all of its unread output.")
+        return "\n".join(lines)
 
     async def kill(self) -> None:
         """End the shell and every process it started."""
@@ -145,6 +166,14 @@ class BackgroundShells:
         self._next += 1
         self._shells[shell.id] = shell
         return shell
+
+    def take_exits(self) -> tuple[str, ...]:
+        """Reminders for shells that exited on their own since the last call
+        (each is reported once; killed shells are not reported)."""
+        exited = [s for s in self._shells.values() if not s.running and not s.killed and not s.reported]
+        for shell in exited:
+            shell.reported = True
+        return tuple(shell.exit_reminder() for shell in exited)
 
     async def close(self) -> tuple[BackgroundShell, ...]:
         """Kill every shell (concurrently) and forget them; returns those that were still running."""

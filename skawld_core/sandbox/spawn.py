@@ -14,10 +14,13 @@ import signal
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .gitdirs import sweep_created
 from .procs import call_processes, end_processes, signal_all
+
+if TYPE_CHECKING:
+    from .proxy import DomainProxy
 
 __all__ = [
     "KILL_GRACE_S",
@@ -42,7 +45,8 @@ class Launch:
 
     `fds` are handed to the child (the script, bwrap's arguments, the seccomp
     program) and closed in this process once it started (`release`);
-    `watched` are paths the call must not create (`gitdirs.sweep_created`).
+    `watched` are paths the call must not create (`gitdirs.sweep_created`);
+    `proxy` is the session's domain proxy when the call reaches the network through it.
     """
 
     argv: list[str]
@@ -53,6 +57,7 @@ class Launch:
     unix_sockets: bool = True
     fds: list[int] = field(default_factory=list)
     watched: tuple[str, ...] = ()
+    proxy: DomainProxy | None = None
 
     def release(self) -> None:
         """Close the descriptors meant for the child (idempotent)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
-from ..sandbox.policy import ShellPolicy, sandbox_denial_note
+from ..sandbox.policy import ShellPolicy, proxy_note, sandbox_denial_note
 from ..sandbox.shells import MAX_SHELLS
 from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, sweep_note, terminate_call
 from .base import Tool, ToolContext, ToolResult
@@ -181,6 +181,9 @@ class BashTool(Tool[BashInput]):
         swept = sweep_note(launch)
         if swept is not None:
             note = swept if note is None else f"{note}\n{swept}"
+        refused = proxy_note(launch)
+        if refused is not None:
+            note = refused if note is None else f"{note}\n{refused}"
         return ToolResult(content=render_output(out, err, exit_trailer(returncode), note), summary=summary)
 
 

@@ -121,6 +121,7 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_ready = asyncio.Event()
         self.session_error: BaseException | None = None
         self._agent_closed = False
+        self._quit_confirmed = False
         self._gc_thresholds = gc.get_threshold()  # restored on unmount
         self.state = RunState()
 
@@ -418,6 +419,24 @@ class SkawldApp(SessionsMixin, App[int]):
         await self.runs.ctrl_c()
 
     async def action_quit_app(self) -> None:
+        from ..commands.bashes import running_shells  # lazy: the command registry loads after the first frame
+
+        host = self.command_host
+        running = running_shells(host)
+        if running and not self._quit_confirmed:
+            shells = f"{running} background shell{'s' if running > 1 else ''}"
+
+            async def picked(choice: str) -> None:
+                if choice == "quit":
+                    self._quit_confirmed = True
+                    await self.action_quit_app()
+
+            await host.choose(
+                f"{shells} still running: quitting ends {'them' if running > 1 else 'it'}.",
+                [("quit", f"Quit and end {shells}"), ("stay", "Stay")],
+                picked,
+            )
+            return
         await self.close_agent()
         self.exit(0)
 

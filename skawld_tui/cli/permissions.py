@@ -195,6 +195,7 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
         ]
         out["not_allowable"] = analysis.blocker
         out["unknown"] = analysis.unknown
+        out["network"] = _network(settings, engine, [w for c in analysis.commands for w in c.values])
     if deciding:
         out["rule"] = [r.model_dump(mode="json", exclude_none=True) for r in deciding]
         out["source"] = [origins[_index(rules, r)] for r in deciding]
@@ -202,6 +203,43 @@ def explain_call(settings: Any, call: _Call) -> dict[str, Any]:
     else:
         out["reason"] = out["reason"] or f"no rule decides: the {engine.mode} mode's default for {scope} tools"
     return out
+
+
+def _network(settings: Any, engine: Any, words: list[str]) -> dict[str, Any]:
+    """What the sandbox's network allows for the hosts the command's URLs name."""
+    from skawld_core.permissions.domains import url_host
+    from skawld_core.sandbox import ShellPolicy
+    from skawld_core.sandbox.proxy import refusal_text
+
+    policy = ShellPolicy(sandbox=settings.sandbox, permissions=engine)
+    box = policy.settings
+    domains = policy.domains
+    if box.mode == "off" or box.network:
+        return {"mode": "off" if box.mode == "off" else "on", "allowed": [], "denied": [], "hosts": []}
+    hosts = []
+    urls = (url_host(w) for w in words if "://" in w)  # `curl https://x.y/z` names x.y
+    for host in dict.fromkeys(h for h in urls if h):
+        verdict = domains.verdict(host)
+        hosts.append(
+            {"host": host, "verdict": verdict, "why": None if verdict == "allow" else refusal_text(host, verdict)}
+        )
+    mode = "domains" if domains.enabled else "none"
+    return {"mode": mode, "allowed": list(domains.allowed), "denied": list(domains.denied), "hosts": hosts}
+
+
+def _network_lines(net: dict[str, Any]) -> list[str]:
+    if net["mode"] == "off":
+        return ["network:  the sandbox is off (the host's network)"]
+    if net["mode"] == "on":
+        return ["network:  on (sandbox.network: true)"]
+    if net["mode"] == "none":
+        lines = ["network:  none in the sandbox (no sandbox.network.allowedDomains)"]
+    else:
+        denied = f"; denied: {', '.join(net['denied'])}" if net["denied"] else ""
+        lines = [f"network:  only {', '.join(net['allowed'])} through skawld's proxy{denied}"]
+    for h in net["hosts"]:
+        lines.append(f"  {h['host']}: " + ("allowed" if h["verdict"] == "allow" else f"refused: {h['why']}"))
+    return lines
 
 
 def _index(rules: list[Any], rule: Any) -> int:
@@ -238,6 +276,8 @@ def _print_text(result: dict[str, Any], notes: list[str]) -> None:
             lines.append(f"never allowed by a rule alone: {result['not_allowable']}")
         if result.get("unknown"):
             lines.append(f"not known before it runs: {result['unknown']}")
+    if "network" in result:
+        lines += _network_lines(result["network"])
     for note in notes:
         sys.stderr.write(f"skawld: note: {note}\n")
     sys.stdout.write("\n".join(lines) + "\n")

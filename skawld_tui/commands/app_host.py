@@ -96,7 +96,11 @@ class AppHost:
         self.app.push_screen(ChoiceScreen(title, options), callback=picked)
 
     async def open_session(self, session_id: str | None) -> None:
+        from .bashes import end_session_shells  # lazy: the registry imports commands.bashes to register its command
+
+        await end_session_shells(self)
         await self.app.load_session(session_id)
+        self.status_changed()
 
     async def pick_session(self) -> None:
         await self.app.open_picker()

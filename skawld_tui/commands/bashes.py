@@ -24,6 +24,14 @@ def running_shells(host: CommandHost) -> int:
     return shells.running if shells is not None else 0
 
 
+async def end_session_shells(host: CommandHost) -> int:
+    """End the open session's background shells (the session is being left); how many ran."""
+    if host.agent is None or host.session is None:
+        return 0
+    ended = await host.agent.shell_policy.end_background(host.session.id)
+    return len(ended)
+
+
 def _age(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.0f}s"
@@ -83,6 +91,8 @@ async def bashes_command(host: CommandHost, args: str) -> None:
         return
     found = shells.list()
     if not found:
-        await host.note("no background shells (they end when the run that started them ends)")
+        await host.note(
+            "no background shells (Bash with run_in_background starts one; it lives until it exits or the session ends)"
+        )
         return
     await host.markdown(shells_markdown(found))

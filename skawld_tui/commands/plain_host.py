@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .bashes import end_session_shells, running_shells
 from .registry import complete
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class PlainHost:
 
     async def open_session(self, session_id: str | None) -> None:
         assert self.chat.agent is not None
+        await end_session_shells(self)
         self.chat.session = await self.chat.agent.session(session_id)
         if self.chat.session.full_history:
             self.chat.render_history()
@@ -118,6 +120,9 @@ class PlainHost:
         pass  # no status line: each command prints what changed
 
     async def quit(self) -> None:
+        running = running_shells(self)
+        if running:
+            self.chat.out(f"ending {running} background shell{'s' if running > 1 else ''}", style="dim")
         self.quitting = True
 
 

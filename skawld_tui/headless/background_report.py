@@ -1,4 +1,5 @@
-"""What headless output says about background shells the end of a run had to end."""
+"""Headless background shells: they end with the run (the process ends with it),
+and the output says which were still running."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from typing import TYPE_CHECKING, Any
 from .control import note
 
 if TYPE_CHECKING:
+    from skawld_core.agent import Agent
     from skawld_core.session import Session
+
+
+async def end_shells(agent: Agent, session: Session) -> None:
+    """End the session's background shells (headless, nothing would read them
+    after the run) and keep `(id, command)` of those still running for `report_ended`."""
+    ended = await agent.shell_policy.end_background(session.id)
+    session.background_ended = [(s.id, s.command) for s in ended]
 
 
 def ended_shells(session: Session) -> list[dict[str, Any]]:

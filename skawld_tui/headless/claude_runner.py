@@ -37,7 +37,7 @@ from skawld_core.claude_modes import claude_mode_name
 
 from ..cli.claude_flags import skawld_mode
 from ..exit_codes import EXIT_ABORT, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
-from .background_report import report_ended
+from .background_report import end_shells, report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
 from .claude_dialect import ClaudeEmitter, init_message
 from .common import RunnerBase, deny_ask
@@ -335,6 +335,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             if problem is not None and (result is None or result.subtype == "success"):
                 subtype = "error_max_structured_output_retries"
                 extra.append(f"the final answer did not match --json-schema after one retry: {problem}")
+        await end_shells(self.agent, session)
         envelope = emitter.tally.envelope(
             result, session.id, subtype=subtype, structured_output=structured, extra_errors=extra
         )

@@ -48,7 +48,7 @@ from skawld_core.events import (
 from skawld_core.messages import TextBlock, ToolResultBlock
 
 from ..exit_codes import EXIT_ABORT, EXIT_AUTH, EXIT_CONFIG, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
-from .background_report import report_ended
+from .background_report import end_shells, report_ended
 from .common import RunnerBase, deny_ask
 from .control import PermissionAnswer, note, parse_control, permission_answer, warn
 
@@ -266,6 +266,7 @@ class HeadlessRunner(RunnerBase[str]):
                         result = event
             finally:
                 self.running = False
+        await end_shells(self.agent, self.session)
         if result is not None:
             self._finish_output(result, stats)
         report_ended(self.session, None, verbose=self.opts.verbose)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+
+import pytest
 
 from tests.cli.harness import CliEnv
 
@@ -150,3 +153,40 @@ def test_a_command_that_starts_with_a_brace_is_a_shell_command(cli: CliEnv) -> N
     r = cli.run("permissions", "explain", "{ rm -rf /tmp/x; }")
     assert r.returncode == 0, r.stderr
     assert "rm" in r.stdout and "Traceback" not in r.stderr
+
+
+def test_explain_says_which_hosts_the_sandbox_network_lets_through(cli: CliEnv) -> None:
+    cli.write_user_config(
+        {"sandbox": {"network": {"allowedDomains": ["pypi.org", "*.x.y"], "deniedDomains": ["bad.x.y"]}}}
+    )
+    doc = _explain(cli, "curl https://a.x.y/z && curl http://bad.x.y http://evil.com https://1.2.3.4/")
+    assert doc["network"] == {
+        "mode": "domains",
+        "allowed": ["pypi.org", "*.x.y"],
+        "denied": ["bad.x.y"],
+        "hosts": [
+            {"host": "a.x.y", "verdict": "allow", "why": None},
+            {"host": "bad.x.y", "verdict": "deny", "why": "network access to bad.x.y is denied (sandbox.network.deniedDomains)"},
+            {"host": "evil.com", "verdict": "unlisted", "why": "network access to evil.com is not allowed (add it to sandbox.network.allowedDomains)"},
+            {"host": "1.2.3.4", "verdict": "unlisted", "why": "network access to 1.2.3.4 is not allowed (add it to sandbox.network.allowedDomains)"},
+        ],
+    }  # fmt: skip
+    r = cli.run("permissions", "explain", "curl https://evil.com")
+    assert "network:  only pypi.org, *.x.y through skawld's proxy; denied: bad.x.y" in r.stdout
+    assert "  evil.com: refused: network access to evil.com is not allowed" in r.stdout
+
+
+def test_verbose_names_the_open_domains(cli: CliEnv) -> None:
+    from skawld_core.sandbox import probe_bwrap
+    from tests.support.wire_server import text, turn
+
+    if not probe_bwrap().ok and os.environ.get("CI") != "true":
+        pytest.skip(f"bubblewrap cannot start here: {probe_bwrap().reason}")
+
+    cli.write_user_config({"sandbox": {"network": {"allowedDomains": ["pypi.org"]}}})
+    cli.srv.anthropic.enqueue(turn(text("ok")))
+    out = cli.run(*cli.args("-p", "hi", "-v"))
+    assert out.returncode == 0, out.stderr
+    assert (
+        "sandbox: bubblewrap (network only to pypi.org (proxy))" in out.stderr or "sandbox: unavailable" in out.stderr
+    )

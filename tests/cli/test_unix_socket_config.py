@@ -88,3 +88,28 @@ def test_skawld_v_warns(cli: CliEnv) -> None:
     assert "warning: host Unix sockets are reachable (sandbox.network.allowAllUnixSockets" in out.stderr
     system = json.loads(out.stdout.splitlines()[0])
     assert system["sandbox"]["unix_sockets"] is True
+
+
+DOMAINS = {"sandbox": {"network": {"allowedDomains": ["pypi.org", "*.npmjs.org"], "deniedDomains": ["evil.npmjs.org"]}}}
+
+
+@pytest.mark.parametrize("where", [Path(".skawld") / "config.json", Path(".claude") / "settings.json"])
+def test_domains_reach_the_policy_and_a_projects_allowed_domains_need_trust(
+    home: Path, proj: Path, where: Path
+) -> None:
+    write(proj / where, DOMAINS)
+    with pytest.raises(UntrustedProjectConfigError) as info:
+        load_config(cwd=proj, env={"HOME": str(home)})
+    assert "pypi.org, *.npmjs.org" in str(info.value)
+    settings = resolve_settings(CliOptions(cwd=str(proj), accept_project_config=True), env={"HOME": str(home)})
+    policy = ShellPolicy(sandbox=settings.sandbox)
+    assert policy.domains.allowed == ("pypi.org", "*.npmjs.org") and policy.domains.denied == ("evil.npmjs.org",)
+    assert policy.domains.verdict("registry.npmjs.org") == "allow"
+    assert policy.domains.verdict("evil.npmjs.org") == "deny"
+    assert policy.domains.verdict("example.com") == "unlisted"
+
+
+def test_malformed_claude_domains_are_a_config_error(home: Path, proj: Path) -> None:
+    write(home / ".claude" / "settings.json", {"sandbox": {"network": {"allowedDomains": "pypi.org"}}})
+    with pytest.raises(ConfigError, match="allowedDomains"):
+        load_config(cwd=proj, env={"HOME": str(home)})

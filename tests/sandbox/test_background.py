@@ -1,5 +1,5 @@
 """Background shells with real processes: a server queried from a later call,
-incremental output, the buffer cap, the shell limit, and cleanup at run end."""
+incremental output, the buffer cap, the shell limit, and shells that outlive the run and end with the session, the model told of an exit."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ from typing import Any
 import pytest
 
 from skawld_core import Agent
+from skawld_core.providers.anthropic import AnthropicProvider
 from skawld_core.sandbox import ShellPolicy
 from skawld_core.sandbox.shells import BUFFER_CAP, MAX_SHELLS
 from skawld_core.sessions import InMemorySessionStore
-from skawld_core.testing import ScriptedProvider, reply, tool_call
+from skawld_core.testing import ScriptedProvider
 from skawld_core.tools import BashOutputTool, BashTool, KillShellTool, ToolContext, ToolResult
+from tests.support.wire_server import WireServer, turn
+from tests.support.wire_server import text as wire_text
+from tests.support.wire_server import tool_call as wire_call
 
-from .conftest import PROBE, appears, bash, context, gone, sleep_tag, text
+from .conftest import PROBE, appears, bash, context, gone, sleep_tag, tagged, text
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -145,31 +149,84 @@ async def test_unknown_shell(project: Path) -> None:
     assert (await output(ctx, "bash_9")).is_error and (await kill(ctx, "bash_9")).is_error
 
 
-@pytest.mark.parametrize("mode", ["off", "auto"])
-async def test_shells_end_with_the_run(project: Path, mode: str) -> None:
-    if mode == "auto" and not PROBE.ok:
-        pytest.skip(f"bubblewrap cannot start here: {PROBE.reason}")
-    tag, child = sleep_tag(), sleep_tag()
-    command = f"setsid sleep {child} >/dev/null 2>&1 & sleep {tag}"
-    provider = ScriptedProvider(
-        [reply(tool_call("Bash", {"command": command, "run_in_background": True}, id="b")), reply("done")]
-    )
-    agent = Agent(
-        provider=provider,
+def _agent(project: Path, srv: WireServer, sandbox: str) -> Agent:
+    return Agent(
+        provider=AnthropicProvider(api_key="sk-test", base_url=srv.url),
         model="m",
         tools=[BashTool(), BashOutputTool(), KillShellTool()],
         permission_mode="yolo",
         session_store=InMemorySessionStore(),
         cwd=project,
-        sandbox=mode,
+        sandbox=sandbox,
     )
-    async with agent:
-        session = await agent.session()
-        async with session.run("go") as run:
-            async for event in run:
-                if event.type == "tool_call_end":
-                    await appears(tag)
-        assert await gone(tag) and await gone(child)
+
+
+async def _run(session: Any, prompt: str) -> None:
+    async with session.run(prompt) as run:
+        async for event in run:
+            if event.type == "result":
+                assert event.subtype == "success", event
+
+
+def _sent_texts(body: Any) -> str:
+    """Every text the last user message of a request carried (tool results included)."""
+    parts = []
+    for block in body["messages"][-1]["content"]:
+        content = block.get("content", block.get("text", ""))
+        parts.append(content if isinstance(content, str) else " ".join(c.get("text", "") for c in content))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("mode", ["off", "auto"])
+async def test_shells_outlive_the_run_and_end_with_the_session(project: Path, mode: str) -> None:
+    if mode == "auto" and not PROBE.ok:
+        pytest.skip(f"bubblewrap cannot start here: {PROBE.reason}")
+    tag, child = sleep_tag(), sleep_tag()
+    command = f"echo started; setsid sleep {child} >/dev/null 2>&1 & sleep {tag}"
+    with WireServer() as srv:
+        srv.anthropic.enqueue(
+            turn(wire_call("Bash", {"command": command, "run_in_background": True}, id="b")),
+            turn(wire_text("started it")),
+            turn(wire_text("still there")),
+            turn(wire_call("BashOutput", {"shell_id": "bash_1"}, id="o")),
+            turn(wire_text("read it")),
+        )
+        agent = _agent(project, srv, mode)
+        async with agent:
+            session = await agent.session()
+            await _run(session, "start it")
+            await appears(tag)
+            await _run(session, "second turn")
+            await _run(session, "third turn")
+            shell = agent.shell_policy.background(session.id).get("bash_1")
+            assert shell is not None and shell.running and tagged(tag)
+            assert "started\n" in _sent_texts(srv.anthropic.requests[-1].body)  # read two turns later
+        assert await gone(tag) and await gone(child)  # the agent closed: the session ended
+
+
+async def test_the_model_is_told_when_a_shell_exits(project: Path) -> None:
+    command = "until [ -e go ]; do sleep 0.02; done; echo line-$((6*7)); exit 3"  # exits once the first run is over
+    with WireServer() as srv:
+        srv.anthropic.enqueue(
+            turn(wire_call("Bash", {"command": command, "run_in_background": True}, id="b")),
+            turn(wire_text("started")),
+            turn(wire_text("noted")),
+            turn(wire_text("nothing new")),
+        )
+        agent = _agent(project, srv, "off")
+        async with agent:
+            session = await agent.session()
+            await _run(session, "start it")
+            shell = agent.shell_policy.background(session.id).get("bash_1")
+            assert shell is not None
+            (project / "go").touch()
+            await asyncio.wait_for(asyncio.shield(shell._waiter), 10)
+            await _run(session, "what happened?")
+            told = _sent_texts(srv.anthropic.requests[2].body)
+            assert f"Background shell bash_1 (command: {command}) has exited with exit code 3." in told
+            assert "line-42" in told and "<system-reminder>" in told
+            await _run(session, "and now?")
+            assert "has exited" not in _sent_texts(srv.anthropic.requests[3].body)  # told once
 
 
 async def test_agent_close_ends_shells(project: Path) -> None:

@@ -256,7 +256,7 @@ async def test_bashes_lists_and_kills_background_shells_and_the_status_counts_th
         await ready(pilot)
         await send(pilot, "/bashes")
         await pilot.pause()
-        assert "no background shells (they end when the run that started them ends)" in notes(app)
+        assert any(n.startswith("no background shells (Bash with run_in_background") for n in notes(app))
         await send(pilot, "start the servers")
         await until(lambda: app.status.info.shells == 3, pilot)
         assert "3 shells" in app.status.render_info().plain
@@ -286,8 +286,17 @@ async def test_bashes_lists_and_kills_background_shells_and_the_status_counts_th
         )
         hold.set()
         await run_done(pilot)
-        await until(lambda: app.status.info.shells == 0, pilot)  # the run's end ended bash_3
-        assert "shell" not in app.status.render_info().plain
+        shell = app.agent.shell_policy.background(app.session.id).get("bash_3")  # type: ignore[union-attr]
+        assert shell is not None and shell.running and app.status.info.shells == 1  # it outlives the run
+        await pilot.press("ctrl+q")
+        await until(lambda: isinstance(app.screen, ChoiceScreen), pilot)
+        assert (
+            isinstance(app.screen, ChoiceScreen)
+            and app.screen.heading == "1 background shell still running: quitting ends it."
+        )
+        await pilot.press("enter")
+        await until(lambda: not shell.running, pilot)
+    assert app.return_code == 0 and shell.killed
 
 
 async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path: Path) -> None:
@@ -305,3 +314,20 @@ async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path
         models = [r.model for r in app.test_provider.requests]  # type: ignore[attr-defined]
         assert models == ["small-model", "small-model", "test-model", "test-model"]  # every turn of its run
         assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in notes(app)
+
+
+async def test_a_new_session_ends_the_old_sessions_background_shells(tmp_path: Path) -> None:
+    turns = [reply(tool_call("Bash", {"command": "sleep 40", "run_in_background": True}, id="b1")), reply("started")]
+    app = make_app(turns, tools=[BashTool()], cwd=tmp_path, mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "start it")
+        await run_done(pilot)
+        assert app.agent is not None and app.session is not None
+        shell = app.agent.shell_policy.background(app.session.id).get("bash_1")
+        assert shell is not None and shell.running
+        await until(lambda: app.status.info.shells == 1, pilot)
+        await send(pilot, "/clear")
+        await until(lambda: not shell.running, pilot)
+        assert shell.killed
+        await until(lambda: app.status.info.shells == 0, pilot)

@@ -173,3 +173,29 @@ async def test_cost_and_the_result_line_mark_estimated_usage(tmp_path: Path) -> 
     first_cost, second_cost = out.split("input tokens")[1:3]
     assert "Estimated" not in first_cost and "Estimated" in second_cost
     assert "~" in out.split("guessed", 1)[1].split("input tokens")[0]  # the second result line
+
+
+async def test_plain_bashes_lists_and_kills_and_quitting_ends_the_rest(tmp_path: Path) -> None:
+    from skawld_core.testing import tool_call
+    from skawld_core.tools.bash import BashTool
+    from tests.sandbox.conftest import gone, sleep_tag
+
+    first, second = sleep_tag(), sleep_tag()
+    provider = ScriptedProvider(
+        [
+            reply(tool_call("Bash", {"command": f"sleep {first}", "run_in_background": True}, id="b1")),
+            reply(tool_call("Bash", {"command": f"sleep {second}", "run_in_background": True}, id="b2")),
+            reply("both started"),
+        ]
+    )
+    out = await chat(
+        ["start them", "/bashes", "/bashes kill bash_1", "/exit"],
+        provider,
+        tmp_path,
+        tools=[BashTool()],
+        permission_mode="yolo",
+    )
+    assert f"sleep {first}" in out and f"sleep {second}" in out and "running" in out  # listed after the run
+    assert "bash_1 killed" in out
+    assert "ending 1 background shell" in out
+    assert await gone(first) and await gone(second)

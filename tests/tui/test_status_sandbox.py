@@ -15,6 +15,10 @@ from skawld_tui.app.widgets.status import StatusBar, sandbox_label
         (SandboxStatus(active=False, mode="off", network=True), ""),
         (SandboxStatus(active=True, mode="auto"), "sandboxed"),
         (SandboxStatus(active=True, mode="required", network=True), "sandboxed (network on)"),
+        (
+            SandboxStatus(active=True, mode="auto", allowed_domains=("pypi.org", "*.npmjs.org")),
+            "sandboxed (network: pypi.org, *.npmjs.org)",
+        ),
         (SandboxStatus(active=False, mode="auto", reason="bwrap not found"), "no sandbox (install bubblewrap)"),
         (
             SandboxStatus(active=False, mode="required", reason="x"),

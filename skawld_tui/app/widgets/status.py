@@ -39,7 +39,9 @@ def sandbox_label(status: SandboxStatus | None) -> str:
     if status is None or status.mode == "off":
         return ""
     if status.active:
-        return "sandboxed" if not status.network else "sandboxed (network on)"
+        if status.network:
+            return "sandboxed (network on)"
+        return f"sandboxed (network: {', '.join(status.allowed_domains)})" if status.allowed_domains else "sandboxed"
     if status.mode == "required":
         return "sandbox required: Bash disabled (install bubblewrap)"
     return "no sandbox (install bubblewrap)"

@@ -1,0 +1,202 @@
+"""The network proxy of a session's sandbox: HTTP (absolute URLs and CONNECT for
+HTTPS) and SOCKS5 on one listener, letting through only the host names its
+`DomainPolicy` allows.
+
+It runs in skawld's event loop, outside the sandbox, on a Unix socket; inside,
+the session's namespace holder forwards `127.0.0.1:PORT` to it (`session_net`),
+exposed as `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY`. The requested name is
+checked, never an address it resolves to; SOCKS5 requests by address are IP
+literals (allowed only when listed). `resolve` maps names to the addresses to
+connect to (a `curl --resolve` for tests); refusals are kept for the Bash result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket
+import struct
+from collections.abc import Callable, Mapping
+
+from .domains import DomainPolicy, Verdict
+
+__all__ = ["DomainProxy", "refusal_text"]
+
+_HEADER_LIMIT = 64 * 1024
+_SOCKS_NOT_ALLOWED = 0x02
+_SOCKS_UNREACHABLE = 0x04
+
+
+def refusal_text(host: str, verdict: Verdict) -> str:
+    """Why the proxy refused `host`, naming the setting."""
+    if verdict == "deny":
+        return f"network access to {host} is denied (sandbox.network.deniedDomains)"
+    return f"network access to {host} is not allowed (add it to sandbox.network.allowedDomains)"
+
+
+class DomainProxy:
+    """One listener on a Unix socket path (`listen`), closed by `close`; `domains`
+    is asked on each request (rules added during the session count at once)."""
+
+    def __init__(self, domains: Callable[[], DomainPolicy], resolve: Mapping[str, str] | None = None) -> None:
+        self.domains = domains
+        self.resolve = dict(resolve or {})
+        self.refused: dict[str, Verdict] = {}
+        self._server: asyncio.AbstractServer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def listen(self, path: str) -> None:
+        """Bind `path` now and serve it from the running event loop."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(path)
+        sock.listen(64)
+        task = asyncio.get_running_loop().create_task(self._serve(sock))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serve(self, sock: socket.socket) -> None:
+        self._server = await asyncio.start_unix_server(self._client, sock=sock)
+
+    def take_refused(self) -> dict[str, Verdict]:
+        """The hosts refused since the last call."""
+        refused, self.refused = self.refused, {}
+        return refused
+
+    def close(self) -> None:
+        """Stop listening (open tunnels end with their peers)."""
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+
+    # -- one client ----------------------------------------------------------
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            first = await reader.readexactly(1)
+            if first == b"\x05":
+                await self._socks(reader, writer)
+            else:
+                await self._http(first, reader, writer)
+        except (OSError, asyncio.IncompleteReadError, ValueError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                writer.close()
+
+    def _check(self, host: str) -> Verdict:
+        verdict = self.domains().verdict(host)
+        if verdict != "allow":
+            self.refused[host] = verdict
+        return verdict
+
+    async def _open(self, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(host, host), port), 30)
+
+    async def _http(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = first + await reader.readuntil(b"\r\n\r\n")
+        if len(head) > _HEADER_LIMIT:
+            raise ValueError("request head too long")
+        request_line, _, rest = head.partition(b"\r\n")
+        method, target, version = request_line.decode("latin-1").split(" ", 2)
+        if method == "CONNECT":
+            host, port = _split_host_port(target, 443)
+            upstream_head = b""
+        else:
+            scheme, sep, after = target.partition("://")
+            if not sep or scheme.lower() != "http":
+                return await _reply(writer, 400, "the proxy takes absolute http:// URLs or CONNECT")
+            authority, slash, path = after.partition("/")
+            host, port = _split_host_port(authority, 80)
+            upstream_head = f"{method} {slash + path or '/'} {version}\r\n".encode("latin-1") + rest
+        verdict = self._check(host)
+        if verdict != "allow":
+            return await _reply(writer, 403, "skawld sandbox: " + refusal_text(host, verdict))
+        try:
+            up_reader, up_writer = await self._open(host, port)
+        except (OSError, TimeoutError) as exc:
+            return await _reply(writer, 502, f"skawld sandbox proxy: cannot reach {host}:{port}: {exc}")
+        if method == "CONNECT":
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:
+            up_writer.write(upstream_head)
+        await _pipe_both(reader, writer, up_reader, up_writer)
+
+    async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        (count,) = await reader.readexactly(1)
+        await reader.readexactly(count)
+        writer.write(b"\x05\x00")  # no authentication
+        version, command, _, kind = await reader.readexactly(4)
+        if kind == 0x03:
+            (length,) = await reader.readexactly(1)
+            host = (await reader.readexactly(length)).decode("idna")
+        elif kind == 0x01:
+            host = str(ipaddress.IPv4Address(await reader.readexactly(4)))
+        elif kind == 0x04:
+            host = str(ipaddress.IPv6Address(await reader.readexactly(16)))
+        else:
+            raise ValueError("bad SOCKS address type")
+        (port,) = struct.unpack("!H", await reader.readexactly(2))
+        if version != 5 or command != 1:  # CONNECT only
+            writer.write(_socks_reply(0x07))
+            return
+        if self._check(host) != "allow":
+            writer.write(_socks_reply(_SOCKS_NOT_ALLOWED))
+            return
+        try:
+            up_reader, up_writer = await self._open(host, port)
+        except (OSError, TimeoutError):
+            writer.write(_socks_reply(_SOCKS_UNREACHABLE))
+            return
+        writer.write(_socks_reply(0x00))
+        await _pipe_both(reader, writer, up_reader, up_writer)
+
+
+def _socks_reply(code: int) -> bytes:
+    return bytes([5, code, 0, 1, 0, 0, 0, 0, 0, 0])
+
+
+def _split_host_port(authority: str, default: int) -> tuple[str, int]:
+    if authority.startswith("["):
+        host, _, rest = authority[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") else default
+    host, sep, port = authority.rpartition(":")
+    if not sep:
+        return authority, default
+    return host, int(port)
+
+
+async def _reply(writer: asyncio.StreamWriter, status: int, text: str) -> None:
+    body = (text + "\n").encode()
+    reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    writer.write(
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except OSError:
+        pass
+
+
+async def _pipe_both(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    up_reader: asyncio.StreamReader,
+    up_writer: asyncio.StreamWriter,
+) -> None:
+    try:
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+    finally:
+        with contextlib.suppress(OSError):
+            up_writer.close()
