@@ -554,8 +554,16 @@ class Run:
         self._ack = item.ack
         if isinstance(item.event, ResultEvent):
             self.result = item.event
+            await self._driver_done()
             self._finish()
         return item.event
+
+    async def _driver_done(self) -> None:
+        """Wait for the driver to end after `result` (it releases the session's writer lock),
+        so the session can be resumed as soon as the run is over."""
+        self._closing = True  # whatever it emits after the result needs no ack
+        if self._driver is not None and not self._driver.done():
+            await asyncio.wait({self._driver})
 
     def _finish(self) -> None:
         self._finished = True
