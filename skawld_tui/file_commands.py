@@ -70,13 +70,14 @@ class ExpandedCommand:
     warnings: list[str] = field(default_factory=list)
 
 
-def command_model(command: FileCommand) -> tuple[str | None, str | None]:
+def command_model(command: FileCommand, agent: Agent) -> tuple[str | None, str | None]:
     """The model a command's prompt runs on (None: the session's) and a warning when
-    its `model:` is a Claude Code alias skawld cannot map to a model id."""
+    its `model:` is a Claude Code alias the agent's provider does not know."""
     if command.model is None:
         return None, None
-    model = model_override(command.model)
-    if model is None and command.model.lower() != "inherit":
+    written = model_override(command.model)
+    model = agent.definition_model(written)
+    if written is not None and model is None:
         return None, f"/{command.name}: model {command.model!r} is a Claude Code alias; using the session's model"
     return model, None
 
@@ -174,7 +175,7 @@ async def expand_command(
         last = match.end()
     pieces.append(body[last:])
     prompt = "".join(pieces)
-    model, warning = command_model(command)
+    model, warning = command_model(command, agent)
     expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=model)
     if warning:
         expanded.warnings.append(warning)

@@ -26,12 +26,22 @@ def test_a_command_files_model_is_used_for_its_prompt(cli: CliEnv) -> None:
     assert cli.srv.anthropic.requests[1].body["model"] == MODEL  # the session model otherwise
 
 
-def test_a_claude_alias_model_keeps_the_session_model_with_a_warning(cli: CliEnv) -> None:
+def test_a_claude_alias_model_is_resolved_on_the_anthropic_provider(cli: CliEnv) -> None:
     write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
     cli.srv.anthropic.enqueue(turn(text("thought")))
     out = cli.run(*cli.args("-p", "/deep caching"))
     assert out.returncode == 0, out.stderr
-    assert cli.srv.anthropic.requests[0].body["model"] == MODEL
+    assert cli.srv.anthropic.requests[0].body["model"] == "claude-opus-4-8"
+    assert "is a Claude Code alias" not in out.stderr
+
+
+def test_a_claude_alias_model_keeps_the_session_model_on_other_providers(cli: CliEnv) -> None:
+    write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
+    cli.srv.chat.enqueue(turn(text("thought")))
+    args = [*cli.args("-p", "/deep caching", base_url=False), "--provider", "openai-chat"]
+    out = cli.run(*args, "--base-url", cli.srv.openai_url)
+    assert out.returncode == 0, out.stderr
+    assert cli.srv.chat.requests[0].body["model"] == MODEL
     assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in out.stderr
 
 
