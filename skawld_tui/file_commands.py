@@ -21,8 +21,6 @@ The body is the prompt, expanded when the command is typed:
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,7 @@ from skawld_core.command_files import (
     command_dirs,
     load_file_commands,
     resolve_ref,
+    substitute_command_args,
 )
 from skawld_core.skills.frontmatter import model_override
 
@@ -51,7 +50,6 @@ __all__ = [
     "load_file_commands",
 ]
 
-_ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
 MAX_ATTACHED_CHARS = 100_000
 
 
@@ -80,25 +78,6 @@ def command_model(command: FileCommand, agent: Agent) -> tuple[str | None, str |
     if written is not None and model is None:
         return None, f"/{command.name}: model {command.model!r} is a Claude Code alias; using the session's model"
     return model, None
-
-
-def _substitute_args(body: str, args: str) -> str:
-    try:
-        words = shlex.split(args)
-    except ValueError:
-        words = args.split()
-
-    def replace(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key == "ARGUMENTS":
-            return args
-        index = int(key) - 1
-        return words[index] if index < len(words) else ""
-
-    out = _ARG.sub(replace, body)
-    if args and "$ARGUMENTS" not in body and not re.search(r"\$[1-9]", body):
-        out += f"\n\nARGUMENTS: {args}"  # Claude Code appends arguments a body does not place
-    return out
 
 
 async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Session, *, trusted: bool) -> str:
@@ -166,7 +145,7 @@ async def expand_command(
     to its `!` lines, and attaches files from outside the project, only when the project
     is `trusted`; the user's own always do.
     """
-    body = _substitute_args(command.body, args)
+    body = substitute_command_args(command.body, args)
     pieces: list[str] = []
     last = 0
     for match in SHELL_LINE.finditer(body):
