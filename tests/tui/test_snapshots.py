@@ -237,3 +237,18 @@ def test_ask_user_modal(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_history_search(snap_compare: Any, tmp_path: Path) -> None:
+    from skawld_tui.prompt_history import PromptHistory
+
+    store = PromptHistory.for_project(tmp_path)
+    for entry in ("fix the parser", "add tests for the lexer", "write the docs"):
+        store.append(entry)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("ctrl+r", "l", "e", "x")
+        await pilot.pause()
+
+    assert snap_compare(make_app([], cwd=tmp_path), terminal_size=SIZE, run_before=run_before)
