@@ -18,8 +18,10 @@ for _module in COMMAND_MODULES:
 
 KEYS = (
     ("`Enter`", "send (while a run is going: steer)"),
-    ("`Shift+Enter` / `Ctrl+J`", "new line"),
+    ("`\\` `Enter` / `Shift+Enter` / `Ctrl+J`", "new line"),
     ("`Up` / `Down`", "prompt history"),
+    ("`Ctrl+R`", "search the prompt history (again: older; Enter: take it; Esc: cancel)"),
+    ("`Ctrl+Z`", "suspend to the shell (`fg` resumes)"),
     ("`Shift+Tab`", "cycle permission mode: default → acceptEdits → plan"),
     ("`Esc`", "stop the run now (the stream and running tools end)"),
     ("`Ctrl+S`", "finish this step, then stop"),
