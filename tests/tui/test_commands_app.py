@@ -159,6 +159,24 @@ async def test_compact_focus_reaches_the_summary_request() -> None:
         assert "(focus: keep the API names)" in str(app.query(Divider).last().render())
 
 
+async def test_compact_on_request_compacts_five_exchanges_with_the_default_strategy() -> None:
+    """The default keeps ten turns at the threshold; asked, it keeps only the last one."""
+    turns = [reply(f"answer {n}") for n in range(5)] + [reply("the summary")]
+    app = make_app(turns)  # the agent's default compaction (KeepRecentTurns(10))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for n in range(5):
+            await send(pilot, f"question {n}")
+            await run_done(pilot, n + 1)
+        await send(pilot, "/compact the parser")
+        await until(lambda: bool(app.query(Divider)), pilot)
+        summary = app.test_provider.requests[-1]  # type: ignore[attr-defined]
+        assert "focus on: the parser" in summary.system[0].text
+        assert "question 0" in str(summary.messages) and "answer 4" not in str(summary.messages)
+        assert "context compacted: 10 → 2 messages (focus: the parser)" in str(app.query(Divider).last().render())
+        assert "nothing to compact" not in notes(app)
+
+
 async def test_compact_is_refused_while_a_run_is_going() -> None:
     hold = asyncio.Event()
     turn = reply(text("streaming", chunk=3))
