@@ -107,3 +107,17 @@ def test_an_edit_after_a_read_in_the_same_turn_is_asked_about(cli: CliEnv) -> No
     assert _run_allowing(cli) == ["Edit"]
     assert not _tool_results(cli)["e1"][1]
     assert (cli.repo / "a.txt").read_text(encoding="utf-8") == "two\n"
+
+
+def test_dangerously_skip_permissions_asks_nothing(cli: CliEnv) -> None:
+    """Claude Code's switch: bypassPermissions (skawld's yolo) from the command line."""
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Bash", {"command": "touch ran"}, id="b1")),
+        turn(text("done")),
+    )
+    proc = cli.popen(*cli.args("-p", "run it", "--json", "--canusetool", "--dangerously-skip-permissions"))
+    assert proc.stdin is not None and proc.stdout is not None
+    types = [json.loads(line)["type"] for line in proc.stdout]
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    assert "permission_request" not in types and (cli.repo / "ran").exists()
