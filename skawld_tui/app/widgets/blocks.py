@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets import Markdown as TextualMarkdown
 
+from ...markdown_lists import NumberedListItem
 from .md_chunks import ChunkSplitter
 
 
@@ -99,9 +100,13 @@ class _LeftHeading(Heading):
 
 
 class RichMarkdown(Markdown):
-    """rich's Markdown with left-aligned headings."""
+    """rich's Markdown with left-aligned headings and `1.` numbered items."""
 
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "heading_open": _LeftHeading}
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+        "list_item_open": NumberedListItem,
+    }
 
 
 class _PlainCodeBlock(CodeBlock):
