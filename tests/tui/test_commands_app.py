@@ -323,3 +323,32 @@ async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path
         models = [r.model for r in app.test_provider.requests]  # type: ignore[attr-defined]
         assert models == ["small-model", "small-model", "test-model", "test-model"]  # every turn of its run
         assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in notes(app)
+
+
+async def test_memory_opens_the_instruction_files_in_the_editor(tmp_path: Path, monkeypatch: Any) -> None:
+    """A real editor process: a script that appends a line to every file it is given."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nfor f in "$@"; do echo "- edited" >> "$f"; done\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", f"{editor}")
+    agents_md = tmp_path / "AGENTS.md"
+    agents_md.write_text("# Rules\n")
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert app.agent is not None
+        app.agent.instruction_files = [str(agents_md)]
+        await send(pilot, "/memory")
+        await until(lambda: any("the next skawld reads them" in n for n in notes(app)), pilot)
+    assert agents_md.read_text() == "# Rules\n- edited\n"
+
+
+async def test_memory_says_when_the_editor_cannot_start(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("VISUAL", str(tmp_path / "no-such-editor"))
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/memory")
+        await until(lambda: bool(app.query(ErrorBlock)), pilot)
+        assert "cannot start the editor" in str(app.query(ErrorBlock).last().render())
+    assert not (tmp_path / "AGENTS.md").exists()
