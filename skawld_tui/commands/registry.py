@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..file_commands import PromptCommands
 
 # The modules whose `@command` functions are the built-ins, in help and completion order.
-COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "memory", "extra")
+COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "memory", "hooks_view", "extra")
 for _module in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_module}")
 

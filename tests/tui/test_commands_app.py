@@ -352,3 +352,30 @@ async def test_memory_says_when_the_editor_cannot_start(tmp_path: Path, monkeypa
         await until(lambda: bool(app.query(ErrorBlock)), pilot)
         assert "cannot start the editor" in str(app.query(ErrorBlock).last().render())
     assert not (tmp_path / "AGENTS.md").exists()
+
+
+async def test_hooks_lists_each_hook_with_its_file(tmp_path: Path, monkeypatch: Any) -> None:
+    import json
+
+    from skawld_core.settings import CliOptions, resolve_settings
+    from skawld_tui.app.widgets.blocks import CommandOutput
+
+    home = tmp_path / "home"
+    (home / ".skawld").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    user = home / ".skawld" / "config.json"
+    user.write_text(json.dumps({"hooks": {"Stop": [{"command": "notify-send done"}]}}))
+    project = tmp_path / "repo" / ".claude" / "settings.json"
+    project.parent.mkdir(parents=True)
+    claude_hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]}
+    project.write_text(json.dumps({"hooks": claude_hooks}))
+    settings = resolve_settings(CliOptions(cwd=str(tmp_path / "repo"), accept_project_config=True))
+    app = make_app([], cwd=tmp_path / "repo")
+    app.settings = settings
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/hooks")
+        await until(lambda: bool(app.query(CommandOutput)), pilot)
+        shown = app.query(CommandOutput).last().source  # type: ignore[attr-defined]
+    assert f"| PreToolUse | `Bash` | `./check.sh` | {project} |" in shown
+    assert f"| Stop | `*` | `notify-send done` | {user} |" in shown
