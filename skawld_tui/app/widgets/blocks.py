@@ -300,11 +300,12 @@ class AssistantMarkdown(VerticalGroup):
 
 
 class ThinkingBlock(Collapsible):
-    """Model thinking: dimmed and collapsed."""
+    """Model thinking: dimmed, collapsed unless Ctrl+O has opened the panels (as Claude Code
+    hides it until Ctrl+O)."""
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", *, collapsed: bool = True) -> None:
         self.body = Static(Text(text, style="dim italic"), classes="thinking-body")
-        super().__init__(self.body, title="thinking", collapsed=True, classes="thinking")
+        super().__init__(self.body, title="thinking", collapsed=collapsed, classes="thinking")
         self.text = text
 
     def append(self, delta: str) -> None:
