@@ -148,8 +148,10 @@ class KeepRecentTurns:
         """Summarize all but the last `keep_turns` turns (default: the strategy's)."""
         recent = last_n_turn_boundaries(messages, self.turns if keep_turns is None else keep_turns)
         older = messages[: len(messages) - len(recent)]
-        if recent is messages or not any(m.role == "assistant" for m in older):
-            return messages  # nothing answered yet to summarize
+        if recent is messages or not older:
+            return messages
+        if keep_turns is not None and not any(m.role == "assistant" for m in older):
+            return messages  # asked before a second answer: only a prompt to summarize
         summary = await summarize(provider, model, older, usage_report, focus=focus)
         head = Message(role="user", content=[TextBlock(text=f"{SUMMARY_PREFIX}\n\n{summary}")])
         return strip_response_chaining([head, *recent])
