@@ -17,6 +17,7 @@ from .events import SkillSummary
 from .extensions import Extensions, close_extensions, connect_extensions
 from .hooks import HookContext, HookRunner, SessionEndInput
 from .messages import Message, PermissionMode
+from .model_aliases import api_model, is_claude_alias
 from .permissions import PermissionEngine
 from .permissions.mode import EXIT_PLAN_MODE_TOOL
 from .permissions.sandbox_spec import read_denied_paths
@@ -278,6 +279,25 @@ class Agent:
                 user_instructions=self.system_prompt,
             )
         return self._system
+
+    @property
+    def resolves_claude_aliases(self) -> bool:
+        """True when the provider is Anthropic's, whose models Claude Code's aliases name."""
+        return getattr(getattr(self.provider, "inner", self.provider), "id", None) == "anthropic"
+
+    def api_model(self, model: str) -> str:
+        """The id sent for `model`: a Claude Code alias resolved on the Anthropic
+        provider (`opusplan` by the current permission mode); else `model`."""
+        return api_model(
+            model, anthropic=self.resolves_claude_aliases, env=os.environ, plan_mode=self.permission_mode == "plan"
+        )
+
+    def definition_model(self, model: str | None) -> str | None:
+        """A skill's, command's or agent file's `model`, or None for the session's: a
+        Claude Code alias names no model on a provider other than Anthropic's."""
+        if model is None or (is_claude_alias(model) and not self.resolves_claude_aliases):
+            return None
+        return model
 
     def set_permission_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode for later tool calls (the app's Shift+Tab)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .skills.frontmatter import FrontmatterError, split_frontmatter
+from .skills.substitute import substitute_command_args
 
 __all__ = [
     "FILE_REF",
@@ -27,6 +28,7 @@ __all__ = [
     "load_file_commands",
     "outside_refs",
     "resolve_ref",
+    "substitute_command_args",
 ]
 
 FILE_REF = re.compile(r"(?:(?<=\s)|^)@([^\s`]+)", re.MULTILINE)

@@ -37,7 +37,9 @@ class CompactionStrategy(Protocol):
     """Turns a copy of the provider view into a shorter one.
 
     A strategy whose `compact` also takes a `focus` keyword gets the text of a
-    manual `/compact <focus>`; one without it is called as before.
+    manual `/compact <focus>`; one that takes `keep_turns` is told, on a manual
+    compaction, to keep only that many recent turns (the user asked for it, so
+    it compacts even a short conversation). One without them is called as before.
     """
 
     id: str
@@ -122,6 +124,10 @@ async def summarize(
     return well_formed("".join(parts)).strip()
 
 
+MANUAL_KEEP_TURNS = 1
+"""Turns a manual `/compact` keeps verbatim (the rest is summarized)."""
+
+
 class KeepRecentTurns:
     """Keep the last `turns` assistant turns; summarize everything older."""
 
@@ -137,11 +143,15 @@ class KeepRecentTurns:
         model: str,
         usage_report: UsageReport,
         focus: str | None = None,
+        keep_turns: int | None = None,
     ) -> list[Message]:
-        recent = last_n_turn_boundaries(messages, self.turns)
+        """Summarize all but the last `keep_turns` turns (default: the strategy's)."""
+        recent = last_n_turn_boundaries(messages, self.turns if keep_turns is None else keep_turns)
         older = messages[: len(messages) - len(recent)]
         if recent is messages or not older:
             return messages
+        if keep_turns is not None and not any(m.role == "assistant" for m in older):
+            return messages  # asked before a second answer: only a prompt to summarize
         summary = await summarize(provider, model, older, usage_report, focus=focus)
         head = Message(role="user", content=[TextBlock(text=f"{SUMMARY_PREFIX}\n\n{summary}")])
         return strip_response_chaining([head, *recent])
@@ -153,10 +163,15 @@ def default_compaction() -> CompactionStrategy:
 
 def takes_focus(strategy: CompactionStrategy) -> bool:
     """True when `strategy.compact` accepts a `focus` keyword."""
+    return takes_keyword(strategy, "focus")
+
+
+def takes_keyword(strategy: CompactionStrategy, name: str) -> bool:
+    """True when `strategy.compact` accepts the keyword `name`."""
     import inspect
 
     try:
         params = inspect.signature(strategy.compact).parameters
     except (TypeError, ValueError):
         return False
-    return "focus" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

@@ -58,6 +58,12 @@ class RunHost(Protocol):
     def get_session(self, id: str) -> RunSession | None:
         """A live session of this agent, by id."""
 
+    def api_model(self, model: str) -> str:
+        """The id sent for `model` (Claude Code's aliases resolved for the provider)."""
+
+    def definition_model(self, model: str | None) -> str | None:
+        """A skill's, command's or agent file's `model`, or None for the session's."""
+
     def sandbox_status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed."""
 

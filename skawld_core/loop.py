@@ -139,7 +139,7 @@ class RunLoop:
             await self._maybe_compact("threshold")
             model_override, overlay_tools = session.take_overlay()
             try:
-                turn_model = model_override or session.model
+                turn_model = self.agent.api_model(self.agent.definition_model(model_override) or session.model)
                 assembler = await self._stream_with_recovery(turn_model)
                 turns += 1
                 message = assembler.message()
@@ -345,7 +345,9 @@ class RunLoop:
     async def _maybe_compact(self, trigger: Literal["threshold", "forced"]) -> bool:
         session = self.session
         if trigger == "threshold" and not should_compact(
-            session.last_usage, self.agent.max_output_tokens, self.agent.provider.context_window(session.model)
+            session.last_usage,
+            self.agent.max_output_tokens,
+            self.agent.provider.context_window(self.agent.api_model(session.model)),
         ):
             return False
         event, errors = await session.compact_view(trigger, self._hook_context())

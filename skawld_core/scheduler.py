@@ -131,6 +131,7 @@ class Scheduler:
         calls = [self._resolve(b) for b in blocks]
         await self._pre_tool_use(calls)
         self._first_pass(calls)
+        await self._precheck_asks(calls)
         asks = [c for c in calls if c.ask]
         if asks:
             await self._notify(asks)
@@ -257,6 +258,35 @@ class Scheduler:
             elif decision.behavior == "ask":
                 call.ask = call.name not in self.overlay_tools
                 call.ask_reason = decision.reason
+
+    async def _precheck_asks(self, calls: list[_Call]) -> None:
+        """A call bound to fail gets its error without a permission question (an Edit of a
+        file not yet Read). Only calls no earlier call of the turn can affect are checked:
+        every earlier runnable call reads, and none targets the same file."""
+        touched: set[str] = set()
+        for call in calls:
+            if not call.runnable:
+                continue
+            assert call.tool is not None
+            paths = set(self.permissions.target_paths(self._pending(call)))
+            if call.ask and not touched & paths:
+                refused = await self._precheck(call)
+                if refused is not None:
+                    call.ask = False
+                    call.error = refused.content if isinstance(refused.content, str) else "refused"
+                    continue
+            if call.tool.scope != "read":
+                return
+            touched |= paths
+
+    async def _precheck(self, call: _Call) -> ToolResult | None:
+        assert call.tool is not None
+        try:
+            return await call.tool.precheck(call.parsed, self.make_context(call.block.id, self.emit_nowait))
+        except (asyncio.CancelledError, AbortError):
+            raise
+        except Exception:
+            return None  # execute runs the same checks and reports them
 
     async def _second_pass(self, call: _Call) -> None:
         assert call.tool is not None

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .compaction import CompactionStrategy, UsageReport, takes_focus
+from .compaction import MANUAL_KEEP_TURNS, CompactionStrategy, UsageReport, takes_focus, takes_keyword
 from .direct_tool import run_tool_call
 from .errors import AbortError, ConfigError
 from .events import CompactionEvent, Event, HookErrorEvent, ResultEvent
@@ -265,6 +265,8 @@ class Session:
             )
         report = UsageReport()
         extra: dict[str, Any] = {"focus": focus} if focus and takes_focus(agent.compaction) else {}
+        if trigger == "manual" and takes_keyword(agent.compaction, "keep_turns"):
+            extra["keep_turns"] = MANUAL_KEEP_TURNS  # asked for: compact even a short conversation
         compacted = await agent.compaction.compact(
             list(view), provider=agent.provider, model=self.model, usage_report=report, **extra
         )

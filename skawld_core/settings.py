@@ -19,6 +19,7 @@ from .config import ConfigSource, ConfigWarning, home_dir, load_config, merge_la
 from .config_model import ConfigFile, HookCommand, HttpMcpServer, SessionStoreSection, StdioMcpServer
 from .errors import ConfigError
 from .instructions import MAX_INSTRUCTION_CHARS, find_repo_root, load_instructions
+from .model_aliases import unresolved_alias_warning
 from .permissions.claude_rules import parse_claude_rules
 from .permissions.rules import PermissionRule
 from .plugins.types import Plugin
@@ -351,10 +352,14 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
     )
     provider = cfg.provider
     base_url = cfg.base_url
+    model = cfg.model or _default_model(cfg.provider_id, base_url)
+    alias_warning = unresolved_alias_warning(model, cfg.provider_id) if model else None
+    if alias_warning:
+        warnings.append(ConfigWarning(alias_warning))
     return Settings(
         config=cfg,
         permission_mode=cfg.permission_mode,
-        model=cfg.model or _default_model(cfg.provider_id, base_url),
+        model=model,
         api_key=opts.api_key or (provider.apiKey if provider else None),
         cwd=cwd,
         permission_rules=[*deny_rules, *cfg.permission_rules],

@@ -22,8 +22,6 @@ The body is the prompt, expanded when the command is typed:
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +34,7 @@ from skawld_core.command_files import (
     command_dirs,
     load_file_commands,
     resolve_ref,
+    substitute_command_args,
 )
 from skawld_core.skills.frontmatter import model_override
 
@@ -52,7 +51,6 @@ __all__ = [
     "load_file_commands",
 ]
 
-_ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
 MAX_ATTACHED_CHARS = 100_000
 
 
@@ -71,34 +69,16 @@ class ExpandedCommand:
     warnings: list[str] = field(default_factory=list)
 
 
-def command_model(command: FileCommand) -> tuple[str | None, str | None]:
+def command_model(command: FileCommand, agent: Agent) -> tuple[str | None, str | None]:
     """The model a command's prompt runs on (None: the session's) and a warning when
-    its `model:` is a Claude Code alias skawld cannot map to a model id."""
+    its `model:` is a Claude Code alias the agent's provider does not know."""
     if command.model is None:
         return None, None
-    model = model_override(command.model)
-    if model is None and command.model.lower() != "inherit":
+    written = model_override(command.model)
+    model = agent.definition_model(written)
+    if written is not None and model is None:
         return None, f"/{command.name}: model {command.model!r} is a Claude Code alias; using the session's model"
     return model, None
-
-
-def _substitute_args(body: str, args: str) -> str:
-    try:
-        words = shlex.split(args)
-    except ValueError:
-        words = args.split()
-
-    def replace(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key == "ARGUMENTS":
-            return args
-        index = int(key) - 1
-        return words[index] if index < len(words) else ""
-
-    out = _ARG.sub(replace, body)
-    if args and "$ARGUMENTS" not in body and not re.search(r"\$[1-9]", body):
-        out += f"\n\nARGUMENTS: {args}"  # Claude Code appends arguments a body does not place
-    return out
 
 
 async def _run_shell(command: FileCommand, line: str, agent: Agent, session: Session, *, trusted: bool) -> str:
@@ -166,7 +146,7 @@ async def expand_command(
     to its `!` lines, and attaches files from outside the project, only when the project
     is `trusted`; the user's own always do.
     """
-    body = _substitute_args(command.body, args)
+    body = substitute_command_args(command.body, args)
     pieces: list[str] = []
     last = 0
     for match in SHELL_LINE.finditer(body):
@@ -175,7 +155,7 @@ async def expand_command(
         last = match.end()
     pieces.append(body[last:])
     prompt = "".join(pieces)
-    model, warning = command_model(command)
+    model, warning = command_model(command, agent)
     expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=model)
     if warning:
         expanded.warnings.append(warning)

@@ -27,6 +27,7 @@ __all__ = ["MAX_DIFF_LINES", "FileChange", "proposed_change", "render_diff", "un
 MAX_DIFF_LINES = 120
 MAX_FILE_BYTES = 2_000_000
 _WORD = re.compile(r"\w+|\s+|[^\w\s]")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,13 @@ def render_diff(change: FileChange, *, max_lines: int = MAX_DIFF_LINES) -> Rende
     out: list[Text] = []
     i = 0
     shown = lines[:max_lines]
+    numbers = _line_numbers(shown) if change.from_disk else [None] * len(shown)
+    width = max((len(str(n)) for n in numbers if n is not None), default=0)
+
+    def gutter(index: int) -> str:
+        number = numbers[index]
+        return "" if not width else f"{'' if number is None else number:>{width}} "
+
     while i < len(shown):
         line = shown[i]
         if line.startswith(("---", "+++")):
@@ -152,34 +160,67 @@ def render_diff(change: FileChange, *, max_lines: int = MAX_DIFF_LINES) -> Rende
             and not shown[i + 1].startswith("+++")
         ):
             removed, added = _word_spans(line[1:], shown[i + 1][1:])
-            out.append(_code_line("-", line[1:], highlighter, "on #3c1618", "on #7a2a2e", removed))
-            out.append(_code_line("+", shown[i + 1][1:], highlighter, "on #15361f", "on #2a6a3a", added))
+            out.append(_code_line(gutter(i), "-", line[1:], highlighter, "on #3c1618", "on #7a2a2e", removed))
+            out.append(_code_line(gutter(i + 1), "+", shown[i + 1][1:], highlighter, "on #15361f", "on #2a6a3a", added))
             i += 2
             continue
         elif line.startswith("-"):
-            out.append(_code_line("-", line[1:], highlighter, "on #3c1618", "", []))
+            out.append(_code_line(gutter(i), "-", line[1:], highlighter, "on #3c1618", "", []))
         elif line.startswith("+"):
-            out.append(_code_line("+", line[1:], highlighter, "on #15361f", "", []))
+            out.append(_code_line(gutter(i), "+", line[1:], highlighter, "on #15361f", "", []))
         else:
-            out.append(_code_line(" ", line[1:], highlighter, "", "", []))
+            out.append(_code_line(gutter(i), " ", line[1:], highlighter, "", "", []))
         i += 1
     if len(lines) > max_lines:
         out.append(Text(f"… {len(lines) - max_lines} more diff lines", style="dim italic"))
     return Group(*out)
 
 
+def _line_numbers(lines: list[str]) -> list[int | None]:
+    """Each diff line's number in the file, as Claude Code shows it: the old file's for a
+    removed line, the new file's for an added or context line; None for headers."""
+    numbers: list[int | None] = []
+    old = new = 0
+    for line in lines:
+        hunk = _HUNK.match(line)
+        if hunk:
+            old, new = int(hunk.group(1)), int(hunk.group(2))
+            numbers.append(None)
+        elif not old and not new:  # the ---/+++ header, before the first hunk
+            numbers.append(None)
+        elif line.startswith("-"):
+            numbers.append(old)
+            old += 1
+        elif line.startswith("+"):
+            numbers.append(new)
+            new += 1
+        else:
+            numbers.append(new)
+            old, new = old + 1, new + 1
+    return numbers
+
+
 def _code_line(
-    marker: str, code: str, highlighter: Syntax, line_style: str, word_style: str, spans: list[tuple[int, int]]
+    gutter: str,
+    marker: str,
+    code: str,
+    highlighter: Syntax,
+    line_style: str,
+    word_style: str,
+    spans: list[tuple[int, int]],
 ) -> Text:
     from rich.text import Text
 
     body = highlighter.highlight(code)
     body.rstrip()
     line = Text()
+    if gutter:
+        line.append(gutter, style="dim")
     line.append(marker, style="bold red" if marker == "-" else "bold green" if marker == "+" else "dim")
     line.append_text(body)
     if line_style:
         line.stylize(line_style)
+    offset = len(gutter) + 1
     for start, end in spans:
-        line.stylize(word_style, start + 1, end + 1)
+        line.stylize(word_style, start + offset, end + offset)
     return line

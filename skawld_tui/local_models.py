@@ -45,6 +45,32 @@ def server_models(settings: Settings) -> list[str]:
     return [m.id for m in list_models(_base_url(settings), _key(settings), headers=headers)]
 
 
+def model_choices(settings: Settings) -> tuple[list[str], str | None]:
+    """The models `/model` offers, or none and why, in words (never a raw `HTTP Error 404`)."""
+    url = _base_url(settings).rstrip("/") + "/models"
+    try:
+        names = server_models(settings)
+    except Exception as exc:
+        return [], _list_problem(url, exc.__cause__ or exc)
+    if not names:
+        return [], f"{url} lists no models; name one with `/model NAME`."
+    return names, None
+
+
+def _list_problem(url: str, cause: BaseException) -> str:
+    import urllib.error  # lazy: only when a model list failed
+
+    if isinstance(cause, urllib.error.HTTPError):
+        if cause.code == 404:
+            return f"This server has no model list ({url} answers 404); name a model with `/model NAME`."
+        return (
+            f"The model list at {url} was refused (HTTP {cause.code} {cause.reason}); name a model with `/model NAME`."
+        )
+    if isinstance(cause, urllib.error.URLError):
+        return f"Cannot reach {url} ({cause.reason}); name a model with `/model NAME`."
+    return f"The model list at {url} is not available ({cause}); name a model with `/model NAME`."
+
+
 def default_model(settings: Settings) -> str | None:
     """The server's only model, for a compatible ``baseURL`` with no model configured."""
     if not settings.base_url or settings.provider_id == "anthropic":

@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,16 @@ class PromptHistory:
             self._lines_on_disk = len(entries)
         except OSError:
             tmp.unlink(missing_ok=True)
+
+
+def search_back(entries: Sequence[str], query: str, before: int) -> int | None:
+    """Ctrl+R: the index of the newest entry older than `before` that contains `query`
+    (case folded), or None."""
+    needle = query.casefold()
+    for index in range(min(before, len(entries)) - 1, -1, -1):
+        if needle in entries[index].casefold():
+            return index
+    return None
 
 
 def _dedupe_adjacent(items: Iterable[str]) -> list[str]:

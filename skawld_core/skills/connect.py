@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..command_files import FileCommand, load_file_commands
+from .frontmatter import model_override
 from .listing import listing_budget, render_listing, wrap_listing
 from .loader import BUILTIN_TOOL_NAMES, load_skills
 from .tool import SkillTool
-from .types import SkillLoadResult
+from .types import Skill, SkillLoadResult
 from .untrusted import strip_grants
 
 if TYPE_CHECKING:
@@ -20,14 +22,35 @@ log = logging.getLogger("skawld.skills")
 log.addHandler(logging.NullHandler())  # never the terminal unless the app configures logging
 
 
+def command_skills(agent: ExtensionHost, taken: set[str]) -> list[Skill]:
+    """The command files of the agent's config dirs as skills the model may call by name."""
+    commands, _skipped = load_file_commands([d / "commands" for d in agent.config_dirs])
+    return [_as_skill(c) for c in commands if c.name not in taken]
+
+
+def _as_skill(command: FileCommand) -> Skill:
+    # A command's `allowed-tools` cover only its own `!` lines, so they grant nothing here.
+    return Skill(
+        name=command.name,
+        description=command.description,
+        body=command.body,
+        directory=command.path.parent,
+        argument_hint=command.argument_hint,
+        model=model_override(command.model),
+        from_command=True,
+    )
+
+
 def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     """Load skills from the agent's config dirs; register `Skill` when at least
     one loaded, append the auto-allow rules for plain skills, and hand the
-    summaries and listing to the agent. Returns the load result (with its skip
+    summaries and listing to the agent. Command files (`<configDir>/commands/*.md`)
+    are offered through `Skill` too, as in Claude Code; a skill wins a name clash. Returns the load result (with its skip
     reasons; `connect_extensions` keeps it in `agent.extensions.skills`)."""
     reserved = set(BUILTIN_TOOL_NAMES) | {n for n in agent.tools.names() if not n.startswith("mcp__")}
     plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.skills)]
     result = load_skills(agent.config_dirs, reserved, namespaced=plugin_sources)
+    result.skills += command_skills(agent, {s.name for s in result.skills} | reserved)
     untrusted = agent.untrusted_config_dirs
     result.skills = [
         strip_grants(s, s.directory, untrusted, allowed_tools=(), model=None, grants_withheld=bool(s.allowed_tools))
@@ -49,6 +72,7 @@ def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     except Exception:
         window = None
     listing = wrap_listing(render_listing(result.skills, listing_budget(window)))
-    agent.set_skills([s.summary() for s in result.skills], listing)
+    # Command files are the host's to list as commands; the model sees them in the listing.
+    agent.set_skills([s.summary() for s in result.skills if not s.from_command], listing)
     agent.invalidate_system_prompt()
     return result

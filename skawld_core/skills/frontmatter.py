@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLAUDE_MODEL_ALIASES", "FrontmatterError", "model_override", "name_slug", "split_frontmatter"]
+__all__ = ["SESSION_MODEL_WORDS", "FrontmatterError", "model_override", "name_slug", "split_frontmatter"]
 
-# Claude Code model aliases: not model ids any provider accepts, so a file
-# written for Claude Code that names one runs on the session model instead.
-CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku", "default", "opusplan"})
+# Claude Code's words for "the session's model". Its other aliases (`sonnet`,
+# `fable`…) are kept: the agent resolves them for its provider (model_aliases.py).
+SESSION_MODEL_WORDS = frozenset({"inherit", "default"})
 
 
 class FrontmatterError(ValueError):
@@ -114,12 +114,12 @@ def name_slug(name: str) -> str:
 
 
 def model_override(value: object) -> str | None:
-    """A frontmatter `model` value as a model id: None when absent, empty, or
-    a Claude Code alias (`inherit`, `sonnet`, `opus`, `haiku`, …)."""
+    """A frontmatter `model` value: None (the session's model) when absent, empty,
+    `inherit` or `default`; else the model id or Claude Code alias as written."""
     if not isinstance(value, str):
         return None
     model = value.strip()
-    return None if not model or model.lower() in CLAUDE_MODEL_ALIASES else model
+    return None if not model or model.lower() in SESSION_MODEL_WORDS else model
 
 
 def read_definition(path: Path) -> str:

@@ -9,11 +9,13 @@ Any other `$word` is left as is.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["render_skill", "shell_split", "substitute"]
+__all__ = ["render_skill", "shell_split", "substitute", "substitute_command_args"]
 
+_COMMAND_ARG = re.compile(r"\$(ARGUMENTS|[1-9])")
 _PATTERN = re.compile(r"\$\{(SKAWLD_SKILL_DIR|SKAWLD_SESSION_ID)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -85,3 +87,24 @@ def render_skill(body: str, *, skill_dir: Path | str, session_id: str, args: str
     directory = str(skill_dir)
     text = substitute(body, skill_dir=directory, session_id=session_id, args=args, arguments=arguments)
     return f"Skill base directory: {directory}\n\n{text}"
+
+
+def substitute_command_args(body: str, args: str) -> str:
+    """`$ARGUMENTS` and `$1`…`$9` of a command body (args shell-split); args a body does
+    not place are appended, as Claude Code does."""
+    try:
+        words = shlex.split(args)  # a command splits as the shell does; unbalanced quotes: on spaces
+    except ValueError:
+        words = args.split()
+
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "ARGUMENTS":
+            return args
+        index = int(key) - 1
+        return words[index] if index < len(words) else ""
+
+    out = _COMMAND_ARG.sub(replace, body)
+    if args and "$ARGUMENTS" not in body and not re.search(r"\$[1-9]", body):
+        out += f"\n\nARGUMENTS: {args}"  # Claude Code appends arguments a body does not place
+    return out

@@ -12,7 +12,7 @@ from ..messages import InvokedSkillRecord
 from ..model_base import SkawldModel
 from ..tools.base import Tool, ToolContext, ToolResult
 from .overlay import overlay_model
-from .substitute import render_skill
+from .substitute import render_skill, substitute_command_args
 from .types import Skill
 
 if TYPE_CHECKING:
@@ -81,9 +81,12 @@ class SkillTool(Tool[SkillInput]):
                 content=f"Skill is not invokable by the model: {name}", summary=f"skill {name} disabled", is_error=True
             )
         args = value.args or ""
-        content = render_skill(
-            skill.body, skill_dir=skill.directory, session_id=ctx.session_id, args=args, arguments=skill.arguments
-        )
+        if skill.from_command:
+            content = substitute_command_args(skill.body, args)
+        else:
+            content = render_skill(
+                skill.body, skill_dir=skill.directory, session_id=ctx.session_id, args=args, arguments=skill.arguments
+            )
         session: ToolSession | None = ctx.extras.get("session")
         if session is not None:
             record = InvokedSkillRecord(

@@ -39,6 +39,9 @@ class Skill:
     display_name: str | None = None
     grants_withheld: bool = False
     """True when `allowed_tools` were dropped because the project is not trusted."""
+    from_command: bool = False
+    """A command file offered through the Skill tool, as Claude Code does: its body takes
+    `$ARGUMENTS` and `$1`…`$9`; its `!` lines are not run on this path."""
 
     @property
     def is_plain(self) -> bool:

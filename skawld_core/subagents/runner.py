@@ -109,7 +109,9 @@ async def run_subagent(
         tool_names=tools.names(),
         user_instructions=definition.body or None,
     )
-    child = await parent.child_session(meta=meta, model=definition.model, tools=tools, system=system)
+    child = await parent.child_session(
+        meta=meta, model=agent.definition_model(definition.model), tools=tools, system=system
+    )
     if live is not None:
         live[child.id] = child
     last_text = ""

@@ -122,6 +122,13 @@ class Tool(ABC, Generic[InputT]):
 
         return f"{self.name} {json.dumps(self.dump_input(value), ensure_ascii=False)}"
 
+    async def precheck(self, value: InputT, ctx: ToolContext) -> ToolResult | None:
+        """A call bound to fail, caught cheaply before the user is asked to allow it
+        (an Edit of a file not yet Read): the error result the model gets instead of
+        a permission question, or None. `execute` must repeat these checks, since the
+        file can change between the two."""
+        return None
+
     @abstractmethod
     async def execute(self, value: InputT, ctx: ToolContext) -> ToolResult:
         """Run the tool. Errors the model should see are `ToolResult(is_error=True)`."""

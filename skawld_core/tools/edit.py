@@ -56,13 +56,8 @@ def _prefers_crlf(text: str) -> bool:
     return crlf > head.count("\n") - crlf
 
 
-def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) -> _Outcome:
-    """Read, replace literally and write back atomically (runs in a worker thread)."""
-    fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return _Outcome("Error: the file is not a regular file.")
-        text = fh.read().decode("utf-8", errors="surrogateescape")
+def _locate(text: str, old: str, new: str, replace_all: bool) -> tuple[str, str] | str:
+    """The text to replace in `text` and its replacement (line endings matched), or the error."""
     if _prefers_crlf(text):
         new = _to_crlf(new)
     needle = old
@@ -73,12 +68,36 @@ def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) ->
         if count:
             new = _to_crlf(new)  # the matched region uses CRLF, so the replacement does too
     if count == 0:
-        return _Outcome("Error: old_string not found in file.")
+        return "Error: old_string not found in file."
     if count > 1 and not replace_all:
-        return _Outcome(
+        return (
             f"Error: old_string matches {count} occurrences; provide more surrounding context "
             "for a unique match, or pass replace_all: true."
         )
+    return needle, new
+
+
+def _match_problem(path: Path, value: EditInput) -> str | None:
+    """Whether `old_string` matches as the edit needs (runs in a worker thread)."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError:
+        return None  # execute reports it with the verified open
+    match = _locate(text, value.old_string, value.new_string, value.replace_all)
+    return match if isinstance(match, str) else None
+
+
+def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) -> _Outcome:
+    """Read, replace literally and write back atomically (runs in a worker thread)."""
+    fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return _Outcome("Error: the file is not a regular file.")
+        text = fh.read().decode("utf-8", errors="surrogateescape")
+    match = _locate(text, old, new, replace_all)
+    if isinstance(match, str):
+        return _Outcome(match)
+    needle, new = match
     # str.replace is literal: `$&`, `$$` and backslashes are never expanded.
     updated = text.replace(needle, new) if replace_all else text.replace(needle, new, 1)
     try:
@@ -107,11 +126,9 @@ class EditTool(Tool[EditInput]):
         """`Edit <path> (replace one|replace all)`."""
         return f"Edit {value.file_path} ({'replace all' if value.replace_all else 'replace one'})"
 
-    async def execute(self, value: EditInput, ctx: ToolContext) -> ToolResult:
-        """Run the reference's checks in order, then edit atomically and mark the file read."""
-        path = resolve_path(value.file_path, ctx.cwd)
-        rel = display_path(path, ctx.cwd)
-
+    @staticmethod
+    def _target_refusal(value: EditInput, path: Path, rel: str, ctx: ToolContext) -> ToolResult | None:
+        """The reference's checks before the file is opened, in order."""
         if not ctx.file_read_tracker.has_read(path):
             return error_result("You must Read this file before editing it.")
         if value.old_string == value.new_string:
@@ -123,8 +140,27 @@ class EditTool(Tool[EditInput]):
             max_bytes=MAX_EDIT_BYTES,
             too_large=lambda _size: "Error: File too large to edit; use Read + Write.",
         )
-        if problem:
-            return error_result(problem, prefix="")
+        return error_result(problem, prefix="") if problem else None
+
+    async def precheck(self, value: EditInput, ctx: ToolContext) -> ToolResult | None:
+        """Read-before-edit, the file's state, and `old_string` matching, before asking.
+
+        The match is only looked for in a file this session has Read (so nothing
+        about an unread file reaches the model)."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        refused = self._target_refusal(value, path, display_path(path, ctx.cwd), ctx)
+        if refused is not None:
+            return refused
+        problem = await asyncio.to_thread(_match_problem, path, value)
+        return error_result(problem, prefix="") if problem else None
+
+    async def execute(self, value: EditInput, ctx: ToolContext) -> ToolResult:
+        """Run the reference's checks in order, then edit atomically and mark the file read."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        rel = display_path(path, ctx.cwd)
+        refused = self._target_refusal(value, path, rel, ctx)
+        if refused is not None:
+            return refused
         try:
             outcome = await asyncio.to_thread(
                 _apply, path, value.old_string, value.new_string, value.replace_all, ctx.verify_open

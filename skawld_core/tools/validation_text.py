@@ -43,17 +43,22 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path or "input"
 
 
+def _string_words(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """How the reference names a top-level string field's type: "a non-empty string" when it
+    must not be empty, else "a string"; None when `loc` is not a top-level string field."""
+    if len(loc) != 1 or not isinstance(loc[0], str):
+        return None
+    field = model.model_fields.get(loc[0]) or next((f for f in model.model_fields.values() if f.alias == loc[0]), None)
+    if field is None or field.annotation is not str:
+        return None
+    non_empty = any(getattr(m, "min_length", 0) for m in field.metadata)
+    return "a non-empty string" if non_empty else "a string"
+
+
 def _missing(model: type[BaseModel], loc: tuple[int | str, ...], name: str) -> str:
     """A missing top-level string field is described by its type, as the reference does."""
-    field = None
-    if len(loc) == 1 and isinstance(loc[0], str):
-        field = model.model_fields.get(loc[0]) or next(
-            (f for f in model.model_fields.values() if f.alias == loc[0]), None
-        )
-    if field is None or field.annotation is not str:
-        return f"{name} is required"
-    non_empty = any(getattr(m, "min_length", 0) for m in field.metadata)
-    return f"{name} must be a non-empty string" if non_empty else f"{name} must be a string"
+    words = _string_words(model, loc)
+    return f"{name} must be {words}" if words else f"{name} is required"
 
 
 def _one(model: type[BaseModel], err: ErrorDetails) -> str:
@@ -65,6 +70,9 @@ def _one(model: type[BaseModel], err: ErrorDetails) -> str:
         return _missing(model, loc, name)
     if kind == "string_too_short" and ctx.get("min_length") == 1:
         return f"{name} must be a non-empty string"
+    if kind == "string_type":
+        # The reference's validators test "is a non-empty string" as one condition (§2.7).
+        return f"{name} must be {_string_words(model, loc) or 'a string'}"
     if kind in _TYPE_WORDS:
         return f"{name} must be {_TYPE_WORDS[kind]}"
     if kind in ("literal_error", "enum"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
@@ -43,32 +44,19 @@ class WriteTool(Tool[WriteInput]):
         """`Write <bytes>B to <path>`."""
         return f"Write {len(value.content.encode('utf-8', errors='surrogatepass'))}B to {value.file_path}"
 
+    async def precheck(self, value: WriteInput, ctx: ToolContext) -> ToolResult | None:
+        """The checks `execute` starts with (an existing file not Read, a device path...), before asking."""
+        path = resolve_path(value.file_path, ctx.cwd)
+        return _target_refusal(value, path, display_path(path, ctx.cwd), ctx)
+
     async def execute(self, value: WriteInput, ctx: ToolContext) -> ToolResult:
         """Refuse unread or stale existing files; otherwise mkdir -p and write atomically."""
         path = resolve_path(value.file_path, ctx.cwd)
         rel = display_path(path, ctx.cwd)
-        if is_device_path(path):
-            return error_result(f"{path} is a device path and cannot be written.")
-        try:
-            data = value.content.encode("utf-8")
-        except UnicodeEncodeError:
-            return error_result("content is not valid Unicode (lone surrogate).")
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            st = None
-        except OSError as exc:
-            return error_result(f"cannot access {rel}: {exc.strerror or exc}.")
-        if st is not None:
-            if not stat.S_ISREG(st.st_mode):
-                return error_result(f"{rel} exists and is not a regular file.")
-            if not ctx.file_read_tracker.has_read(path):
-                return error_result(
-                    f"{rel} already exists and has not been Read in this session. Read the file first, then write it."
-                )
-            problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
-            if problem:
-                return error_result(problem, prefix="")
+        refused = _target_refusal(value, path, rel, ctx)
+        if refused is not None:
+            return refused
+        data = value.content.encode("utf-8")
         try:
             await asyncio.to_thread(_write, path, data, ctx.verify_open)
         except OpenRefused as exc:
@@ -77,6 +65,30 @@ class WriteTool(Tool[WriteInput]):
             return error_result(f"could not write {rel}: {exc.strerror or exc}.")
         ctx.file_read_tracker.mark_read(path)
         return ToolResult(content=f"wrote {len(data)} bytes to {rel}", summary=self.summarize(value))
+
+
+def _target_refusal(value: WriteInput, path: Path, rel: str, ctx: ToolContext) -> ToolResult | None:
+    """Why the write cannot happen before anything is written, or None."""
+    if is_device_path(path):
+        return error_result(f"{path} is a device path and cannot be written.")
+    try:
+        value.content.encode("utf-8")
+    except UnicodeEncodeError:
+        return error_result("content is not valid Unicode (lone surrogate).")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return error_result(f"cannot access {rel}: {exc.strerror or exc}.")
+    if not stat.S_ISREG(st.st_mode):
+        return error_result(f"{rel} exists and is not a regular file.")
+    if not ctx.file_read_tracker.has_read(path):
+        return error_result(
+            f"{rel} already exists and has not been Read in this session. Read the file first, then write it."
+        )
+    problem = stale_or_unwritable(path, rel, ctx.file_read_tracker)
+    return error_result(problem, prefix="") if problem else None
 
 
 def _write(path: os.PathLike[str], data: bytes, verify: Verify) -> None:

@@ -11,6 +11,7 @@ implementation (`tests/tui/test_import_graph.py` keeps the import graph acyclic)
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -120,6 +121,8 @@ class ChatApp(Protocol):
     def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def call_from_thread(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def suspend(self) -> AbstractContextManager[None]: ...
 
     def notify(self, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from skawld_core.sessions.writer import SessionBusyError
@@ -93,6 +94,8 @@ class SkawldApp(SessionsMixin, App[int]):
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
         Binding("ctrl+end", "follow", "Follow", show=False),
         Binding("ctrl+o", "toggle_panels", "Panels", show=False),
+        # Ctrl+Z suspends to the shell (`fg` resumes), as in Claude Code; TextArea's undo loses it.
+        Binding("ctrl+z", "suspend_process", "Suspend", priority=True, show=False),
         Binding("pageup", "scroll_transcript(-1)", "Page up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "Page down", show=False, priority=True),
     ]
@@ -172,6 +175,7 @@ class SkawldApp(SessionsMixin, App[int]):
         yield Transcript(id="transcript")
         yield CompletionList(id="completions")
         yield AttachmentBar(id="attachments")
+        yield Static(id="history-search")
         yield PromptArea(id="prompt")
         yield StatusBar()
 
@@ -288,9 +292,15 @@ class SkawldApp(SessionsMixin, App[int]):
         elif self.SHOW_WELCOME and self.agent is not None:
             await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
         usage = self.state.base_usage
+        context_pct = 0
+        if history and self.agent is not None:
+            from ..commands.context import measure  # lazy: only a restored session is measured
+
+            use = measure(self.agent, session)  # estimated: no request has reported it yet
+            context_pct = min(100, round(100 * use.used / use.window)) if use.window > 0 else 0
         self.status.set(
             session_id=session.id,
-            context_pct=0,
+            context_pct=context_pct,
             tokens=usage.input_tokens + usage.output_tokens,
             cost=cost_usd(session.model, usage) if usage.input_tokens or usage.output_tokens else None,
         )
@@ -392,6 +402,11 @@ class SkawldApp(SessionsMixin, App[int]):
 
     async def on_prompt_area_images_pasted(self, message: PromptArea.ImagesPasted) -> None:
         await self.composer.add_image_paths(message.paths)
+
+    def on_prompt_area_history_search_changed(self, message: PromptArea.HistorySearchChanged) -> None:
+        bar = self.query_one("#history-search", Static)
+        bar.update(message.view or "")
+        bar.display = message.view is not None
 
     async def on_prompt_area_remove_last_attachment(self, _: PromptArea.RemoveLastAttachment) -> None:
         await self.composer.remove_image()

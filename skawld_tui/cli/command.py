@@ -168,6 +168,8 @@ def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
     flags = ClaudeFlags(**fed(line, "ClaudeFlags"))
     try:
         mode = skawld_mode(line.permission_mode.value) if line.permission_mode else None
+        if line.dangerously_skip_permissions:
+            mode = skawld_mode("bypassPermissions")
         check_conflicts(flags, fmt=line.format.value, json_out=line.json_out, stream_input=line.stream_input)
     except ValueError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None

@@ -142,6 +142,12 @@ class CommandLine:
     permission_mode: PermissionModeOpt | None = _flag(
         "--permission-mode", help="default | acceptEdits | plan | yolo (= bypassPermissions).", panel=P, fast="mode"
     )
+    dangerously_skip_permissions: bool = _flag(
+        "--dangerously-skip-permissions",
+        default=False,
+        help="Claude Code's switch for --permission-mode bypassPermissions (yolo): no tool call asks.",
+        panel=P,
+    )
     add_dir: list[str] | None = _flag(
         "--add-dir",
         metavar="DIR",

@@ -91,22 +91,33 @@ async def model_command(host: CommandHost, args: str) -> None:
     if agent is None:
         return
     if args:
-        agent.model = args
-        agent.invalidate_system_prompt()
-        host.status_changed()
-        await host.note(f"model: {agent.model}")
+        await _switch_model(host, args)
         return
-    lines = [f"model: `{agent.model}`"]
-    if host.settings is not None:
-        from ..local_models import server_models  # lazy: server model discovery only for /model
+    if host.settings is None:
+        await host.markdown(f"model: `{agent.model}`")
+        return
+    from ..local_models import model_choices  # lazy: server model discovery only for /model
 
-        try:
-            names = await asyncio.to_thread(server_models, host.settings)
-        except Exception as exc:  # the list is a convenience: say why it is missing
-            lines.append(f"(the server's model list is not available: {exc})")
-        else:
-            lines += ["", "The server serves (`/model NAME` to switch):", *(f"- `{n}`" for n in names[:50])]
-    await host.markdown("\n".join(lines))
+    names, problem = await asyncio.to_thread(model_choices, host.settings)
+    if problem is not None:
+        await host.markdown(f"model: `{agent.model}`\n\n{problem}")
+        return
+    options = [(n, f"{n}  (current)" if n == agent.model else n) for n in names[:MODEL_PICKER_LIMIT]]
+    title = f"Model (now {agent.model}; /model NAME names any other)"
+    await host.choose(title, options, lambda picked: _switch_model(host, picked))
+
+
+MODEL_PICKER_LIMIT = 200
+
+
+async def _switch_model(host: CommandHost, name: str) -> None:
+    agent = host.agent
+    if agent is None:
+        return
+    agent.model = name
+    agent.invalidate_system_prompt()
+    host.status_changed()
+    await host.note(f"model: {agent.model}")
 
 
 @command("mode", "Show or set the permission mode", args="[default|acceptEdits|plan|yolo]")

@@ -12,14 +12,16 @@ if TYPE_CHECKING:
     from ..file_commands import PromptCommands
 
 # The modules whose `@command` functions are the built-ins, in help and completion order.
-COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "extra", "plugins")
+COMMAND_MODULES = ("builtin", "session_tools", "context", "diff", "bashes", "memory", "hooks_view", "extra", "plugins")
 for _module in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_module}")
 
 KEYS = (
     ("`Enter`", "send (while a run is going: steer)"),
-    ("`Shift+Enter` / `Ctrl+J`", "new line"),
+    ("`\\` `Enter` / `Shift+Enter` / `Ctrl+J`", "new line"),
     ("`Up` / `Down`", "prompt history"),
+    ("`Ctrl+R`", "search the prompt history (again: older; Enter: take it; Esc: cancel)"),
+    ("`Ctrl+Z`", "suspend to the shell (`fg` resumes)"),
     ("`Shift+Tab`", "cycle permission mode: default → acceptEdits → plan"),
     ("`Esc`", "stop the run now (the stream and running tools end)"),
     ("`Ctrl+S`", "finish this step, then stop"),

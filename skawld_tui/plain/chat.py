@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from skawld_core.events import (
@@ -42,6 +41,7 @@ from skawld_core.events import (
 )
 
 from ..commands import PlainHost, dispatch, slash_completer
+from ..markdown_lists import PlainMarkdown
 from ..permission_broker import PermissionBroker
 from ..prompt_history import PromptHistory, toolkit_history
 from ..resume import exit_hint
@@ -217,7 +217,7 @@ class PlainChat:
         elif self.streaming:
             self._end_stream()
         elif text:
-            self.console.print(Markdown(text))
+            self.console.print(PlainMarkdown(text))
 
     def _user(self, event: UserEvent, depth: int) -> None:
         if event.subtype == "steering":
@@ -256,7 +256,7 @@ class PlainChat:
             if name == "UserItem":
                 self.out(f"› {item.text}", style="bold")  # type: ignore[union-attr]
             elif name == "AssistantItem":
-                self.console.print(Markdown(item.text))  # type: ignore[union-attr]
+                self.console.print(PlainMarkdown(item.text))  # type: ignore[union-attr]
             elif name == "ToolItem":
                 mark = "✗" if item.is_error else "✓"  # type: ignore[union-attr]
                 self.out(f"{mark} {summarize_tool(item.name, item.input)}", style="cyan")  # type: ignore[union-attr]

@@ -15,6 +15,7 @@ def test_help_and_version(cli: CliEnv) -> None:
     out = cli.run("--help")
     assert out.returncode == 0
     assert "Usage: skawld" in out.stdout and "--output-format" in out.stdout
+    assert "--dangerously-skip-permissions" in out.stdout
     version = cli.run("--version")
     assert (version.returncode, version.stdout.strip()) == (0, "skawld 0.1.0")
     sessions = cli.run("sessions", "--help")

@@ -26,12 +26,22 @@ def test_a_command_files_model_is_used_for_its_prompt(cli: CliEnv) -> None:
     assert cli.srv.anthropic.requests[1].body["model"] == MODEL  # the session model otherwise
 
 
-def test_a_claude_alias_model_keeps_the_session_model_with_a_warning(cli: CliEnv) -> None:
+def test_a_claude_alias_model_is_resolved_on_the_anthropic_provider(cli: CliEnv) -> None:
     write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
     cli.srv.anthropic.enqueue(turn(text("thought")))
     out = cli.run(*cli.args("-p", "/deep caching"))
     assert out.returncode == 0, out.stderr
-    assert cli.srv.anthropic.requests[0].body["model"] == MODEL
+    assert cli.srv.anthropic.requests[0].body["model"] == "claude-opus-4-8"
+    assert "is a Claude Code alias" not in out.stderr
+
+
+def test_a_claude_alias_model_keeps_the_session_model_on_other_providers(cli: CliEnv) -> None:
+    write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
+    cli.srv.chat.enqueue(turn(text("thought")))
+    args = [*cli.args("-p", "/deep caching", base_url=False), "--provider", "openai-chat"]
+    out = cli.run(*args, "--base-url", cli.srv.openai_url)
+    assert out.returncode == 0, out.stderr
+    assert cli.srv.chat.requests[0].body["model"] == MODEL
     assert "/deep: model 'opus' is a Claude Code alias; using the session's model" in out.stderr
 
 
@@ -76,3 +86,26 @@ def test_claude_dialect_output_expands_command_files_too(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "/status", "--output-format", "json"))
     assert out.returncode == 2 and "!`git status` needs permission" in out.stderr
     assert len(cli.srv.anthropic.requests) == 1
+
+
+def test_the_model_runs_a_command_file_through_the_skill_tool(cli: CliEnv) -> None:
+    """With commands but no skills, `Skill` is registered and expands the command (Claude Code's merge)."""
+    write(cli.home / ".claude" / "commands" / "commit.md", "---\ndescription: Commit the work\n---\nCommit as $1 now")
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Skill", {"skill": "/commit", "args": "'fix: typo'"}, id="s1")),
+        turn(text("committed")),
+    )
+    out = cli.run(*cli.args("-p", "commit it"))
+    assert out.returncode == 0, out.stderr
+    first, second = (r.body for r in cli.srv.anthropic.requests)
+    assert "Skill" in [t["name"] for t in first["tools"]]
+    assert "commit: Commit the work" in json.dumps(first)  # listed for the model
+    [result] = [
+        b
+        for m in second["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert not result.get("is_error")
+    assert "Commit as fix: typo now" in json.dumps(result["content"])

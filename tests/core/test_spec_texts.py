@@ -27,14 +27,17 @@ def test_the_quoted_validation_message_is_the_references() -> None:
         assert f'"{quoted}"' in SPEC.read_text(encoding="utf-8")
     assert _error("Read", {}) == quoted
     assert _error("Read", {"file_path": ""}) == quoted
+    assert _error("Read", {"file_path": 3}) == quoted
+    assert _error("Read", {"file_path": None}) == quoted
 
 
 @pytest.mark.parametrize(
     ("tool", "raw", "expected"),
     [
-        ("Read", {"file_path": 3}, "file_path must be a string"),
+        ("Read", {"file_path": 3}, "file_path must be a non-empty string"),
+        ("Edit", {"file_path": "a", "old_string": 1, "new_string": "b"}, "old_string must be a string"),
         ("Write", {"file_path": "a.txt"}, "content must be a string"),
-        ("Bash", {"command": ["ls"]}, "command must be a string"),
+        ("Bash", {"command": ["ls"]}, "command must be a non-empty string"),
         ("Read", {"file_path": "a", "offset": "x"}, "offset must be an integer"),
         (
             "TaskUpdate",

@@ -33,7 +33,7 @@ def test_plugin_agent_with_examples_loads(tmp_path: Path) -> None:
     assert 'user: "Design the export module"' in agent.description
     assert agent.description.endswith("</example>")
     assert agent.tools == ("Glob", "Grep", "LS", "Read")
-    assert agent.model is None  # `sonnet` is a Claude Code alias: the session's model
+    assert agent.model == "sonnet"  # kept: the agent resolves Claude Code's aliases for its provider
     assert agent.body == "You design software."
 
 

@@ -32,7 +32,7 @@ def test_claude_code_agent_file_loads_unchanged(tmp_path: Path) -> None:
         "You are a senior code reviewer.",
     )
     [agent] = load_agent_definitions([tmp_path]).agents
-    assert (agent.name, agent.tools, agent.model) == ("code-reviewer", ("Read", "Grep", "Glob", "Bash"), None)
+    assert (agent.name, agent.tools, agent.model) == ("code-reviewer", ("Read", "Grep", "Glob", "Bash"), "sonnet")
 
 
 def test_skips(tmp_path: Path) -> None:

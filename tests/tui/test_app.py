@@ -346,9 +346,9 @@ async def test_slash_completion_and_commands() -> None:
         await ready(pilot)
         await pilot.press("/", "m")
         assert app.completions.display
-        assert [o.id for o in app.completions._options] == ["/model", "/mode", "/mcp"][
+        assert [o.id for o in app.completions._options] == ["/model", "/mode", "/mcp", "/memory"][
             :0
-        ] or app.completions.option_count == 3
+        ] or app.completions.option_count == 4
         await pilot.press("down", "tab")
         assert app.prompt.text == "/mode "
         await pilot.press(*"yolo", "enter")

@@ -159,6 +159,24 @@ async def test_compact_focus_reaches_the_summary_request() -> None:
         assert "(focus: keep the API names)" in str(app.query(Divider).last().render())
 
 
+async def test_compact_on_request_compacts_five_exchanges_with_the_default_strategy() -> None:
+    """The default keeps ten turns at the threshold; asked, it keeps only the last one."""
+    turns = [reply(f"answer {n}") for n in range(5)] + [reply("the summary")]
+    app = make_app(turns)  # the agent's default compaction (KeepRecentTurns(10))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for n in range(5):
+            await send(pilot, f"question {n}")
+            await run_done(pilot, n + 1)
+        await send(pilot, "/compact the parser")
+        await until(lambda: bool(app.query(Divider)), pilot)
+        summary = app.test_provider.requests[-1]  # type: ignore[attr-defined]
+        assert "focus on: the parser" in summary.system[0].text
+        assert "question 0" in str(summary.messages) and "answer 4" not in str(summary.messages)
+        assert "context compacted: 10 → 2 messages (focus: the parser)" in str(app.query(Divider).last().render())
+        assert "nothing to compact" not in notes(app)
+
+
 async def test_compact_is_refused_while_a_run_is_going() -> None:
     hold = asyncio.Event()
     turn = reply(text("streaming", chunk=3))
@@ -331,3 +349,59 @@ async def test_a_new_session_ends_the_old_sessions_background_shells(tmp_path: P
         await until(lambda: not shell.running, pilot)
         assert shell.killed
         await until(lambda: app.status.info.shells == 0, pilot)
+
+
+async def test_memory_opens_the_instruction_files_in_the_editor(tmp_path: Path, monkeypatch: Any) -> None:
+    """A real editor process: a script that appends a line to every file it is given."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nfor f in "$@"; do echo "- edited" >> "$f"; done\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", f"{editor}")
+    agents_md = tmp_path / "AGENTS.md"
+    agents_md.write_text("# Rules\n")
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert app.agent is not None
+        app.agent.instruction_files = [str(agents_md)]
+        await send(pilot, "/memory")
+        await until(lambda: any("the next skawld reads them" in n for n in notes(app)), pilot)
+    assert agents_md.read_text() == "# Rules\n- edited\n"
+
+
+async def test_memory_says_when_the_editor_cannot_start(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("VISUAL", str(tmp_path / "no-such-editor"))
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/memory")
+        await until(lambda: bool(app.query(ErrorBlock)), pilot)
+        assert "cannot start the editor" in str(app.query(ErrorBlock).last().render())
+    assert not (tmp_path / "AGENTS.md").exists()
+
+
+async def test_hooks_lists_each_hook_with_its_file(tmp_path: Path, monkeypatch: Any) -> None:
+    import json
+
+    from skawld_core.settings import CliOptions, resolve_settings
+    from skawld_tui.app.widgets.blocks import CommandOutput
+
+    home = tmp_path / "home"
+    (home / ".skawld").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    user = home / ".skawld" / "config.json"
+    user.write_text(json.dumps({"hooks": {"Stop": [{"command": "notify-send done"}]}}))
+    project = tmp_path / "repo" / ".claude" / "settings.json"
+    project.parent.mkdir(parents=True)
+    claude_hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]}
+    project.write_text(json.dumps({"hooks": claude_hooks}))
+    settings = resolve_settings(CliOptions(cwd=str(tmp_path / "repo"), accept_project_config=True))
+    app = make_app([], cwd=tmp_path / "repo")
+    app.settings = settings
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/hooks")
+        await until(lambda: bool(app.query(CommandOutput)), pilot)
+        shown = app.query(CommandOutput).last().source  # type: ignore[attr-defined]
+    assert f"| PreToolUse | `Bash` | `./check.sh` | {project} |" in shown
+    assert f"| Stop | `*` | `notify-send done` | {user} |" in shown

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from textual.widgets import Static
+
 from skawld_core.testing import reply
-from skawld_tui.prompt_history import PromptHistory, history_path, toolkit_history
+from skawld_tui.prompt_history import PromptHistory, history_path, search_back, toolkit_history
 
 from .helpers import SIZE, make_app, ready, run_done, send
 
@@ -77,3 +79,55 @@ async def test_history_survives_a_restart_and_up_walks_it(tmp_path: Path) -> Non
         await ready(pilot)
         await pilot.press("up")
         assert other.prompt.text == ""  # another project has its own history
+
+
+def _seed(cwd: Path, *texts: str) -> None:
+    store = PromptHistory.for_project(cwd)
+    for text in texts:
+        store.append(text)
+
+
+def test_search_back_finds_the_newest_older_match() -> None:
+    entries = ["fix the parser", "add tests", "Fix the lexer", "docs"]
+    assert search_back(entries, "fix", 4) == 2  # case folded, newest first
+    assert search_back(entries, "fix", 2) == 0
+    assert search_back(entries, "fix", 0) is None
+    assert search_back(entries, "nothing", 4) is None
+
+
+async def test_ctrl_r_searches_the_persisted_history(tmp_path: Path) -> None:
+    _seed(tmp_path, "fix the parser", "add tests", "fix the lexer", "write docs")
+    app = make_app([], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("d", "r", "a", "f", "t")
+        bar = app.query_one("#history-search", Static)
+        assert not bar.display
+        await pilot.press("ctrl+r", "f", "i", "x")
+        assert app.prompt.text == "fix the lexer"  # typed text goes to the search, not the prompt
+        assert bar.display and "search prompts: fix" in str(bar.render())
+        await pilot.press("ctrl+r")
+        assert app.prompt.text == "fix the parser"
+        await pilot.press("ctrl+r")  # no older match: the last one stays
+        assert app.prompt.text == "fix the parser"
+        await pilot.press("z")
+        assert app.prompt.text == "fix the parser" and "no match" in str(bar.render())
+        await pilot.press("escape")  # gives back what was typed before the search
+        assert app.prompt.text == "draft" and not bar.display
+        await pilot.press("ctrl+r", "d", "o", "c", "enter")
+        assert app.prompt.text == "write docs" and not bar.display
+        assert app.test_provider.requests == []  # type: ignore[attr-defined]  # Enter accepted, sent nothing
+        await pilot.press("!")  # typing edits the accepted entry
+        assert app.prompt.text == "write docs!"
+
+
+async def test_backslash_enter_adds_a_newline_and_shift_enter_too(tmp_path: Path) -> None:
+    app = make_app([reply("ok")], cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "\\", "enter", "b", "shift+enter", "c")
+        assert app.prompt.text == "a\nb\nc"
+        assert app.test_provider.requests == []  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await run_done(pilot)
+        assert app.test_provider.requests[0].messages[-1].content[-1].text == "a\nb\nc"  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from skawld_tui.file_diff import proposed_change, render_diff, unified_diff
+from skawld_tui.file_diff import FileChange, proposed_change, render_diff, unified_diff
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))
 
@@ -80,10 +80,24 @@ def test_changed_words_are_marked_and_large_diffs_collapse(tmp_path: Path) -> No
     )
     assert pair is not None
     group = render_diff(pair)
-    removed = next(t for t in group.renderables if str(t).startswith("-line 3"))  # type: ignore[attr-defined]
+    removed = next(t for t in group.renderables if str(t).endswith(" -line 3"))  # type: ignore[attr-defined]
     marked = {str(removed)[span.start : span.end] for span in removed.spans if "#7a2a2e" in str(span.style)}
     assert marked == {"3"}
 
 
 def test_other_tools_have_no_diff() -> None:
     assert proposed_change("Read", {"file_path": "a.py"}, None) is None
+
+
+def test_every_code_line_is_numbered_as_in_the_file() -> None:
+    """Claude Code numbers each line: the old number for a removed line, the new one otherwise."""
+    before = "".join(f"line {i}\n" for i in range(1, 13))
+    after = before.replace("line 9\n", "line nine\n").replace("line 2\n", "")
+    console = Console(width=60, color_system=None, record=True)
+    console.print(render_diff(FileChange("a.txt", before, after, exists=True, from_disk=True)))
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    assert lines[3:5] == [" 1  line 1", " 2 -line 2"]
+    assert " 9 -line 9" in lines and " 8 +line nine" in lines and "11  line 12" in lines
+    unknown = Console(width=60, color_system=None, record=True)
+    unknown.print(render_diff(FileChange("a.txt", "x\n", "y\n", exists=True, from_disk=False)))
+    assert "-x" in unknown.export_text().splitlines()  # no numbers when the file was not read

@@ -88,7 +88,7 @@ def test_slash_parse_complete_and_modes() -> None:
     assert slash_commands.parse("/resume abc") == ("resume", "abc")
     assert slash_commands.parse("/quit") == ("exit", "")
     assert slash_commands.parse("//not a command") is None
-    assert [c.name for c in slash_commands.complete("/m")] == ["model", "mode", "mcp"]
+    assert [c.name for c in slash_commands.complete("/m")] == ["model", "mode", "mcp", "memory"]
     assert slash_commands.complete("/model x") == []
     assert slash_commands.next_mode("yolo") == "default"
 

@@ -249,3 +249,23 @@ async def test_resumed_panels_show_their_first_lines() -> None:
         assert preview(panel(app, "b")) == "└ a.py\n  b.py"
         assert preview(panel(app, "f")) == "└ File does not exist: gone.py"
         assert preview_is_red(panel(app, "f")) and not preview_is_red(panel(app, "b"))
+
+
+async def test_thinking_streams_collapsed_and_ctrl_o_shows_it() -> None:
+    from skawld_core.testing import thinking
+    from skawld_tui.app.widgets.blocks import ThinkingBlock
+
+    app = make_app([reply(thinking("Weighing the options."), text("answer")), reply(thinking("Again."), text("two"))])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "one")
+        await run_done(pilot)
+        [block] = app.query(ThinkingBlock)
+        assert block.collapsed and block.text == "Weighing the options."
+        await pilot.press("ctrl+o")
+        assert not block.collapsed
+        await send(pilot, "two")
+        await run_done(pilot, 2)
+        assert not app.query(ThinkingBlock).last().collapsed  # the ones to come open too
+        await pilot.press("ctrl+o")
+        assert all(b.collapsed for b in app.query(ThinkingBlock))

@@ -68,6 +68,18 @@ class TmuxApp:
             self.tmux("new-window", "-t", "app1", "-n", name, str(script))
         self.target = f"app1:{name}" if self.runs > 1 else name
 
+    def start_in_shell(self, *args: str) -> None:
+        """An interactive bash (job control on) in a new window, running `skawld args...`."""
+        self.runs += 1
+        script = self.root / f"shell{self.runs}.sh"
+        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in self.env.items())
+        script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.cwd))}\nexec bash --norc --noprofile -i\n")
+        script.chmod(0o755)
+        name = f"app{self.runs}"
+        self.tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "32", str(script))
+        self.target = name
+        self.type(shlex.join([*skawld_command(), *args]))
+
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.target)
 
@@ -173,3 +185,18 @@ def test_one_escape_stops_a_long_answer_and_the_session_resumes(srv: WireServer,
     contents = [str(m) for m in third["messages"]]
     assert "tell me a long story" in contents[0] and "w0001" not in contents[0]
     assert "next" in contents[1] and "second answer here" in contents[2] and "third" in contents[3]
+
+
+def test_ctrl_z_suspends_to_the_shell_and_fg_resumes(srv: WireServer, term: TmuxApp) -> None:
+    srv.anthropic.enqueue(turn(text("back again")))
+    term.start_in_shell("--base-url", srv.url, "--model", MODEL)
+    term.wait_for(lambda s: "Message skawld" in s, "the prompt")
+    term.keys("C-z")
+    term.wait_for(lambda s: "Stopped" in s, "the shell's job notice")
+    term.type("jobs -l")
+    term.wait_for(lambda s: s.count("Stopped") >= 2, "the job listed as stopped")
+    term.type("fg")
+    term.wait_for(lambda s: "Message skawld" in s, "the app redrawn after fg")
+    term.type("still here?")
+    term.wait_for(lambda s: "back again" in s, "the answer after resuming")
+    assert len(srv.anthropic.requests) == 1

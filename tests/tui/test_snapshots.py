@@ -237,3 +237,42 @@ def test_ask_user_modal(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_history_search(snap_compare: Any, tmp_path: Path) -> None:
+    from skawld_tui.prompt_history import PromptHistory
+
+    store = PromptHistory.for_project(tmp_path)
+    for entry in ("fix the parser", "add tests for the lexer", "write the docs"):
+        store.append(entry)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("ctrl+r", "l", "e", "x")
+        await pilot.pause()
+
+    assert snap_compare(make_app([], cwd=tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_model_picker(snap_compare: Any) -> None:
+    import dataclasses
+
+    from skawld_core.config_model import ConfigFile, ProviderSection
+    from skawld_core.settings import Settings
+    from skawld_tui.commands.choice_screen import ChoiceScreen
+    from tests.support.wire_server import WireServer
+
+    with WireServer() as srv:
+        models = [{"id": name, "object": "model"} for name in ("qwen3:8b", "llama3.1", "gpt-oss:20b")]
+        srv.chat.profile = dataclasses.replace(srv.chat.profile, models=models)
+        app = make_app([], model="qwen3:8b")
+        config = ConfigFile(provider=ProviderSection(id="openai-chat", baseURL=f"{srv.url}/v1"))
+        app.settings = Settings(config=config, permission_mode="default", api_key="k", env={})
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await ready(pilot)
+            await send(pilot, "/model")
+            await until(lambda: isinstance(app.screen, ChoiceScreen), pilot)
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 if _ROOT not in sys.path:  # make `tests.support` importable under plain `pytest`
@@ -16,6 +17,7 @@ from skawld_core.providers import AnthropicProvider  # noqa: E402
 from skawld_tui.app.screens.permission import PermissionScreen  # noqa: E402
 from skawld_tui.app.widgets.blocks import AssistantMarkdown  # noqa: E402
 from skawld_tui.app.widgets.tool_panel import ToolPanel  # noqa: E402
+from skawld_tui.commands.choice_screen import ChoiceScreen  # noqa: E402
 from tests.support.mock_tools import MockExec, MockRead  # noqa: E402
 from tests.support.wire_server import WireServer, text, tool_call, turn  # noqa: E402
 
@@ -81,7 +83,6 @@ async def test_initial_prompt_streams_without_a_key_press() -> None:
 async def test_slash_model_lists_what_the_server_serves() -> None:
     from skawld_core.config_model import ConfigFile, ProviderSection
     from skawld_core.settings import Settings
-    from skawld_tui.app.widgets.blocks import CommandOutput
 
     with WireServer() as srv:
         models = [{"id": "qwen3:8b", "object": "model"}, {"id": "llama3.1", "object": "model"}]
@@ -92,7 +93,58 @@ async def test_slash_model_lists_what_the_server_serves() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)
             await send(pilot, "/model")
+            await until(lambda: isinstance(app.screen, ChoiceScreen), pilot)
+            options = app.screen.query_one(OptionList)
+            labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+            assert labels == ["qwen3:8b  (current)", "llama3.1"]
+            assert any(r.path.endswith("/v1/models") for r in srv.requests)
+            await pilot.press("down", "enter")
+            await until(lambda: app.agent is not None and app.agent.model == "llama3.1", pilot)
+
+
+@pytest.mark.timeout(60)
+async def test_slash_model_says_plainly_when_the_server_has_no_model_list() -> None:
+    from skawld_core.config_model import ConfigFile, ProviderSection
+    from skawld_core.settings import Settings
+    from skawld_tui.app.widgets.blocks import CommandOutput
+
+    with WireServer() as srv:
+        app = make_app([], model="served")
+        config = ConfigFile(provider=ProviderSection(id="openai-chat", baseURL=f"{srv.url}/nolist"))
+        app.settings = Settings(config=config, permission_mode="default", api_key="k", env={})
+        srv.chat.profile = dataclasses.replace(srv.chat.profile, models=[])
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await send(pilot, "/model")
             await until(lambda: bool(app.query(CommandOutput)), pilot)
             shown = app.query(CommandOutput).last().source  # type: ignore[attr-defined]
-            assert "`qwen3:8b`" in shown and "`llama3.1`" in shown and "/model NAME" in shown
-            assert any(r.path.endswith("/v1/models") for r in srv.requests)
+            assert "lists no models; name one with `/model NAME`" in shown and "HTTP Error" not in shown
+
+
+def test_a_server_without_a_model_list_is_named_without_a_raw_http_error() -> None:
+    """A real HTTP server answering 404 to every path (no `/v1/models`)."""
+    import http.server
+    import threading
+
+    from skawld_core.config_model import ConfigFile, ProviderSection
+    from skawld_core.settings import Settings
+    from skawld_tui.local_models import model_choices
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_error(404)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        config = ConfigFile(provider=ProviderSection(id="openai-chat", baseURL=base))
+        names, problem = model_choices(Settings(config=config, permission_mode="default", api_key="k", env={}))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert names == []
+    assert problem == f"This server has no model list ({base}/models answers 404); name a model with `/model NAME`."

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets import Markdown as TextualMarkdown
 
+from ...markdown_lists import NumberedListItem
 from .md_chunks import ChunkSplitter
 
 
@@ -99,9 +100,13 @@ class _LeftHeading(Heading):
 
 
 class RichMarkdown(Markdown):
-    """rich's Markdown with left-aligned headings."""
+    """rich's Markdown with left-aligned headings and `1.` numbered items."""
 
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {**Markdown.elements, "heading_open": _LeftHeading}
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+        "list_item_open": NumberedListItem,
+    }
 
 
 class _PlainCodeBlock(CodeBlock):
@@ -295,11 +300,12 @@ class AssistantMarkdown(VerticalGroup):
 
 
 class ThinkingBlock(Collapsible):
-    """Model thinking: dimmed and collapsed."""
+    """Model thinking: dimmed, collapsed unless Ctrl+O has opened the panels (as Claude Code
+    hides it until Ctrl+O)."""
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", *, collapsed: bool = True) -> None:
         self.body = Static(Text(text, style="dim italic"), classes="thinking-body")
-        super().__init__(self.body, title="thinking", collapsed=True, classes="thinking")
+        super().__init__(self.body, title="thinking", collapsed=collapsed, classes="thinking")
         self.text = text
 
     def append(self, delta: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -14,13 +15,25 @@ from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ...prompt_history import search_back
+
 if TYPE_CHECKING:
     from ...prompt_history import PromptHistory
 
 
+@dataclass
+class _Search:
+    """A Ctrl+R search in progress: what is typed, the entry shown, the text before it."""
+
+    query: str = ""
+    index: int | None = None
+    original: str = ""
+    failed: bool = False
+
+
 class PromptArea(TextArea):
-    """Enter sends, Shift+Enter / Ctrl+J insert a newline, Up/Down walk the history
-    (at the first/last row), Tab accepts a completion."""
+    """Enter sends, `\\`+Enter, Shift+Enter and Ctrl+J insert a newline, Up/Down walk the
+    history (at the first/last row), Ctrl+R searches it, Tab accepts a completion."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "history(-1)", show=False),
@@ -35,6 +48,7 @@ class PromptArea(TextArea):
         "ctrl+j": "newline",
         "shift+enter": "newline",
         "tab": "accept_completion",
+        "ctrl+r": "search_history",
     }
 
     class Submitted(Message):
@@ -69,6 +83,13 @@ class PromptArea(TextArea):
     class RemoveLastAttachment(Message):
         """Backspace on an empty prompt while attachments are pending."""
 
+    class HistorySearchChanged(Message):
+        """The Ctrl+R search line to show above the prompt (None: the search ended)."""
+
+        def __init__(self, view: Text | None) -> None:
+            super().__init__()
+            self.view = view
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(
             soft_wrap=True,
@@ -88,6 +109,7 @@ class PromptArea(TextArea):
         self.image_paths: Callable[[str], list[Path]] = lambda _: []
         # Set by the composer: Esc first stops a running `!cmd` (True when it did).
         self.cancel_shell: Callable[[], bool] = lambda: False
+        self.search: _Search | None = None
 
     def load_history(self, store: PromptHistory) -> None:
         """Walk `store`'s entries with Up/Down and add each sent prompt to it."""
@@ -99,6 +121,10 @@ class PromptArea(TextArea):
         self.prompt_index = len(self.prompt_history)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.search is not None and self._search_key(event):
+            event.stop()
+            event.prevent_default()
+            return
         action = self._KEY_ACTIONS.get(event.key)
         if action is None and event.key == "backspace" and not self.text and self.has_attachments():
             action = "remove_attachment"
@@ -115,6 +141,76 @@ class PromptArea(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def _ends_in_backslash(self) -> bool:
+        row, col = self.cursor_location
+        return col > 0 and self.document.get_line(row)[col - 1] == "\\"
+
+    # -- Ctrl+R: reverse search over the persisted history ---------------------
+
+    def action_search_history(self) -> None:
+        """Start a search (the text typed so far comes back on Esc)."""
+        if self.completing:
+            return
+        self.search = _Search(original=self.text)
+        self._show_search()
+
+    def _search_key(self, event: events.Key) -> bool:
+        """A key while searching; False when it ends the search and acts as usual."""
+        search = self.search
+        assert search is not None
+        if event.key == "ctrl+r":
+            self._find(search.query, search.index if search.index is not None else len(self.prompt_history))
+        elif event.key == "backspace":
+            self._find(search.query[:-1], len(self.prompt_history))
+        elif event.key in ("escape", "ctrl+g", "ctrl+c"):
+            self.search = None
+            self.set_text(search.original)
+            self._show_search()
+        elif event.key in ("enter", "tab"):
+            self._end_search()
+        elif event.is_printable and event.character:
+            self._find(search.query + event.character, len(self.prompt_history))
+        else:
+            self._end_search()
+            return False
+        return True
+
+    def _find(self, query: str, before: int) -> None:
+        search = self.search
+        assert search is not None
+        search.query = query
+        found = search_back(self.prompt_history, query, before) if query else None
+        search.failed = found is None and bool(query)
+        if not search.failed:
+            search.index = found
+        if search.index is not None:
+            self.set_text(self.prompt_history[search.index])
+        self._show_search()
+
+    def _end_search(self) -> None:
+        """Keep the entry found in the prompt, to edit or send."""
+        self.search = None
+        self._show_search()
+
+    def _show_search(self) -> None:
+        self.post_message(self.HistorySearchChanged(self._search_view()))
+
+    def _search_view(self) -> Text | None:
+        search = self.search
+        if search is None:
+            return None
+        view = Text.assemble(("search prompts: ", "dim"), (search.query, "bold"))
+        if search.failed:
+            view.append("  no match", style="dim italic")
+        if search.failed or search.index is None:
+            return view
+        entry = self.prompt_history[search.index].splitlines()[0] if self.prompt_history[search.index] else ""
+        shown = Text(entry, no_wrap=True, overflow="ellipsis")
+        start = entry.casefold().find(search.query.casefold())
+        if start >= 0 and search.query:
+            shown.stylize("reverse bold", start, start + len(search.query))
+        return view + Text("  ") + shown
 
     def action_remove_attachment(self) -> None:
         self.post_message(self.RemoveLastAttachment())
@@ -139,6 +235,10 @@ class PromptArea(TextArea):
     def action_submit(self) -> None:
         if self.completing:
             self.post_message(self.AcceptCompletion(submit=True))
+            return
+        if self._ends_in_backslash():  # `\\`+Enter: a newline in place of the backslash
+            row, col = self.cursor_location
+            self.move_cursor(self.replace("\n", (row, col - 1), (row, col)).end_location)
             return
         text = self.text.strip()
         if text:

@@ -147,7 +147,7 @@ class EventRenderer:
                     sink.text.feed.write(delta.text)
                 elif isinstance(delta, PartialThinking):
                     if sink.thinking is None:
-                        sink.thinking = ThinkingBlock()
+                        sink.thinking = ThinkingBlock(collapsed=not self.expand_panels)
                         await self.mount(sink, sink.thinking)
                     sink.thinking.append(delta.text)
             case AssistantEvent():
@@ -209,7 +209,7 @@ class EventRenderer:
         thinking = "".join(b.thinking for b in event.message.content if isinstance(b, ThinkingContent))
         if thinking.strip():
             if sink.thinking is None:
-                sink.thinking = ThinkingBlock(thinking)
+                sink.thinking = ThinkingBlock(thinking, collapsed=not self.expand_panels)
                 if sink.text is not None:
                     await sink.container.mount(sink.thinking, before=sink.text)
                 else:

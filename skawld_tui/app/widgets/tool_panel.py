@@ -337,9 +337,10 @@ class SubagentPane(Collapsible):
 
 
 def panels_in(root: Widget) -> Iterator[Collapsible]:
-    """Every tool panel and subagent pane under `root`."""
+    """Every tool panel, subagent pane and thinking block under `root`."""
     yield from root.query(ToolPanel)
     yield from root.query(SubagentPane)
+    yield from root.query(".thinking").results(Collapsible)
 
 
 def toggle_panels(root: Widget, expanded: bool) -> bool:
