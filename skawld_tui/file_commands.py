@@ -155,10 +155,16 @@ async def expand_command(
         last = match.end()
     pieces.append(body[last:])
     prompt = "".join(pieces)
-    model, warning = command_model(command, agent)
+    granted = trusted or not _project_command(command, agent)  # an unaccepted project's grants wait
+    model, warning = command_model(command, agent) if granted else (None, None)
     expanded = ExpandedCommand(prompt="", allowed_tools=command.allowed_tools, model=model)
     if warning:
         expanded.warnings.append(warning)
+    if command.model is not None and not granted:
+        expanded.warnings.append(
+            f"/{command.name}: its model {command.model!r} is not used until you accept the project "
+            "(--accept-project-config)"
+        )
     attachments: list[str] = []
     typed = {m.group(1).rstrip(".,;:)") for m in FILE_REF.finditer(args)}
     for match in FILE_REF.finditer(prompt):

@@ -98,6 +98,20 @@ def test_a_command_model_added_after_acceptance_asks_again(cli: CliEnv) -> None:
     assert "the prompt of /m" in out.stderr and "other-model" in out.stderr
 
 
+def test_a_command_model_waits_for_the_first_acceptance(cli: CliEnv) -> None:
+    write(cli.repo / ".skawld" / "commands" / "m.md", "---\nmodel: other-model\n---\nSummarise")
+    cli.srv.anthropic.enqueue(turn(text("done")))
+    out = cli.run(*cli.args("-p", "/m"))
+    assert out.returncode == 0, out.stderr
+    assert "is not used until you accept the project" in out.stderr
+    models = [r.body["model"] for r in cli.srv.anthropic.requests]
+    assert models and "other-model" not in models
+    accept(cli)
+    cli.srv.anthropic.enqueue(turn(text("done")))
+    assert cli.run(*cli.args("-p", "/m")).returncode == 0
+    assert cli.srv.anthropic.requests[-1].body["model"] == "other-model"
+
+
 def test_the_users_own_commands_need_no_acceptance(cli: CliEnv) -> None:
     accept(cli)
     write(cli.home / ".claude" / "commands" / "mine.md", "---\nallowed-tools: Bash\n---\n!`touch MINE_RAN` go")
