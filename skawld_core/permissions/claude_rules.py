@@ -52,8 +52,8 @@ _PATH_TOOLS: dict[str, list[str]] = {
     "Glob": ["Glob"],
     "Grep": ["Grep"],
 }
-_ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit"}
-_NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite", "KillShell"})
+_ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit", "KillBash": "KillShell"}
+_NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite"})
 
 
 @dataclass
