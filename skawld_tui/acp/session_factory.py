@@ -63,6 +63,12 @@ async def open_acp_session(owner: SkawldAcp, cwd: str, session_id: str | None, m
         )
     except (ConfigError, ValueError) as exc:
         raise acp.RequestError.internal_error({"reason": str(exc)}) from None
+    fs = owner.client_caps.fs if owner.client_caps is not None else None
+    if fs is not None and fs.read_text_file:
+        from .client_fs import EditorReadTool
+
+        agent.tools.unregister(EditorReadTool.name)
+        agent.tools.register(EditorReadTool(owner.conn, lambda: ref[0]))
     if session_id is not None and await agent.store.load(session_id) is None:
         await agent.close()
         raise acp.RequestError.resource_not_found(session_id)

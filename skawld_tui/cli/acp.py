@@ -19,11 +19,20 @@ def acp(
     permission_mode: Annotated[
         str | None, typer.Option("--permission-mode", help="default | acceptEdits | plan | yolo (the first mode).")
     ] = None,
+    accept_project_config: Annotated[
+        bool, typer.Option("--accept-project-config", help="Trust the project's config file (remembered).")
+    ] = False,
 ) -> None:
     """Run as an ACP agent: newline-delimited JSON-RPC on stdin/stdout, logs on stderr."""
     from skawld_core.settings import CliOptions
 
     from ..acp.agent import run_acp  # lazy: the acp package loads only for this sub-command
 
-    options = CliOptions(model=model, provider=provider, base_url=base_url, permission_mode=permission_mode)
+    options = CliOptions(
+        model=model,
+        provider=provider,
+        base_url=base_url,
+        permission_mode=permission_mode,
+        accept_project_config=accept_project_config,
+    )
     raise typer.Exit(run_acp(options))

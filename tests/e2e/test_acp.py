@@ -20,6 +20,7 @@ from acp.schema import (
     CurrentModeUpdate,
     DeniedOutcome,
     FileSystemCapabilities,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
@@ -35,7 +36,9 @@ pytestmark = pytest.mark.timeout(120)
 class RecordingClient:
     """An editor: records every update, answers permission asks with `answer`."""
 
-    def __init__(self, answer: str = "allow_once") -> None:
+    def __init__(self, answer: str = "allow_once", buffers: dict[str, str] | None = None) -> None:
+        self.buffers = buffers  # the editor's open buffers (None: no fs capability)
+        self.reads: list[tuple[str, int | None, int | None]] = []
         self.updates: list[Any] = []
         self.asks: list[Any] = []
         self.answer = answer
@@ -52,8 +55,13 @@ class RecordingClient:
     async def session_update(self, session_id: str, update: Any, **kw: Any) -> None:
         self.updates.append(update)
 
-    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> Any:
-        raise acp.RequestError.method_not_found("fs/read_text_file")
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kw: Any
+    ) -> Any:
+        self.reads.append((path, line, limit))
+        if self.buffers is None or path not in self.buffers:
+            raise acp.RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
         raise acp.RequestError.method_not_found("fs/write_text_file")
@@ -66,11 +74,12 @@ class RecordingClient:
 
 
 @asynccontextmanager
-async def agent(cli: CliEnv, client: RecordingClient) -> AsyncIterator[Any]:
+async def agent(cli: CliEnv, client: RecordingClient, *extra: str) -> AsyncIterator[Any]:
     command = skawld_command()
-    args = [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url]
+    args = [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url, *extra]
     async with acp.spawn_agent_process(client, command[0], *args, env=cli.env, cwd=str(cli.repo)) as (conn, _proc):
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=False, write_text_file=False))
+        editor_fs = client.buffers is not None
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=editor_fs, write_text_file=False))
         init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
         assert init.agent_capabilities is not None and init.agent_capabilities.load_session
         yield conn
@@ -222,3 +231,29 @@ def test_malformed_json_is_answered_not_a_traceback(cli: CliEnv) -> None:
     (answer,) = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert answer["id"] == 1 and answer["error"]["code"] == -32602
     assert "Traceback" not in proc.stderr
+
+
+async def test_read_is_served_by_the_editors_unsaved_buffer_and_rules_still_apply(cli: CliEnv) -> None:
+    saved = cli.repo / "draft.py"
+    saved.write_text("print('saved on disk')\n")
+    secret = cli.repo / ".env"
+    secret.write_text("TOKEN=1\n")
+    cli.write_project_config(
+        {"permissions": {"rules": [{"kind": "path", "tools": ["Read"], "paths": [".env"], "decision": "deny"}]}}
+    )
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("Read", {"file_path": str(saved)}, id="r1"),
+            tool_call("Read", {"file_path": str(secret)}, id="r2"),
+        ),
+        turn(text("seen")),
+    )
+    client = RecordingClient(buffers={str(saved): "print('unsaved in the editor')\n", str(secret): "TOKEN=editor\n"})
+    async with agent(cli, client, "--accept-project-config") as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("read the draft")])
+        await settle()
+    results = {u.tool_call_id: u for u in client.of(ToolCallProgress) if u.status is not None}
+    assert results["r1"].status == "completed" and "unsaved in the editor" in results["r1"].raw_output
+    assert results["r2"].status == "failed" and "TOKEN" not in results["r2"].raw_output
+    assert client.reads == [(str(saved), 1, 2000)]  # the denied file was never asked for
