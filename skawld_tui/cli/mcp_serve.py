@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from skawld_core.session import Session
 
 SERVED_STORE = {"sessionStore": {"kind": "memory"}}
+NEEDS_A_MODEL = frozenset({"Subagent", "Skill"})
+"""Tools that run a model: not served (the server has none)."""
 
 
 def _refuse_asks(req: CanUseToolRequest) -> Any:
@@ -74,7 +76,7 @@ async def serve(session: Session) -> None:
     """Answer ``tools/list`` and ``tools/call`` on stdin/stdout until stdin ends."""
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
-    from mcp_types import ListToolsResult, Tool
+    from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
 
     from skawld_core import __version__
 
@@ -85,11 +87,15 @@ async def serve(session: Session) -> None:
             tools=[
                 Tool(name=t.name, description=t.description, input_schema=t.input_schema)
                 for t in agent.tools
-                if not t.name.startswith("mcp__")
+                if not t.name.startswith("mcp__") and t.name not in NEEDS_A_MODEL
             ]
         )
 
     async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        if params.name in NEEDS_A_MODEL or params.name.startswith("mcp__"):
+            return CallToolResult(
+                content=[TextContent(type="text", text=f"{params.name} is not served")], is_error=True
+            )
         block = await session.run_tool(params.name, dict(params.arguments or {}))
         return _result(block)
 

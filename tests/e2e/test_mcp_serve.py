@@ -29,7 +29,7 @@ async def test_tools_listed_read_runs_and_an_ask_is_refused(cli: CliEnv) -> None
     (cli.repo / "notes.txt").write_text("served by skawld\n")
     async with server(cli) as client:
         names = [t.name for t in (await client.list_tools()).tools]
-        assert {"Read", "Write", "Edit", "Bash", "Glob", "Grep"} <= set(names)
+        assert {"Read", "Write", "Edit", "Bash", "Glob", "Grep"} <= set(names) and "Subagent" not in names
         read = await client.call_tool("Read", {"file_path": str(cli.repo / "notes.txt")})
         assert not read.is_error and "served by skawld" in text_of(read)
         write = await client.call_tool("Write", {"file_path": str(cli.repo / "new.txt"), "content": "x"})
