@@ -339,4 +339,9 @@ async def _serve(agent: SkawldAcp, stdout: Any) -> None:
         reader, writer = await stdio_streams()
     finally:
         sys.stdout = stray
-    await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+    try:
+        await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+    finally:  # the client closed stdin: end every session's work (MCP servers, shells) and exit
+        for state in list(agent.sessions.values()):
+            state.session.abort()
+            await state.agent.close()

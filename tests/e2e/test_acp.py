@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import acp
@@ -31,6 +35,7 @@ from tests.cli.harness import MODEL, CliEnv, skawld_command
 from tests.support.wire_server import text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(120)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class RecordingClient:
@@ -215,8 +220,6 @@ async def test_bad_requests_get_json_rpc_errors(cli: CliEnv) -> None:
 
 
 def test_malformed_json_is_answered_not_a_traceback(cli: CliEnv) -> None:
-    import subprocess
-
     command = skawld_command()
     proc = subprocess.run(
         [*command, "acp", "--model", MODEL],
@@ -257,3 +260,47 @@ async def test_read_is_served_by_the_editors_unsaved_buffer_and_rules_still_appl
     assert results["r1"].status == "completed" and "unsaved in the editor" in results["r1"].raw_output
     assert results["r2"].status == "failed" and "TOKEN" not in results["r2"].raw_output
     assert client.reads == [(str(saved), 1, 2000)]  # the denied file was never asked for
+
+
+ACP_SDK = (
+    ROOT / ".ci" / "acp-sdk" / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "v1" / "stable" / "acp.js"
+)
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(
+    (not ACP_SDK.is_file() or NODE is None) and os.environ.get("CI") != "true",
+    reason="the TypeScript ACP SDK is not installed (bash .ci/run installs it under .ci/acp-sdk)",
+)
+def test_the_typescript_acp_client(cli: CliEnv) -> None:
+    draft = cli.repo / "draft.md"
+    draft.write_text("on disk\n")
+    cli.srv.anthropic.enqueue(
+        turn(text("Reading."), tool_call("Read", {"file_path": str(draft)}, id="r1")),
+        turn(text("It says: unsaved.")),
+    )
+    command = skawld_command()
+    spec = {
+        "sdk": ACP_SDK.as_uri(),
+        "command": command[0],
+        "args": [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url],
+        "cwd": str(cli.repo),
+        "env": cli.env,
+        "buffer": {"path": str(draft), "text": "unsaved buffer text\n"},
+    }
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, str(Path(__file__).with_name("acp_ts") / "client.mjs"), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    (out,) = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert "error" not in out, out.get("error")
+    assert out["agentInfo"]["name"] == "skawld" and out["stopReason"] == "end_turn"
+    assert [m["id"] for m in out["modes"]["availableModes"]] == ["default", "acceptEdits", "plan", "yolo"]
+    assert out["reads"] == [str(draft)]
+    kinds = [u["sessionUpdate"] for u in out["updates"]]
+    assert "agent_message_chunk" in kinds and "tool_call" in kinds and "available_commands_update" in kinds
+    (done,) = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
+    assert done["toolCallId"] == "r1" and done["status"] == "completed" and "unsaved buffer text" in done["rawOutput"]
