@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,11 +57,11 @@ from skawld_core.events import (
 from skawld_core.messages import ToolResultBlock
 
 from . import updates
+from .prompt_blocks import prompt_parts
+from .session_factory import AcpSession, list_sessions, open_acp_session, remember_always
 
 if TYPE_CHECKING:
-    from skawld_core.agent import Agent
     from skawld_core.permissions import CanUseToolRequest
-    from skawld_core.session import Session
     from skawld_core.settings import CliOptions
 
 MODES = {
@@ -77,18 +76,6 @@ _PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
     PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
 ]
-
-
-@dataclass
-class AcpSession:
-    """One ACP session: skawld's agent and session, and the prompt running now."""
-
-    agent: Agent
-    session: Session
-    cwd: Path
-    running: asyncio.Task[Any] | None = None
-    cancelled: bool = False
-    models: list[str] = field(default_factory=list)
 
 
 class SkawldAcp:
@@ -134,9 +121,15 @@ class SkawldAcp:
     # -- sessions --------------------------------------------------------------------
 
     async def _open(self, cwd: str, session_id: str | None, mcp_servers: Any) -> AcpSession:
-        from .session_factory import open_acp_session  # lazy: the agent machinery loads with the first session
-
-        state = await open_acp_session(self, cwd, session_id, mcp_servers)
+        fs = self.client_caps.fs if self.client_caps is not None else None
+        state = await open_acp_session(
+            self.options,
+            cwd,
+            session_id,
+            mcp_servers,
+            can_use_tool=lambda ref: self.can_use_tool(self.sessions, ref),
+            editor=self.conn if fs is not None and fs.read_text_file else None,
+        )
         self.sessions[state.session.id] = state
         return state
 
@@ -176,8 +169,6 @@ class SkawldAcp:
         return LoadSessionResponse(modes=self._modes(state), config_options=self._config(state))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> Any:
-        from .session_factory import list_sessions  # lazy: the store loads on demand
-
         rows = await list_sessions(self.options, cwd)
         return ListSessionsResponse(
             sessions=[
@@ -232,8 +223,6 @@ class SkawldAcp:
     # -- prompts ---------------------------------------------------------------------
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        from .prompt_blocks import prompt_parts
-
         state = self._state(session_id)
         if state.running is not None and not state.running.done():
             raise acp.RequestError.invalid_request({"sessionId": "a prompt is already running in this session"})
@@ -252,6 +241,7 @@ class SkawldAcp:
         send = self.conn.session_update
         sid = state.session.id
         streamed = False
+        names: dict[str, str] = {}  # tool_use id → tool name, for the task tools' plan
         result: ResultEvent | None = None
         async with state.session.run(text, images=images) as run:
             async for event in run:
@@ -266,11 +256,15 @@ class SkawldAcp:
                         await send(sid, helpers.update_agent_message_text(event.message.text()))
                     streamed = False
                     for block in event.message.tool_uses():
+                        names[block.id] = block.name
                         await send(sid, updates.tool_call_start(block, state.cwd))
                 elif isinstance(event, UserEvent) and event.subtype == "tool_result":
-                    for part in event.message.content:
-                        if isinstance(part, ToolResultBlock):
-                            await send(sid, updates.tool_call_done(part))
+                    results = [p for p in event.message.content if isinstance(p, ToolResultBlock)]
+                    for part in results:
+                        await send(sid, updates.tool_call_done(part))
+                    if any(names.get(p.tool_use_id) in updates.TASK_TOOLS for p in results):
+                        tasks = await state.agent.store.list_tasks(sid)
+                        await send(sid, updates.plan_of(tasks))
                 elif isinstance(event, ResultEvent):
                     result = event
         return result
@@ -309,8 +303,6 @@ class SkawldAcp:
             if not isinstance(outcome, AllowedOutcome) or outcome.option_id == "reject_once":
                 return PermissionDeny(message="The user rejected this tool call in the editor.")
             if outcome.option_id == "allow_always" and state is not None:
-                from .session_factory import remember_always
-
                 remember_always(state.agent, req)
             return PermissionAllow()
 

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +14,28 @@ import acp
 
 from skawld_core.errors import ConfigError
 
+from ..bootstrap import build_agent, session_meta
+from ..headless.claude_control import apply_permission_updates
+from .client_fs import EditorReadTool
+
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.permissions import CanUseToolRequest
+    from skawld_core.session import Session
     from skawld_core.sessions.store import SessionRecord
     from skawld_core.settings import CliOptions, Settings
 
-    from .agent import AcpSession, SkawldAcp
+
+@dataclass
+class AcpSession:
+    """One ACP session: skawld's agent and session, and the prompt running now."""
+
+    agent: Agent
+    session: Session
+    cwd: Path
+    running: asyncio.Task[Any] | None = None
+    cancelled: bool = False
+    models: list[str] = field(default_factory=list)
 
 
 def client_mcp_servers(servers: Any) -> dict[str, Any]:
@@ -47,28 +65,30 @@ def _settings(options: CliOptions, cwd: str, mcp_servers: Any) -> Settings:
     return settings
 
 
-async def open_acp_session(owner: SkawldAcp, cwd: str, session_id: str | None, mcp_servers: Any) -> AcpSession:
+async def open_acp_session(
+    options: CliOptions,
+    cwd: str,
+    session_id: str | None,
+    mcp_servers: Any,
+    *,
+    can_use_tool: Callable[[list[str]], Any],
+    editor: Any | None,
+) -> AcpSession:
     """Build the agent for `cwd` and open (or create) the session; a config problem or a missing
-    API key is a JSON-RPC error naming it."""
-    from ..bootstrap import build_agent, session_meta
-    from .agent import AcpSession
-
+    API key is a JSON-RPC error naming it. `can_use_tool` makes the permission callback for the
+    session whose id is the list's one item; `editor` (the client connection, when it reads files
+    for us) serves Read."""
     if not Path(cwd).is_absolute():
         raise acp.RequestError.invalid_params({"cwd": f"must be an absolute path (got {cwd!r})"})
     ref: list[str] = [session_id or ""]
     try:
-        settings = _settings(owner.options, cwd, mcp_servers)
-        agent = build_agent(
-            settings, can_use_tool=owner.can_use_tool(owner.sessions, ref), include_partial_messages=True
-        )
+        settings = _settings(options, cwd, mcp_servers)
+        agent = build_agent(settings, can_use_tool=can_use_tool(ref), include_partial_messages=True)
     except (ConfigError, ValueError) as exc:
         raise acp.RequestError.internal_error({"reason": str(exc)}) from None
-    fs = owner.client_caps.fs if owner.client_caps is not None else None
-    if fs is not None and fs.read_text_file:
-        from .client_fs import EditorReadTool
-
+    if editor is not None:
         agent.tools.unregister(EditorReadTool.name)
-        agent.tools.register(EditorReadTool(owner.conn, lambda: ref[0]))
+        agent.tools.register(EditorReadTool(editor, lambda: ref[0]))
     if session_id is not None and await agent.store.load(session_id) is None:
         await agent.close()
         raise acp.RequestError.resource_not_found(session_id)
@@ -96,8 +116,6 @@ async def list_sessions(options: CliOptions, cwd: str | None) -> list[SessionRec
 def remember_always(agent: Agent, req: CanUseToolRequest) -> None:
     """ "Always allow": the rules the app would save for this call, applied now and saved."""
     from skawld_core.permissions.suggest import suggest_rules
-
-    from ..headless.claude_control import apply_permission_updates
 
     offer = suggest_rules(req.tool_name, req.input, project_root=agent.permissions.project_root, cwd=agent.cwd)
     rules = [

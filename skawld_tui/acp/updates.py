@@ -16,6 +16,10 @@ from acp import helpers
 from acp.schema import FileEditToolCallContent, ToolCallLocation
 
 from skawld_core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from skawld_core.sessions.store import Task
+
+TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+"""Tools that change the task list: after them the editor gets the ``plan`` again."""
 
 _KINDS = {
     "Read": "read",
@@ -138,3 +142,8 @@ def replay(messages: Iterable[Message], cwd: Path) -> list[Any]:
             elif isinstance(block, ToolResultBlock):
                 out.append(tool_call_done(block))
     return out
+
+
+def plan_of(tasks: Iterable[Task]) -> Any:
+    """The session's task list as ACP's ``plan`` (each task's subject and status)."""
+    return helpers.update_plan(helpers.plan_entry(t.subject, status=t.status) for t in tasks)

@@ -18,6 +18,7 @@ import acp
 import pytest
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AllowedOutcome,
     AvailableCommandsUpdate,
     ClientCapabilities,
@@ -217,6 +218,25 @@ async def test_bad_requests_get_json_rpc_errors(cli: CliEnv) -> None:
         with pytest.raises(acp.RequestError) as mode:
             await conn.set_session_mode(session_id=new.session_id, mode_id="dontAsk")
         assert mode.value.code == -32602 and "unknown mode" in json.dumps(mode.value.data)
+
+
+async def test_the_task_list_is_sent_as_a_plan(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("TaskCreate", {"subject": "Write the parser", "description": "d"}, id="t1"),
+            tool_call("TaskCreate", {"subject": "Test it", "description": "d"}, id="t2"),
+        ),
+        turn(tool_call("TaskUpdate", {"task_id": "1", "status": "in_progress"}, id="t3")),
+        turn(text("planned")),
+    )
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("plan it")])
+        await settle()
+    plans = [[(e.content, e.status) for e in u.entries] for u in client.of(AgentPlanUpdate)]
+    assert plans[0] == [("Write the parser", "pending"), ("Test it", "pending")]
+    assert plans[-1] == [("Write the parser", "in_progress"), ("Test it", "pending")]
 
 
 def test_malformed_json_is_answered_not_a_traceback(cli: CliEnv) -> None:
