@@ -108,7 +108,9 @@ class SkawldAcp:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                ),
             ),
             auth_methods=[],
             agent_info=Implementation(name="skawld", title="skawld", version=__version__),
@@ -130,7 +132,10 @@ class SkawldAcp:
             can_use_tool=lambda ref: self.can_use_tool(self.sessions, ref),
             editor=self.conn if fs is not None and fs.read_text_file else None,
         )
+        old = self.sessions.get(state.session.id)
         self.sessions[state.session.id] = state
+        if old is not None:  # the same session opened again (load after new): the new agent serves it
+            await old.agent.close()
         return state
 
     def _modes(self, state: AcpSession) -> SessionModeState:

@@ -202,6 +202,7 @@ async def test_load_replays_the_session_and_mode_changes(cli: CliEnv) -> None:
         assert loaded is not None
         await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
         await settle()
+
     assert "read the readme" in [u.content.text for u in again.of(UserMessageChunk)]
     assert [u.tool_call_id for u in again.of(ToolCallStart)] == ["r1"]
     assert "read it" in message_text(again)
