@@ -190,7 +190,8 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         kind = msg.get("type")
         if kind == "user":
             self.prompts.append(user_prompt(msg))
-            self.ready.set()
+            if not self.opts.await_initialize:  # with it, the configuration in initialize comes first
+                self.ready.set()
             self.wakeup.set()
         elif kind == "control_request":
             self._control(msg)
