@@ -55,6 +55,8 @@ MAX_PAGES = 1000
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
 STOP_GRACE_SECONDS = 10.0
+TOOL_USE_ID_META = "claudecode/toolUseId"
+"""The ``_meta`` key of ``tools/call`` that carries the model's tool_use id (Claude Code's)."""
 
 # mcp logs through `logging`; without a handler Python's last-resort handler
 # would print its warnings on the terminal (under the TUI). Records still
@@ -389,8 +391,12 @@ class ServerConnection:
             assert client is not None and dead is not None
             return client, dead
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout_ms: int) -> CallToolResult:
-        """Call `tool`; reconnects first when the server died earlier.
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout_ms: int, *, tool_use_id: str | None = None
+    ) -> CallToolResult:
+        """Call `tool`; reconnects first when the server died earlier. `tool_use_id` (the
+        model's call) goes in the request's ``_meta`` as ``claudecode/toolUseId``, as Claude
+        Code sends it.
 
         The timeout is reset whenever the server reports progress. Raises
         `McpConnectError` (cannot (re)connect), `McpServerDied` (gone during the
@@ -407,7 +413,10 @@ class ServerConnection:
             nonlocal deadline
             deadline = loop.time() + budget  # progress resets the timeout
 
-        call = asyncio.ensure_future(client.call_tool(tool, arguments, progress_callback=on_progress))
+        meta = {TOOL_USE_ID_META: tool_use_id} if tool_use_id else None
+        call = asyncio.ensure_future(
+            client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)  # type: ignore[arg-type]
+        )
         watch = asyncio.ensure_future(dead.wait())
         try:
             while not call.done() and not watch.done():

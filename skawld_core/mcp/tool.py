@@ -89,7 +89,9 @@ class McpTool(Tool[McpInput]):
         """Call the server tool; failures become `is_error` results."""
         server = self.server
         try:
-            result = await self.connection.call(self.tool_name, value.arguments, self.connection.config.timeout_ms)
+            result = await self.connection.call(
+                self.tool_name, value.arguments, self.connection.config.timeout_ms, tool_use_id=ctx.tool_use_id
+            )
         except McpConnectError as exc:
             return _error(f"MCP server '{server}' is unavailable: {exc}")
         except McpServerDied as exc:

@@ -48,8 +48,8 @@ _RULE = re.compile(r"^\s*([A-Za-z0-9_*.-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _FAMILIES: dict[str, Literal["read", "edit"]] = {"Read": "read", "Edit": "edit", "MultiEdit": "edit"}
 # the other rule names cover one tool
 _ONE_TOOL = frozenset({"NotebookEdit", "Write", "Glob", "Grep"})
-_ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit"}
-_NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite", "KillShell"})
+_ALIASES = {"Task": "Subagent", "Agent": "Subagent", "MultiEdit": "Edit", "KillBash": "KillShell"}
+_NOT_APPLICABLE = frozenset({"WebSearch", "NotebookRead", "TodoWrite"})
 
 
 @dataclass

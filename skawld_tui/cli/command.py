@@ -493,7 +493,11 @@ def _main(args: list[str]) -> int:
             from .work import main as work_main  # lazy: a sub-command's modules load only when it runs
 
             work_main(args)
-        elif args[:2] in (["mcp", "login"], ["mcp", "logout"]):
+        elif args[:1] == ["acp"]:
+            from .acp import app as acp_app  # lazy: a sub-command's modules load only when it runs
+
+            acp_app(args[1:], prog_name="skawld acp", standalone_mode=True)
+        elif args[:2] in (["mcp", "login"], ["mcp", "logout"], ["mcp", "serve"]):
             from .mcp import app as mcp_app  # lazy: a sub-command's modules load only when it runs
 
             mcp_app(args[1:], prog_name="skawld mcp", standalone_mode=True)

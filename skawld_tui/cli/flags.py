@@ -180,7 +180,7 @@ class CommandLine:
         help="Deny rules (same syntax; they win over everything).",
         panel=P,
         fast="multi",
-        feeds="CliOptions.disallowed_tools",
+        feeds=("CliOptions.disallowed_tools", "HeadlessOptions.disallowed_tools"),
     )
     canusetool: bool = _flag(
         "--canusetool", default=False, help="Answer permission requests over stdin (headless).", panel=P, fast="flag"
@@ -358,6 +358,19 @@ class CommandLine:
         feeds=("ClaudeFlags.tools", "HeadlessOptions.tools"),
     )
     betas: list[str] | None = _flag("--betas", hidden=True, feeds="ClaudeFlags.betas")
+    allow_dangerously_skip_permissions: bool = _flag(
+        "--allow-dangerously-skip-permissions",
+        default=False,
+        hidden=True,
+        help="Claude Code's switch that lets bypassPermissions be chosen later; accepted (skawld needs none).",
+    )
+    await_initialize: bool = _flag(
+        "--await-initialize",
+        default=False,
+        hidden=True,
+        help="Build the agent only after the host's initialize request (stream-json input).",
+        feeds="HeadlessOptions.await_initialize",
+    )
     max_thinking_tokens: int | None = _flag(
         "--max-thinking-tokens", hidden=True, feeds="ClaudeFlags.max_thinking_tokens"
     )

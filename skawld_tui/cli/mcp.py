@@ -1,4 +1,5 @@
-"""``skawld mcp login|logout NAME``: OAuth for a remote MCP server outside a chat.
+"""``skawld mcp login|logout NAME``: OAuth for a remote MCP server outside a chat; ``skawld mcp serve``
+(`skawld_tui.cli.mcp_serve`): skawld's tools as an MCP server.
 
 ``login`` runs the browser step for one configured HTTP server: it prints the authorization URL
 (and opens the browser when there is one), waits for the redirect on a loopback port, stores the
@@ -17,9 +18,11 @@ from typing import Annotated, Any
 
 import typer
 
+from .mcp_serve import mcp_serve
 from .subcommand import new_app
 
-app = new_app("Log in to remote MCP servers (OAuth).")
+app = new_app("Log in to remote MCP servers (OAuth), or serve skawld's tools over MCP.")
+app.command("serve")(mcp_serve)
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Project directory (default: current).")]
 
 

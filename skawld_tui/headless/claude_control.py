@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from skawld_core.mcp.connection import TOOL_USE_ID_META
+
 from ..cli.claude_flags import skawld_mode
 from .control import warn
 
@@ -259,13 +261,16 @@ class SdkMcpConnection:
         result = response.get("result")
         return dict(result) if isinstance(result, Mapping) else {}
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout_ms: int) -> Any:
-        """``tools/call``, as `McpTool` expects of a connection."""
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout_ms: int, *, tool_use_id: str | None = None
+    ) -> Any:
+        """``tools/call``, as `McpTool` expects of a connection (with the tool_use id in ``_meta``)."""
         from mcp_types import CallToolResult
 
-        result = await asyncio.wait_for(
-            self.rpc("tools/call", {"name": tool, "arguments": arguments}), timeout_ms / 1000
-        )
+        params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        if tool_use_id:
+            params["_meta"] = {TOOL_USE_ID_META: tool_use_id}
+        result = await asyncio.wait_for(self.rpc("tools/call", params), timeout_ms / 1000)
         return CallToolResult.model_validate(result)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 import uuid as _uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, assert_never
@@ -59,8 +59,11 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 """Version of skawld's Claude-dialect schema (``schema_version`` in ``system/init``)."""
-CLAUDE_CODE_DIALECT = "2.1.332"
-"""The Claude Code release whose stream-json dialect these shapes follow."""
+CLAUDE_CODE_DIALECT = "2.1.333"
+"""The Claude Code release whose stream-json dialect and control protocol skawld follows
+(``claude_code_version``; the SDKs compare it with the release a feature needs). It is the
+release observed (docs/cli.md says what skawld does not do of it); ``skawld_version`` beside it
+is skawld's own."""
 
 DENIED_PREFIX = "Tool call denied:"
 
@@ -425,6 +428,8 @@ def init_message(
     skills: list[str],
     agents: list[str],
     skawld_version: str,
+    slash_commands: Sequence[str] = (),
+    plugins: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
     """The ``system``/``init`` message (with ``schema_version``)."""
     return {
@@ -437,13 +442,13 @@ def init_message(
         "mcp_servers": mcp_servers,
         "model": model,
         "permissionMode": claude_mode_name(permission_mode),
-        "slash_commands": [],
+        "slash_commands": list(slash_commands),
         "apiKeySource": "none",
         "claude_code_version": CLAUDE_CODE_DIALECT,
         "skawld_version": skawld_version,
         "output_style": "default",
         "agents": agents,
         "skills": skills,
-        "plugins": [],
+        "plugins": [dict(p) for p in plugins],
         "uuid": new_uuid(),
     }

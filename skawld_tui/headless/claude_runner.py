@@ -31,15 +31,26 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from skawld_core.claude_modes import claude_mode_name
+from skawld_core.extensions import connect_extensions
 
 from ..cli.claude_flags import skawld_mode
 from ..exit_codes import EXIT_ABORT, EXIT_ERROR, EXIT_OK, EXIT_TERM, EXIT_USAGE
 from .background_report import end_shells, report_ended
 from .claude_control import HostChannel, host_can_use_tool, host_hooks, sdk_mcp_tools
-from .claude_dialect import ClaudeEmitter, init_message
+from .claude_dialect import CLAUDE_CODE_DIALECT, ClaudeEmitter, init_message
+from .claude_init import (
+    InitConfig,
+    LoadedLists,
+    apply_settings,
+    drop_disallowed,
+    init_lists,
+    install_agents,
+    read_initialize,
+)
 from .common import RunnerBase, deny_ask
 from .control import warn
 
@@ -57,6 +68,10 @@ SCHEMA_RETRY = (
     "Your last answer did not match the required JSON Schema: {error}. "
     "Reply again with only a JSON value that matches the schema."
 )
+
+
+_CLAUDE_MCP_STATUS = {"ready": "connected", "idle": "pending", "connecting": "pending"}
+"""skawld's MCP connection states in Claude Code's words (any other state is ``failed``)."""
 
 
 class StdinProtocolError(Exception):
@@ -140,6 +155,8 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         self.channel = HostChannel(self.write)
         self.ready = asyncio.Event()  # the first initialize / user line / EOF arrived
         self.init_request: dict[str, Any] | None = None
+        self.init_config: InitConfig | None = None
+        self._init_id: str | None = None
         self.mcp_status: list[dict[str, str]] = []
         self._interrupted = False
         self._default_model = settings.model
@@ -173,7 +190,8 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         kind = msg.get("type")
         if kind == "user":
             self.prompts.append(user_prompt(msg))
-            self.ready.set()
+            if not self.opts.await_initialize:  # with it, the configuration in initialize comes first
+                self.ready.set()
             self.wakeup.set()
         elif kind == "control_request":
             self._control(msg)
@@ -211,8 +229,16 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             raise StdinProtocolError("a control_request needs a 'request_id' string and a 'request' object")
         subtype = req.get("subtype")
         if subtype == "initialize":
+            if self.agent is not None or self.init_request is not None:
+                self._reply(request_id, error="skawld was already initialized")
+                return
+            try:
+                self.init_config = read_initialize(req)
+            except ValueError as exc:
+                self._reply(request_id, error=str(exc))
+                return
             self.init_request = req
-            self._reply(request_id, self._init_body())
+            self._init_id = request_id  # answered once the agent is built, with what it loaded
             self.ready.set()
         elif subtype == "interrupt":
             self._interrupted = True
@@ -244,21 +270,36 @@ class ClaudeRunner(RunnerBase[_Prompt]):
 
     def _init_body(self) -> dict[str, Any]:
         model = self.settings.model or ""
+        lists = self._lists()
+        sent = self.init_config.sent if self.init_config is not None else set()
         return {
-            "commands": [],
-            "agents": [],
+            "commands": lists.commands,
+            "agents": lists.agents,
+            "plugins": lists.plugins,
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": [{"value": model, "displayName": model, "description": f"{self.settings.provider_id} model"}],
             "account": {},
             "current_permission_mode": claude_mode_name(self.settings.permission_mode),
+            "claude_code_version": CLAUDE_CODE_DIALECT,
             "pid": os.getpid(),
+            **{f"{what}_applied": True for what in sent},
         }
+
+    def _lists(self) -> LoadedLists:
+        from ..file_commands import PromptCommands  # lazy: the command files are read once the agent is built
+
+        assert self.agent is not None
+        if self.prompt_commands is None:
+            trusted = bool(getattr(self.settings, "project_trusted", False))
+            self.prompt_commands = PromptCommands(self.agent, home=Path.home(), trusted=trusted)
+        return init_lists(self.agent, self.prompt_commands)
 
     def _mcp_servers(self) -> list[dict[str, str]]:
         from skawld_core.mcp.manager import mcp_status
 
-        out = [{"name": s.name, "status": s.status} for s in (mcp_status(self.agent) if self.agent else [])]
+        statuses = mcp_status(self.agent) if self.agent else []
+        out = [{"name": s.name, "status": _CLAUDE_MCP_STATUS.get(s.status, "failed")} for s in statuses]
         return out + list(self.mcp_status)
 
     # -- signals ----------------------------------------------------------
@@ -281,6 +322,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
     def _on_system(self, event: SystemEvent) -> None:
         assert self.agent is not None
         skills = [s.name for s in self.agent.skill_summaries()]
+        lists = self._lists()
         self.write(
             init_message(
                 session_id=event.session_id,
@@ -290,8 +332,10 @@ class ClaudeRunner(RunnerBase[_Prompt]):
                 permission_mode=event.permission_mode,
                 mcp_servers=self._mcp_servers(),
                 skills=skills,
-                agents=[],
+                agents=[a["name"] for a in lists.agents],
                 skawld_version=_version(),
+                slash_commands=lists.slash_commands,
+                plugins=lists.plugins,
             )
         )
 
@@ -354,7 +398,10 @@ class ClaudeRunner(RunnerBase[_Prompt]):
     async def build(self) -> Agent:
         from ..bootstrap import build_agent  # lazy: the agent loads once stdin and signals are set up
 
-        settings = self.settings
+        init = self.init_config or InitConfig()
+        settings = self.settings = apply_settings(init, self.settings)
+        if init.json_schema is not None:
+            self.opts.schema = init.json_schema
         if self.opts.schema is not None:
             note = SCHEMA_INSTRUCTION.format(schema=json.dumps(self.opts.schema))
             settings = dataclasses.replace(
@@ -364,10 +411,9 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         if self.init_request is not None and self.init_request.get("hooks"):
             hooks = host_hooks(self.channel, self.init_request["hooks"], lambda: self.settings.permission_mode)
         extra_tools: list[Any] = []
-        if self.opts.sdk_mcp_servers:
-            extra_tools, self.mcp_status = await sdk_mcp_tools(
-                self.channel, list(self.opts.sdk_mcp_servers), _version()
-            )
+        sdk_servers = list(dict.fromkeys([*self.opts.sdk_mcp_servers, *init.sdk_servers]))
+        if sdk_servers:
+            extra_tools, self.mcp_status = await sdk_mcp_tools(self.channel, sdk_servers, _version())
         can_use_tool = (
             host_can_use_tool(self.channel, lambda: self.agent, self._host_interrupt)
             if self.opts.host_permissions
@@ -380,6 +426,14 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             extra_hooks=hooks,
             extra_tools=extra_tools,
         )
+        await connect_extensions(agent, agent.extensions)  # the answer to initialize lists what loaded
+        if init.agents:
+            install_agents(agent, init.agents)
+        drop_disallowed(agent, [*self.opts.disallowed_tools, *init.disallowed_tools])
+        self.agent = agent
+        if self._init_id is not None:
+            self._reply(self._init_id, self._init_body())
+            self._init_id = None
         return agent
 
     def _host_interrupt(self) -> None:

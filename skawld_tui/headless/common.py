@@ -73,6 +73,10 @@ class HeadlessOptions:
     verbose: bool = False
     schema: dict[str, Any] | None = None
     sdk_mcp_servers: tuple[str, ...] = ()
+    await_initialize: bool = False
+    """``--await-initialize``: the host sends its configuration in ``initialize``; wait for it."""
+    disallowed_tools: tuple[str, ...] = ()
+    """``--disallowedTools``: a bare built-in tool name is also taken off the model's list."""
 
 
 class RunnerBase(Generic[P]):

@@ -84,3 +84,11 @@ def test_aliases_skills_and_not_applicable() -> None:
 def test_malformed_rules(spec: str) -> None:
     with pytest.raises(ValueError, match="bad tool spec"):
         parse_claude_rule(spec, "allow")
+
+
+def test_kill_shell_rules_apply() -> None:
+    """skawld has a KillShell tool: its rules (and the old name KillBash) are kept, not dropped."""
+    for spec in ("KillShell", "KillBash"):
+        parsed = parse_claude_rule(spec, "deny")
+        assert parsed.notes == []
+        assert parsed.dicts() == [{"kind": "tool", "tool": "KillShell", "decision": "deny"}]

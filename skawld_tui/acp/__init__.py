@@ -1,0 +1,1 @@
+"""``skawld acp``: skawld as an Agent Client Protocol agent (`skawld_tui.acp.agent`)."""

@@ -1,0 +1,327 @@
+"""``skawld acp`` as a subprocess, driven by the official Python ACP package's client side
+(`acp.spawn_agent_process`, `ClientSideConnection`), against the local wire server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AllowedOutcome,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    CurrentModeUpdate,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from tests.cli.harness import MODEL, CliEnv, skawld_command
+from tests.support.wire_server import text, tool_call, turn
+
+pytestmark = pytest.mark.timeout(120)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class RecordingClient:
+    """An editor: records every update, answers permission asks with `answer`."""
+
+    def __init__(self, answer: str = "allow_once", buffers: dict[str, str] | None = None) -> None:
+        self.buffers = buffers  # the editor's open buffers (None: no fs capability)
+        self.reads: list[tuple[str, int | None, int | None]] = []
+        self.updates: list[Any] = []
+        self.asks: list[Any] = []
+        self.answer = answer
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kw: Any) -> Any:
+        self.asks.append((tool_call, [o.option_id for o in options]))
+        outcome = (
+            DeniedOutcome(outcome="cancelled")
+            if self.answer == "cancel"
+            else AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+        return RequestPermissionResponse(outcome=outcome)
+
+    async def session_update(self, session_id: str, update: Any, **kw: Any) -> None:
+        self.updates.append(update)
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kw: Any
+    ) -> Any:
+        self.reads.append((path, line, limit))
+        if self.buffers is None or path not in self.buffers:
+            raise acp.RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        raise acp.RequestError.method_not_found("fs/write_text_file")
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    def of(self, kind: type) -> list[Any]:
+        return [u for u in self.updates if isinstance(u, kind)]
+
+
+@asynccontextmanager
+async def agent(cli: CliEnv, client: RecordingClient, *extra: str) -> AsyncIterator[Any]:
+    command = skawld_command()
+    args = [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url, *extra]
+    async with acp.spawn_agent_process(client, command[0], *args, env=cli.env, cwd=str(cli.repo)) as (conn, _proc):
+        editor_fs = client.buffers is not None
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=editor_fs, write_text_file=False))
+        init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
+        assert init.agent_capabilities is not None and init.agent_capabilities.load_session
+        yield conn
+
+
+def message_text(client: RecordingClient) -> str:
+    return "".join(u.content.text for u in client.of(AgentMessageChunk))
+
+
+async def settle() -> None:
+    await asyncio.sleep(0)  # notifications are dispatched in order before the prompt's answer
+
+
+async def test_prompt_streams_and_modes_are_listed(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("Hello from skawld over ACP.", chunks=4)))
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        assert new.modes is not None and [m.id for m in new.modes.available_modes] == [
+            "default",
+            "acceptEdits",
+            "plan",
+            "yolo",
+        ]
+        assert new.config_options and new.config_options[0].current_value == MODEL
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("say hello")])
+        await settle()
+    assert done.stop_reason == "end_turn"
+    assert len(client.of(AgentMessageChunk)) == 4 and message_text(client) == "Hello from skawld over ACP."
+    assert client.of(AvailableCommandsUpdate)
+
+
+async def test_a_tool_call_that_asks_and_is_allowed_shows_an_edit_diff(cli: CliEnv) -> None:
+    target = cli.repo / "notes.txt"
+    target.write_text("alpha\nbeta\n")
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Read", {"file_path": str(target)}, id="r1")),
+        turn(tool_call("Edit", {"file_path": str(target), "old_string": "beta", "new_string": "gamma"}, id="e1")),
+        turn(text("edited")),
+    )
+    client = RecordingClient("allow_once")
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("change beta")])
+        await settle()
+    assert done.stop_reason == "end_turn"
+    ((asked, options),) = client.asks
+    assert asked.tool_call_id == "e1" and asked.kind == "edit"
+    assert options == ["allow_once", "allow_always", "reject_once"]
+    read, start = client.of(ToolCallStart)
+    assert (
+        read.kind == "read"
+        and start.tool_call_id == "e1"
+        and start.kind == "edit"
+        and start.locations[0].path == str(target)
+    )
+    (diff,) = start.content
+    assert (diff.type, diff.path, diff.old_text, diff.new_text) == (
+        "diff",
+        str(target),
+        "alpha\nbeta\n",
+        "alpha\ngamma\n",
+    )
+    ends = [u for u in client.of(ToolCallProgress) if u.status is not None]
+    assert [(u.tool_call_id, u.status) for u in ends] == [("r1", "completed"), ("e1", "completed")], ends
+    assert target.read_text() == "alpha\ngamma\n"
+
+
+async def test_a_rejected_call_fails_and_leaves_the_file(cli: CliEnv) -> None:
+    target = cli.repo / "keep.txt"
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Write", {"file_path": str(target), "content": "x"}, id="w1")), turn(text("ok"))
+    )
+    client = RecordingClient("reject_once")
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("write")])
+        await settle()
+    (end,) = [u for u in client.of(ToolCallProgress) if u.status is not None]
+    assert end.status == "failed" and "rejected" in end.raw_output
+    assert not target.exists()
+
+
+async def test_cancel_mid_stream(cli: CliEnv) -> None:
+    slow = turn(text("one two three four", chunks=4), gate_after=3)
+    cli.srv.anthropic.enqueue(slow)
+    client = RecordingClient()
+    try:
+        async with agent(cli, client) as conn:
+            new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+            running = asyncio.ensure_future(conn.prompt(session_id=new.session_id, prompt=[acp.text_block("count")]))
+            await asyncio.to_thread(cli.srv.anthropic.wait_for_requests, 1)
+            while not client.of(AgentMessageChunk):
+                await asyncio.sleep(0.01)
+            await conn.cancel(session_id=new.session_id)
+            done = await asyncio.wait_for(running, 30)
+    finally:
+        slow.gate.set()
+    assert done.stop_reason == "cancelled"
+
+
+async def test_load_replays_the_session_and_mode_changes(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(tool_call("Read", {"file_path": "README.md"}, id="r1")), turn(text("read it")))
+    (cli.repo / "README.md").write_text("hi\n")
+    first = RecordingClient()
+    async with agent(cli, first) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("read the readme")])
+    again = RecordingClient()
+    async with agent(cli, again) as conn:
+        listed = await conn.list_sessions(cwd=str(cli.repo))
+        assert new.session_id in [s.session_id for s in listed.sessions]
+        loaded = await conn.load_session(cwd=str(cli.repo), session_id=new.session_id, mcp_servers=[])
+        assert loaded is not None
+        await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
+        await settle()
+
+    assert "read the readme" in [u.content.text for u in again.of(UserMessageChunk)]
+    assert [u.tool_call_id for u in again.of(ToolCallStart)] == ["r1"]
+    assert "read it" in message_text(again)
+    assert [u.current_mode_id for u in again.of(CurrentModeUpdate)] == ["plan"]
+
+
+async def test_bad_requests_get_json_rpc_errors(cli: CliEnv) -> None:
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.load_session(cwd=str(cli.repo), session_id="no-such-session", mcp_servers=[])
+        assert unknown.value.code == -32002
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        with pytest.raises(acp.RequestError) as mode:
+            await conn.set_session_mode(session_id=new.session_id, mode_id="dontAsk")
+        assert mode.value.code == -32602 and "unknown mode" in json.dumps(mode.value.data)
+
+
+async def test_the_task_list_is_sent_as_a_plan(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("TaskCreate", {"subject": "Write the parser", "description": "d"}, id="t1"),
+            tool_call("TaskCreate", {"subject": "Test it", "description": "d"}, id="t2"),
+        ),
+        turn(tool_call("TaskUpdate", {"task_id": "1", "status": "in_progress"}, id="t3")),
+        turn(text("planned")),
+    )
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("plan it")])
+        await settle()
+    plans = [[(e.content, e.status) for e in u.entries] for u in client.of(AgentPlanUpdate)]
+    assert plans[0] == [("Write the parser", "pending"), ("Test it", "pending")]
+    assert plans[-1] == [("Write the parser", "in_progress"), ("Test it", "pending")]
+
+
+def test_malformed_json_is_answered_not_a_traceback(cli: CliEnv) -> None:
+    command = skawld_command()
+    proc = subprocess.run(
+        [*command, "acp", "--model", MODEL],
+        input='{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"bogus":true}}\n',
+        capture_output=True,
+        text=True,
+        env=cli.env,
+        cwd=cli.repo,
+        timeout=60,
+        executable=command[0] if len(command) == 1 else sys.executable,
+    )
+    (answer,) = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert answer["id"] == 1 and answer["error"]["code"] == -32602
+    assert "Traceback" not in proc.stderr
+
+
+async def test_read_is_served_by_the_editors_unsaved_buffer_and_rules_still_apply(cli: CliEnv) -> None:
+    saved = cli.repo / "draft.py"
+    saved.write_text("print('saved on disk')\n")
+    secret = cli.repo / ".env"
+    secret.write_text("TOKEN=1\n")
+    cli.write_project_config(
+        {"permissions": {"rules": [{"kind": "path", "tools": ["Read"], "paths": [".env"], "decision": "deny"}]}}
+    )
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("Read", {"file_path": str(saved)}, id="r1"),
+            tool_call("Read", {"file_path": str(secret)}, id="r2"),
+        ),
+        turn(text("seen")),
+    )
+    client = RecordingClient(buffers={str(saved): "print('unsaved in the editor')\n", str(secret): "TOKEN=editor\n"})
+    async with agent(cli, client, "--accept-project-config") as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("read the draft")])
+        await settle()
+    results = {u.tool_call_id: u for u in client.of(ToolCallProgress) if u.status is not None}
+    assert results["r1"].status == "completed" and "unsaved in the editor" in results["r1"].raw_output
+    assert results["r2"].status == "failed" and "TOKEN" not in results["r2"].raw_output
+    assert client.reads == [(str(saved), 1, 2000)]  # the denied file was never asked for
+
+
+ACP_SDK = (
+    ROOT / ".ci" / "acp-sdk" / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "v1" / "stable" / "acp.js"
+)
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(
+    (not ACP_SDK.is_file() or NODE is None) and os.environ.get("CI") != "true",
+    reason="the TypeScript ACP SDK is not installed (bash .ci/run installs it under .ci/acp-sdk)",
+)
+def test_the_typescript_acp_client(cli: CliEnv) -> None:
+    draft = cli.repo / "draft.md"
+    draft.write_text("on disk\n")
+    cli.srv.anthropic.enqueue(
+        turn(text("Reading."), tool_call("Read", {"file_path": str(draft)}, id="r1")),
+        turn(text("It says: unsaved.")),
+    )
+    command = skawld_command()
+    spec = {
+        "sdk": ACP_SDK.as_uri(),
+        "command": command[0],
+        "args": [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url],
+        "cwd": str(cli.repo),
+        "env": cli.env,
+        "buffer": {"path": str(draft), "text": "unsaved buffer text\n"},
+    }
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, str(Path(__file__).with_name("acp_ts") / "client.mjs"), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    (out,) = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert "error" not in out, out.get("error")
+    assert out["agentInfo"]["name"] == "skawld" and out["stopReason"] == "end_turn"
+    assert [m["id"] for m in out["modes"]["availableModes"]] == ["default", "acceptEdits", "plan", "yolo"]
+    assert out["reads"] == [str(draft)]
+    kinds = [u["sessionUpdate"] for u in out["updates"]]
+    assert "agent_message_chunk" in kinds and "tool_call" in kinds and "available_commands_update" in kinds
+    (done,) = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
+    assert done["toolCallId"] == "r1" and done["status"] == "completed" and "unsaved buffer text" in done["rawOutput"]
