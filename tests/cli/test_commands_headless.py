@@ -17,7 +17,7 @@ def write(path: Path, body: str) -> None:
 def test_a_command_files_model_is_used_for_its_prompt(cli: CliEnv) -> None:
     write(cli.repo / ".claude" / "commands" / "quick.md", "---\nmodel: claude-haiku-4-5\n---\nSummarise $ARGUMENTS")
     cli.srv.anthropic.enqueue(turn(text("short")), turn(text("plain")))
-    out = cli.run(*cli.args("-p", "/quick the README"))
+    out = cli.run(*cli.args("-p", "/quick the README", "--accept-project-config"))  # a project command's model
     assert out.returncode == 0, out.stderr
     first = cli.srv.anthropic.requests[0].body
     assert first["model"] == "claude-haiku-4-5" and "Summarise the README" in json.dumps(first["messages"])
@@ -29,7 +29,7 @@ def test_a_command_files_model_is_used_for_its_prompt(cli: CliEnv) -> None:
 def test_a_claude_alias_model_is_resolved_on_the_anthropic_provider(cli: CliEnv) -> None:
     write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
     cli.srv.anthropic.enqueue(turn(text("thought")))
-    out = cli.run(*cli.args("-p", "/deep caching"))
+    out = cli.run(*cli.args("-p", "/deep caching", "--accept-project-config"))
     assert out.returncode == 0, out.stderr
     assert cli.srv.anthropic.requests[0].body["model"] == "claude-opus-4-8"
     assert "is a Claude Code alias" not in out.stderr
@@ -38,7 +38,7 @@ def test_a_claude_alias_model_is_resolved_on_the_anthropic_provider(cli: CliEnv)
 def test_a_claude_alias_model_keeps_the_session_model_on_other_providers(cli: CliEnv) -> None:
     write(cli.repo / ".skawld" / "commands" / "deep.md", "---\nmodel: opus\n---\nThink about $1")
     cli.srv.chat.enqueue(turn(text("thought")))
-    args = [*cli.args("-p", "/deep caching", base_url=False), "--provider", "openai-chat"]
+    args = [*cli.args("-p", "/deep caching", base_url=False), "--provider", "openai-chat", "--accept-project-config"]
     out = cli.run(*args, "--base-url", cli.srv.openai_url)
     assert out.returncode == 0, out.stderr
     assert cli.srv.chat.requests[0].body["model"] == MODEL
