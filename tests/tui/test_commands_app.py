@@ -7,6 +7,7 @@ import io
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -324,6 +325,7 @@ async def test_a_command_files_model_runs_its_prompt_and_an_alias_warns(tmp_path
     (commands / "deep.md").write_text("---\nmodel: opus\n---\nThink about $ARGUMENTS")
     turns = [reply(tool_call("MockRead", {"path": "a"}, id="r1")), reply("quick"), reply("plain"), reply("deep")]
     app = make_app(turns, tools=[MockRead()], cwd=tmp_path, mode="yolo")
+    app.settings = SimpleNamespace(project_trusted=True)  # a project command's model needs an accepted project
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         for typed, runs in (("/quick tests", 1), ("no command", 2), ("/deep caching", 3)):
