@@ -167,7 +167,8 @@ async def expand_command(
         )
     attachments: list[str] = []
     typed = {m.group(1).rstrip(".,;:)") for m in FILE_REF.finditer(args)}
-    for match in FILE_REF.finditer(prompt):
+    template = SHELL_LINE.sub(" ", body)  # `@` in the command itself, never in what its `!` lines printed
+    for match in FILE_REF.finditer(template):
         ref = match.group(1).rstrip(".,;:)")
         outside_ok = trusted or ref in typed or not _project_command(command, agent)
         hit = _attach(command, ref, agent, outside_ok=outside_ok)

@@ -173,11 +173,6 @@ def test_a_script_behind_an_accepted_command_line_changes_after_acceptance(cli: 
     assert_held(cli, run(cli, "/st"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole: the output of an accepted command's !`…` line is scanned for @ attachments, so a "
-    "pulled change to an inside file it prints (or a commit message) attaches ~/… and ../… with no new question",
-)
 def test_an_accepted_command_line_printing_an_outside_reference(cli: CliEnv) -> None:
     plant_secrets(cli)
     write(cli.repo / "notes.txt", "fine\n")
