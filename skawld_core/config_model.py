@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from .errors import ConfigError
+from .hooks.types import HOOK_EVENT_NAMES
 from .model_base import SkawldModel
 from .permissions.rules import BashRule, PermissionRule, RegexPattern
 
@@ -64,17 +65,7 @@ __all__ = [
 
 PROVIDER_IDS = ("anthropic", "openai-chat", "openai-responses")
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "yolo")
-HOOK_EVENTS = (
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "SubagentStop",
-)
+HOOK_EVENTS = HOOK_EVENT_NAMES
 SANDBOX_MODES = ("off", "auto", "required")
 MCP_HTTP_TYPES = ("http", "streamable-http", "streamable_http", "streamablehttp", "sse")
 

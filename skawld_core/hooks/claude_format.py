@@ -25,21 +25,11 @@ from typing import Any
 from ..claude_modes import claude_mode_name
 from ..claude_tools import map_tool_name
 from ..errors import ConfigError
-from .types import HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
+from .types import HOOK_EVENT_NAMES, HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
 
 __all__ = ["claude_hook_input", "claude_hook_outcome", "claude_matcher", "flatten_claude_hooks"]
 
-SUPPORTED_EVENTS = (
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "SubagentStop",
-)
+SUPPORTED_EVENTS = HOOK_EVENT_NAMES
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 _NAME_LIST = re.compile(r"^[A-Za-z0-9_|]+$")
 

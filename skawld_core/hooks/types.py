@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "HOOK_EVENT_NAMES",
@@ -50,17 +50,7 @@ HookEventName = Literal[
     "Notification",
     "SubagentStop",
 ]
-HOOK_EVENT_NAMES: tuple[HookEventName, ...] = (
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "SubagentStop",
-)
+HOOK_EVENT_NAMES: tuple[HookEventName, ...] = get_args(HookEventName)
 
 
 @dataclass(frozen=True)
