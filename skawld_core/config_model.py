@@ -162,6 +162,13 @@ class McpOAuth(_Section):
     callbackPort: Annotated[int, Field(ge=1, le=65535)] | None = Field(
         default=None, description="The loopback port of the redirect URI (default: a free one, then kept)."
     )
+    privateKeyFile: Annotated[str, Field(pattern=r"^(/|~/)")] | None = Field(
+        default=None,
+        description="client_credentials with private_key_jwt (RFC 7523): the PEM private key that signs the assertion.",
+    )
+    signingAlgorithm: (
+        Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] | None
+    ) = Field(default=None, description="The assertion's signing algorithm (default RS256).")
 
 
 class HttpMcpServer(_McpCommon):

@@ -23,13 +23,14 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlparse
 
 from ..config_files import user_config_dir
+from .oauth_legacy import with_legacy_issuer
 
 if TYPE_CHECKING:
     import httpx2
@@ -68,6 +69,8 @@ class OAuthSettings:
     scope: str | None = None
     client_metadata_url: str | None = None
     callback_port: int | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str = "RS256"
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> OAuthSettings:
@@ -79,6 +82,8 @@ class OAuthSettings:
             scope=raw.get("scope"),
             client_metadata_url=raw.get("clientMetadataUrl"),
             callback_port=raw.get("callbackPort"),
+            private_key_file=raw.get("privateKeyFile"),
+            signing_algorithm=raw.get("signingAlgorithm") or "RS256",
         )
 
 
@@ -250,19 +255,7 @@ def build_auth(
         )
     storage = FileTokenStorage(auth_file(server, url, env), server=server, url=url, preregistered=preregistered)
     if settings.grant == "client_credentials":
-        from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-
-        if not settings.client_id or not settings.client_secret:
-            raise ValueError(f"MCP server '{server}': oauth.grant client_credentials needs clientId and clientSecret")
-        with warnings.catch_warnings():  # the issuer is discovered from the server's metadata
-            warnings.simplefilter("ignore")
-            return ClientCredentialsOAuthProvider(
-                server_url=url,
-                storage=storage,
-                client_id=settings.client_id,
-                client_secret=settings.client_secret,
-                scope=settings.scope,
-            )
+        return _machine_client(server, url, settings, storage)
     receiver = LoopbackReceiver(settings.callback_port or storage.stored_redirect_port() or 0)
 
     async def redirect(authorization_url: str) -> None:
@@ -295,6 +288,57 @@ def build_auth(
     return provider
 
 
+def _machine_client(server: str, url: str, settings: OAuthSettings, storage: FileTokenStorage) -> httpx2.Auth:
+    """client_credentials: with `clientSecret` (client_secret_basic) or `privateKeyFile` (a JWT
+    assertion signed with that key, RFC 7523 `private_key_jwt`)."""
+    from mcp.client.auth.extensions.client_credentials import (
+        ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
+        SignedJWTParameters,
+    )
+
+    if not settings.client_id or bool(settings.client_secret) == bool(settings.private_key_file):
+        raise ValueError(
+            f"MCP server '{server}': oauth.grant client_credentials needs clientId and one of"
+            " clientSecret or privateKeyFile"
+        )
+    with warnings.catch_warnings():  # the issuer is discovered from the server's metadata
+        warnings.simplefilter("ignore")
+        if settings.client_secret:
+            return ClientCredentialsOAuthProvider(
+                server_url=url,
+                storage=storage,
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                scope=settings.scope,
+            )
+        signing = SignedJWTParameters(
+            issuer=settings.client_id,
+            subject=settings.client_id,
+            signing_key=_read_private_key(server, str(settings.private_key_file)),
+            signing_algorithm=settings.signing_algorithm,
+        )
+        return PrivateKeyJWTOAuthProvider(
+            server_url=url,
+            storage=storage,
+            client_id=settings.client_id,
+            assertion_provider=signing.create_assertion_provider(),
+            scope=settings.scope,
+        )
+
+
+def _read_private_key(server: str, path: str) -> str:
+    """The PEM text of `oauth.privateKeyFile`, or a clear error naming the server and file."""
+    file = Path(path).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"MCP server '{server}': cannot read oauth.privateKeyFile {file}: {exc}") from None
+    if "-----BEGIN" not in text or "PRIVATE KEY-----" not in text:
+        raise ValueError(f"MCP server '{server}': oauth.privateKeyFile {file} is not a PEM private key")
+    return text
+
+
 def _free_port() -> int:
     import socket
 
@@ -309,8 +353,20 @@ def _stored_expiry_provider_class() -> type[Any]:
 
     class StoredExpiryProvider(OAuthClientProvider):
         """`OAuthClientProvider` that also loads when the stored token expires, so a later
-        process refreshes an expired token instead of asking for a new login. (mcp 2.3 keeps
-        the expiry only in memory; `_initialize` is its loading step.)"""
+        process refreshes an expired token instead of asking for a new login (mcp 2.3 keeps
+        the expiry only in memory; `_initialize` is its loading step), and that accepts a
+        2025-03-26 server's same-origin issuer (`oauth_legacy`)."""
+
+        legacy_issuer: str | None = None  # set by `with_legacy_issuer` on the 2025-03-26 path
+
+        def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+            return with_legacy_issuer(self, super()._auth_flow(request))
+
+        def _expected_issuer(self) -> str:
+            if self.context.auth_server_url is None and self.legacy_issuer is not None:
+                return self.legacy_issuer
+            expected: str = super()._expected_issuer()
+            return expected
 
         async def _initialize(self) -> None:
             await super()._initialize()

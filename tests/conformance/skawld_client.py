@@ -39,6 +39,11 @@ def server_entry(url: str, scenario: str, context: dict[str, Any]) -> dict[str, 
         oauth["clientSecret"] = context["client_secret"]
     if scenario.startswith("auth/client-credentials"):
         oauth["grant"] = "client_credentials"
+    if context.get("private_key_pem"):  # private_key_jwt: the key goes in a file, as a user keeps it
+        key = Path(tempfile.mkdtemp(prefix="skawld-conformance-key-")) / "client.pem"
+        key.write_text(context["private_key_pem"], encoding="utf-8")
+        oauth["privateKeyFile"] = str(key)
+        oauth["signingAlgorithm"] = context.get("signing_algorithm", "RS256")
     return {"type": "http", "url": url, "oauth": oauth, "timeoutMs": 20000, "connectTimeoutMs": 20000}
 
 
