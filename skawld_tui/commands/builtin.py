@@ -174,10 +174,16 @@ async def agents_command(host: CommandHost, args: str) -> None:
     await host.markdown("\n".join(f"- **{name}** — {desc}" for name, desc in found))
 
 
-@command("mcp", "List MCP servers")
+@command("mcp", "List MCP servers; /mcp login NAME authorizes one", args="[login NAME]")
 async def mcp_command(host: CommandHost, args: str) -> None:
     from ..mcp_status import mcp_command_text  # lazy: only when /mcp runs
+    from .app_host import AppHost  # lazy: the app's screen or the text listing
 
+    if isinstance(host, AppHost) and not args.strip() and host.agent is not None and host.agent.mcp_servers:
+        from ..app.screens.mcp_servers import open_mcp_servers  # lazy: Textual, only in the app
+
+        await open_mcp_servers(host.app)
+        return
     await host.markdown(await mcp_command_text(host.agent, args, host.note))
 
 
