@@ -344,6 +344,11 @@ class ServerConnection:
         client, _dead = await self._ready_client()
         return await client.get_prompt(name, arguments)
 
+    async def list_resources(self) -> list[Any]:
+        """The server's resources (every page)."""
+        client, _dead = await self._ready_client()
+        return await _all_pages(client.list_resources, "resources")
+
     async def read_resource(self, uri: str) -> Any:
         """One resource's contents."""
         client, _dead = await self._ready_client()

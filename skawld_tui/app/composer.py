@@ -1,7 +1,7 @@
 """The app's composer: what happens between typing and a run.
 
 `@` completion (directories by prefix, project files by fuzzy match, the listing
-taken once per prompt), the image chips above the prompt (pasted or typed image
+taken once per prompt, then MCP resources as `@server:uri`), the image chips above the prompt (pasted or typed image
 paths, Ctrl+V from the clipboard), per-project Up-arrow history, and the routing
 of a submitted line: a slash command, a `!cmd`, or a prompt whose `@file`
 mentions, images and pending `!cmd` output go with it to `start_run` / steer.
@@ -25,6 +25,7 @@ from ..images import (
     read_clipboard_image,
     typed_images,
 )
+from ..mcp_resources import McpResourceIndex
 from ..path_complete import FileIndex, at_options, at_token, complete_path, load_file_index, quick_at_options
 from ..prompt_history import PromptHistory
 from ..shell_line import run_shell_line, shell_command
@@ -33,6 +34,7 @@ from .widgets.prompt import AttachmentBar
 
 if TYPE_CHECKING:
     from skawld_core.events import Event
+    from skawld_core.mcp.manager import McpManager
 
     from .host import ChatApp
 
@@ -50,6 +52,8 @@ class Composer:
         self._draining = False
         self._clip_count = 0
         self._shell_task: asyncio.Task[Any] | None = None
+        self.resources = McpResourceIndex()  # `@server:uri` candidates
+        self._reading_resources = False
 
     # -- set-up -----------------------------------------------------------------
 
@@ -74,9 +78,33 @@ class Composer:
                 if found is None:  # a slow ranking: prefix completion now, the ranking when ready
                     self._rank_later(app.agent.cwd, token)
                     found = complete_path(app.agent.cwd, token)
-                options = [(f"@{p}", f"@{p}") for p in found]
+                options = self._at_options(token, found)
         app.completions.show(options)
         prompt.completing = bool(options)
+
+    def _at_options(self, token: str, paths: list[str]) -> list[tuple[str, str]]:
+        """The `@` dropdown: `paths`, then the MCP resources matching `token` (`@server:uri`)."""
+        options = [(f"@{p}", f"@{p}") for p in paths]
+        manager = self.app.agent.extensions.mcp if self.app.agent is not None else None
+        if manager is not None:
+            stale = self.resources.stale(manager)
+            if stale and not self._reading_resources:
+                self._read_resources(manager, stale)
+            options += [(f"@{m}", f"@{m}") for m in self.resources.matching(manager, token)]
+        return options
+
+    def _read_resources(self, manager: McpManager, servers: list[str]) -> None:
+        self._reading_resources = True
+
+        async def read() -> None:
+            try:
+                await self.resources.refresh(manager, servers)
+            finally:
+                self._reading_resources = False
+            if self.app.prompt.completing or at_token(self.app.prompt.text) is not None:
+                self.update_completions()
+
+        self.app.run_worker(read(), group="composer-resources", exit_on_error=False)
 
     def _start_listing(self, cwd: Path) -> None:
         if self._listing:
@@ -107,8 +135,9 @@ class Composer:
         prompt = self.app.prompt
         row, col = prompt.cursor_location
         if at_token(prompt.document.get_line(row)[:col]) == token:
-            self.app.completions.show([(f"@{p}", f"@{p}") for p in options])
-            prompt.completing = bool(options)
+            shown = self._at_options(token, options)
+            self.app.completions.show(shown)
+            prompt.completing = bool(shown)
 
     async def accept_completion(self, submit: bool) -> None:
         app = self.app

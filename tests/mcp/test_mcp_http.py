@@ -30,7 +30,7 @@ async def test_http_tools_and_results(tmp_path: Path) -> None:
         assert out["e"].content == "echo: over http" and out["a"].content == "3"
         assert isinstance(out["i"].content, list) and isinstance(out["i"].content[0], ImageBlock)
         assert out["f"].is_error
-        assert len([n for n in agent.tools.names() if n.startswith("mcp__web__")]) == 16
+        assert len([n for n in agent.tools.names() if n.startswith("mcp__web__")]) == 17
         await agent.close()
 
 

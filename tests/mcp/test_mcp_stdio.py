@@ -32,7 +32,7 @@ async def test_tools_register_once_and_appear_in_system_prompt(tmp_path: Path) -
     assert manager.connections["fx"].starts == 1
     names = [n for n in agent.tools.names() if n.startswith("mcp__fx__")]
     # every page of the paginated tools/list (page size 2) was read
-    assert len(names) == 16 and "mcp__fx__env_var" in names
+    assert len(names) == 17 and "mcp__fx__env_var" in names
     assert "mcp__fx__echo" in agent.system_blocks()[2].text
     echo = agent.tools.get("mcp__fx__echo")
     note = agent.tools.get("mcp__fx__write_note")
