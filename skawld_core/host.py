@@ -84,6 +84,7 @@ class RunSession(Protocol):
     interrupt_requested: bool
     skills_announced: bool
     session_started: bool
+    start_source: Literal["clear", "compact"] | None
     replay_invoked_skills: bool
     invoked_skills: list[InvokedSkillRecord]
     last_usage: Usage | None

@@ -245,16 +245,18 @@ class RunLoop:
         return hooks if hooks is not None and hooks.has(name) else None
 
     async def _session_start(self) -> list[str]:
-        """SessionStart hooks, on a session's first run in this process (not a subagent's):
-        the context they return goes with the prompt."""
+        """SessionStart hooks, on a session's first run in this process (not a subagent's) and
+        on the first run after `/clear` or a compaction: the context they return goes with the prompt."""
         session = self.session
-        if session.is_child or session.session_started:
+        pending = session.start_source  # again after /clear or a compaction, as Claude Code does
+        if session.is_child or (session.session_started and pending is None):
             return []
         session.session_started = True
+        session.start_source = None
         hooks = self._hooks_for("session_start")
         if hooks is None:
             return []
-        start = SessionStartInput(source="resume" if session.full_history else "startup")
+        start = SessionStartInput(source=pending or ("resume" if session.full_history else "startup"))
         outcome = await hooks.session_start(start, self._hook_context())
         for err in outcome.errors:
             await self.emit(err)

@@ -89,6 +89,8 @@ class Session:
         self.last_usage: Usage | None = None
         self.skills_announced = False
         self.session_started = False  # SessionStart hooks ran (once per session and process)
+        self.start_source: Literal["clear", "compact"] | None = None
+        """Set after `/clear` and a compaction: the next run runs SessionStart hooks again with it."""
         self.invoked_skills: list[InvokedSkillRecord] = list(record.invoked_skills)
         self.replay_invoked_skills = bool(self.invoked_skills)
         self.is_child = is_child
@@ -275,6 +277,8 @@ class Session:
         before = len(view)
         view[:] = compacted
         view.extend(self._skill_context_messages())
+        if not self.is_child:
+            self.start_source = "compact"  # SessionStart (source compact) runs with the next prompt
         event = CompactionEvent(
             messages_before=before,
             messages_after=len(compacted),

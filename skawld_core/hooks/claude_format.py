@@ -9,11 +9,11 @@ Claude Code's settings files say::
 "Edit|Write", "timeoutMs": 30000, "format": "claude-code"}]}`` (one entry per command)
 for the events skawld has (PreToolUse, PostToolUse, UserPromptSubmit, Stop,
 PreCompact, SessionStart, SessionEnd, Notification, SubagentStop); other events and
-hook types are reported as notes. A SessionStart matcher (``startup``, ``resume``) is
-not applied: its hooks run at every session start. `claude_matcher` is
+hook types are reported as notes. A SessionStart matcher is matched against the start's
+source (``startup``, ``resume``, ``clear``, ``compact``), as in Claude Code. `claude_matcher` is
 Claude Code's matcher: empty or ``*`` matches every tool, letters, digits, ``_`` and
 ``|`` are an exact list of names, anything else is a regular expression searched in the
-tool name.
+tool name (or the SessionStart source).
 """
 
 from __future__ import annotations
@@ -27,10 +27,12 @@ from ..claude_tools import map_tool_name
 from ..errors import ConfigError
 from .types import HOOK_EVENT_NAMES, HookAllow, HookAsk, HookBlock, HookContinue, HookDeny, PostToolUseOutcome
 
-__all__ = ["claude_hook_input", "claude_hook_outcome", "claude_matcher", "flatten_claude_hooks"]
+__all__ = ["MATCHED_EVENTS", "claude_hook_input", "claude_hook_outcome", "claude_matcher", "flatten_claude_hooks"]
 
 SUPPORTED_EVENTS = HOOK_EVENT_NAMES
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+MATCHED_EVENTS = (*_TOOL_EVENTS, "SessionStart")
+"""The events whose hooks a matcher filters: by tool name, or by SessionStart's source."""
 _NAME_LIST = re.compile(r"^[A-Za-z0-9_|]+$")
 
 
@@ -71,7 +73,7 @@ def flatten_claude_hooks(hooks: object, *, where: str) -> tuple[dict[str, list[d
             matcher = group.get("matcher")
             if matcher is not None and not isinstance(matcher, str):
                 raise _bad(where, f"/{event}/{i}/matcher", "expected a string")
-            if matcher and event in _TOOL_EVENTS:
+            if matcher and event in MATCHED_EVENTS:
                 try:
                     claude_matcher(matcher)
                 except re.error as exc:
@@ -89,7 +91,7 @@ def flatten_claude_hooks(hooks: object, *, where: str) -> tuple[dict[str, list[d
                 if not isinstance(command, str) or not command.strip():
                     raise _bad(where, f"{ptr}/command", "must be a non-empty string")
                 entry: dict[str, Any] = {"command": command, "format": "claude-code"}
-                if matcher and matcher.strip() not in ("", "*") and event in _TOOL_EVENTS:
+                if matcher and matcher.strip() not in ("", "*") and event in MATCHED_EVENTS:
                     entry["matcher"] = matcher
                 timeout = hook.get("timeout")
                 if timeout is not None:

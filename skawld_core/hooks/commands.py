@@ -41,7 +41,7 @@ from . import (
     HookEntry,
     PostToolUseOutcome,
 )
-from .claude_format import claude_hook_input, claude_hook_outcome, claude_matcher
+from .claude_format import MATCHED_EVENTS, claude_hook_input, claude_hook_outcome, claude_matcher
 
 if TYPE_CHECKING:
     from ..config_model import HookCommand
@@ -115,6 +115,11 @@ def _skawld_outcome(event: str, parsed: dict[str, Any]) -> Any:
     return None
 
 
+def _matched_subject(event: str, data: Any) -> str:
+    """What a matcher is matched against: the tool name, or SessionStart's source."""
+    return str(getattr(data, "source" if event == "SessionStart" else "tool_name", ""))
+
+
 def command_hook(
     event: str,
     command: str,
@@ -125,10 +130,10 @@ def command_hook(
     """A hook function that runs `command` for `event` (secrets scrubbed from its
     environment except the `env_passthrough` names; `extra_env` added, such as a plugin's
     ``CLAUDE_PLUGIN_ROOT``). `matches` filters tool events by tool name (a call it
-    rejects runs nothing)."""
+    rejects runs nothing), and SessionStart by its source."""
 
     async def hook(data: Any, ctx: HookContext) -> Any:
-        if matches is not None and event in _TOOL_EVENTS and not matches(getattr(data, "tool_name", "")):
+        if matches is not None and event in MATCHED_EVENTS and not matches(_matched_subject(event, data)):
             return None
         env = child_environment(env_passthrough, extra=session_env(ctx.session_id))
         env.update({k: str(v) for k, v in (extra_env or {}).items()})

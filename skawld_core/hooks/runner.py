@@ -419,9 +419,12 @@ class HookRunner:
         return result
 
     async def session_start(self, inp: SessionStartInput, ctx: HookContext) -> PromptHookResult:
-        """Run SessionStart hooks; their additional context is collected (fail open, nothing blocks)."""
+        """Run the SessionStart hooks whose matcher matches the source (none: all); their additional
+        context is collected (fail open, nothing blocks)."""
         result = PromptHookResult()
         for entry in self._entries("SessionStart"):
+            if not matcher_matches(entry.matcher, inp.source):  # startup, resume, clear, compact
+                continue
             try:
                 outcome = await self._call(entry, inp, ctx)
                 context = None if isinstance(outcome, HookBlock) else self._context_of(outcome, "SessionStart")

@@ -29,6 +29,10 @@ async def help_command(host: CommandHost, args: str) -> None:
 @command("new", "Start a new session", aliases=("clear",), idle_only=True)
 async def new_command(host: CommandHost, args: str) -> None:
     await host.open_session(None)
+    if host.session is not None:
+        host.session.start_source = (
+            "clear"  # its SessionStart hooks run with source "clear", as after Claude Code's /clear
+        )
     await host.note("new session" + (f" {host.session.id}" if host.session else ""))
 
 
