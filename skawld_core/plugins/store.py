@@ -25,7 +25,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,8 @@ __all__ = [
     "read_marketplace",
     "remove_plugin",
     "set_plugin_enabled",
+    "update_marketplaces",
+    "OutdatedPlugin",
 ]
 
 MARKETPLACE_MANIFEST = Path(".claude-plugin") / "marketplace.json"
@@ -285,3 +287,55 @@ def remove_plugin(spec: str, env: Mapping[str, str] | None = None) -> None:
     if plugins_home(env) in target.parents:
         shutil.rmtree(target, ignore_errors=True)
     _save_state(path, "plugins", state)
+
+
+@dataclass(frozen=True)
+class OutdatedPlugin:
+    """An installed plugin whose marketplace now offers another version."""
+
+    spec: str  # name@marketplace
+    installed: str | None
+    available: str
+
+
+def _available_version(market: Marketplace, entry: Mapping[str, Any]) -> str | None:
+    """The version a marketplace offers: its entry's, else the manifest's at a path source."""
+    version = entry.get("version")
+    source = entry.get("source")
+    if version is None and isinstance(source, str) and not _git_url(source):
+        try:
+            manifest = json.loads((market.path / source / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        version = manifest.get("version") if isinstance(manifest, dict) else None
+    return str(version) if isinstance(version, str | int | float) else None
+
+
+def update_marketplaces(
+    names: Sequence[str] = (), env: Mapping[str, str] | None = None
+) -> list[tuple[Marketplace, list[OutdatedPlugin]]]:
+    """Fetch the named marketplaces (all when `names` is empty) again from their source (a git
+    marketplace is cloned again; a directory one is read in place) and list the installed plugins
+    each now offers in another version. Installed plugins are not changed: updating one is
+    installing it again, which shows what it runs and asks. Raises `PluginError` (an unknown
+    name, a failed clone: the old copy is kept)."""
+    known = known_marketplaces(env)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        listed = ", ".join(sorted(known)) or "none"
+        raise PluginError(f"unknown marketplace {unknown[0]!r} (known: {listed})")
+    installed = installed_plugins(env)
+    out = []
+    for name in names or list(known):
+        market = add_marketplace(known[name].source, env)
+        outdated = []
+        for entry in market.plugins:
+            spec = f"{entry['name']}@{market.name}"
+            if spec not in installed:
+                continue
+            available = _available_version(market, entry)
+            current = installed[spec].get("version")
+            if available is not None and available != current:
+                outdated.append(OutdatedPlugin(spec, current, available))
+        out.append((market, outdated))
+    return out

@@ -1,7 +1,9 @@
 """``skawld plugin …``: Claude Code plugins and marketplaces.
 
 - ``marketplace add SOURCE``: a local directory or a git URL (or GitHub ``owner/repo``)
-  holding ``.claude-plugin/marketplace.json``; ``marketplace list``;
+  holding ``.claude-plugin/marketplace.json``; ``marketplace list``; ``marketplace update
+  [NAME]...`` fetches them again and names the installed plugins with another version
+  (never updated by themselves: installing again shows what the new version runs and asks);
 - ``install NAME@MARKETPLACE [--yes]``: copies the plugin under ``~/.skawld/plugins/``
   after showing what it brings (its commands, agents and skills, and every hook
   command and MCP server it would run) and asking; ``--yes`` answers for scripts.
@@ -28,13 +30,14 @@ from skawld_core.plugins.store import (
     prepare_install,
     remove_plugin,
     set_plugin_enabled,
+    update_marketplaces,
 )
 from skawld_core.plugins.types import Plugin, PluginError
 
 from .subcommand import new_app
 
 app = new_app("Install and manage Claude Code plugins.")
-marketplace_app = new_app("Add and list plugin marketplaces.")
+marketplace_app = new_app("Add, list and update plugin marketplaces.")
 app.add_typer(marketplace_app, name="marketplace")
 
 
@@ -87,6 +90,26 @@ def marketplace_list() -> None:
         print(f"{market.name}  ({market.source})")
         for entry in market.plugins:
             print(f"  {entry['name']}@{market.name}  {entry.get('description', '')}".rstrip())
+
+
+@marketplace_app.command("update")
+def marketplace_update(
+    names: Annotated[list[str] | None, typer.Argument(metavar="[NAME]...", help="Marketplaces (default: all).")] = None,
+) -> None:
+    """Fetch marketplaces again and say which installed plugins have another version."""
+    try:
+        updated = update_marketplaces(names or ())
+    except PluginError as exc:
+        raise _fail(str(exc)) from None
+    if not updated:
+        print("No marketplaces. Add one with: skawld plugin marketplace add DIR|GIT-URL")
+    for market, outdated in updated:
+        print(f"Updated marketplace {market.name} ({len(market.plugins)} plugins) from {market.source}")
+        for plugin in outdated:
+            print(
+                f"  {plugin.spec}: {plugin.installed or 'unversioned'} installed, {plugin.available} available;"
+                f" update with: skawld plugin install {plugin.spec}"
+            )
 
 
 @app.command("install")
