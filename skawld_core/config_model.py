@@ -152,7 +152,7 @@ class StdioMcpServer(_McpCommon):
 class McpOAuth(_Section):
     """OAuth for a remote MCP server (`skawld_core.mcp.oauth`)."""
 
-    grant: Literal["authorization_code", "client_credentials"] | None = None
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] | None = None
     clientId: NonEmpty | None = Field(default=None, description="A client registered beforehand.")
     clientSecret: NonEmpty | None = None
     scope: NonEmpty | None = None
@@ -169,6 +169,19 @@ class McpOAuth(_Section):
     signingAlgorithm: (
         Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] | None
     ) = Field(default=None, description="The assertion's signing algorithm (default RS256).")
+    issuer: Annotated[str, Field(pattern=r"^https?://")] | None = Field(
+        default=None,
+        description="identity_assertion: the MCP authorization server's issuer (configuration, not discovery).",
+    )
+    idpTokenEndpoint: Annotated[str, Field(pattern=r"^https?://")] | None = Field(
+        default=None,
+        description="identity_assertion: the identity provider's token endpoint (RFC 8693 token exchange).",
+    )
+    idpClientId: NonEmpty | None = Field(default=None, description="identity_assertion: skawld's client id at the IdP.")
+    idpClientSecret: NonEmpty | None = None
+    idTokenCommand: NonEmpty | None = Field(
+        default=None, description="identity_assertion: a shell command that prints the user's ID token from the IdP."
+    )
 
 
 class HttpMcpServer(_McpCommon):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlparse
 
 from ..config_files import user_config_dir
+from .oauth_enterprise import identity_assertion_auth
 from .oauth_legacy import with_legacy_issuer
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class McpAuthorizationRequired(Exception):
 class OAuthSettings:
     """An HTTP server entry's ``oauth`` object."""
 
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = "authorization_code"
     client_id: str | None = None
     client_secret: str | None = None
     scope: str | None = None
@@ -71,6 +72,11 @@ class OAuthSettings:
     callback_port: int | None = None
     private_key_file: str | None = None
     signing_algorithm: str = "RS256"
+    issuer: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
+    id_token_command: str | None = None
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> OAuthSettings:
@@ -84,6 +90,11 @@ class OAuthSettings:
             callback_port=raw.get("callbackPort"),
             private_key_file=raw.get("privateKeyFile"),
             signing_algorithm=raw.get("signingAlgorithm") or "RS256",
+            issuer=raw.get("issuer"),
+            idp_token_endpoint=raw.get("idpTokenEndpoint"),
+            idp_client_id=raw.get("idpClientId"),
+            idp_client_secret=raw.get("idpClientSecret"),
+            id_token_command=raw.get("idTokenCommand"),
         )
 
 
@@ -256,6 +267,17 @@ def build_auth(
     storage = FileTokenStorage(auth_file(server, url, env), server=server, url=url, preregistered=preregistered)
     if settings.grant == "client_credentials":
         return _machine_client(server, url, settings, storage)
+    if settings.grant == "identity_assertion":
+        fields = {
+            "clientId": settings.client_id,
+            "clientSecret": settings.client_secret,
+            "issuer": settings.issuer,
+            "idpTokenEndpoint": settings.idp_token_endpoint,
+            "idpClientId": settings.idp_client_id,
+            "idpClientSecret": settings.idp_client_secret,
+            "idTokenCommand": settings.id_token_command,
+        }
+        return identity_assertion_auth(server, url, storage, fields, settings.scope)
     receiver = LoopbackReceiver(settings.callback_port or storage.stored_redirect_port() or 0)
 
     async def redirect(authorization_url: str) -> None:

