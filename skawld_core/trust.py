@@ -113,6 +113,13 @@ def config_requests(
         ptr = pointer("mcpServers", name)
         if "url" in server and "command" not in server:
             add(TrustRequest("sends", ptr, f"the MCP server {name!r} at {server['url']}"))
+            oauth = server.get("oauth") if isinstance(server.get("oauth"), Mapping) else {}
+            if oauth.get("idTokenCommand"):
+                what = f"the ID token command of the MCP server {name!r}: {_short(str(oauth['idTokenCommand']))}"
+                add(TrustRequest("runs", pointer("mcpServers", name, "oauth", "idTokenCommand"), what))
+            if oauth.get("privateKeyFile"):
+                what = f"{oauth['privateKeyFile']} to sign client assertions for the MCP server {name!r}"
+                add(TrustRequest("reads", pointer("mcpServers", name, "oauth", "privateKeyFile"), what))
         else:
             command = " ".join([server.get("command", ""), *map(str, server.get("args", []))])
             add(TrustRequest("runs", ptr, f"the MCP server {name!r}: {_short(command)}"))
