@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual._arrange import DockArrangeResult
 from textual._styles_cache import StylesCache
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message as TMessage
 from textual.widget import Widget
 from textual.widgets import Static
