@@ -44,7 +44,7 @@ def test_an_agent_given_as_json_is_offered_and_runs(cli: CliEnv) -> None:
     assert "- reviewer: Reviews code for bugs" in _tool(parent, "Subagent")["description"]
     assert "You are a careful code reviewer." in _system_text(child)
     assert sorted(t["name"] for t in child["tools"]) == ["Grep", "Read"]
-    assert (parent["model"], child["model"], last["model"]) == ("test-model", "claude-haiku-4-5", "test-model")
+    assert (parent["model"], child["model"], last["model"]) == ("test-model", "claude-haiku-5-5", "test-model")
     assert "the reviewer found no bugs" in out.stdout
 
 
