@@ -304,7 +304,7 @@ class SkawldApp(SessionsMixin, App[int]):
             session_id=session.id,
             context_pct=context_pct,
             tokens=tokens,
-            estimated=estimated,
+            size_estimated=estimated,
             cost=cost_usd(session.model, usage) if usage.input_tokens or usage.output_tokens else None,
         )
         self.session_ready.set()

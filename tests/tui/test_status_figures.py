@@ -39,15 +39,18 @@ async def _store(meta: dict[str, Any] | None = None) -> InMemorySessionStore:
 
 
 async def test_a_restored_session_without_stored_usage_shows_its_estimated_size() -> None:
-    app = make_app([], store=await _store(), resume_id="old-session")
+    app = make_app([reply("continuing")], store=await _store(), resume_id="old-session")
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         assert app.agent is not None and app.session is not None
         size = measure(app.agent, app.session).used
         assert size > 0
-        assert app.status.info.tokens == size and app.status.info.estimated
+        assert app.status.info.tokens == size and app.status.info.size_estimated
         assert f"~{format_tokens(size)} tok" in status_text(app)
         assert " 0 tok" not in status_text(app)
+        await send(pilot, "and now?")
+        await run_done(pilot)
+        assert app.status.info.tokens == 15 and "  15 tok" in status_text(app)  # counted: no ~ any more
 
 
 async def test_a_restored_session_with_stored_usage_shows_it() -> None:
@@ -55,7 +58,7 @@ async def test_a_restored_session_with_stored_usage_shows_it() -> None:
     app = make_app([], store=await _store({"usage": usage}), resume_id="old-session")
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        assert app.status.info.tokens == 12_345 and not app.status.info.estimated
+        assert app.status.info.tokens == 12_345 and not app.status.info.size_estimated
         assert "  12.3k tok" in status_text(app)
 
 
