@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
     from .sessions.store import SessionRecord, SessionStore
+    from .subagents.definitions import AgentDefinition
 
 _MODES = ("default", "acceptEdits", "plan", "yolo")
 
@@ -98,7 +99,9 @@ class Agent:
     `plugins` (Claude Code plugins, `skawld_core.plugins.load_plugin`) add their agents and
     skills under the plugin's name (`plugin:agent`) and their MCP servers; their hooks are shell
     commands the caller runs (the product does, from its config). `elicit` answers MCP servers'
-    questions (`skawld_core.mcp.elicitation`); without it they are declined.
+    questions (`skawld_core.mcp.elicitation`); without it they are declined. `agents`
+    (`AgentDefinition`s, e.g. from `subagents.inline.parse_inline_agents`) are subagent
+    types given as data; they win over agent files of the same name.
 
     The session store defaults to `SqliteSessionStore` at
     `<cwd>/.skawld/sessions.db`, created on the first `session()` call, so an
@@ -140,6 +143,7 @@ class Agent:
         checkpoints: bool | CheckpointEngine | None = None,
         plugins: Sequence[Plugin] = (),
         elicit: ElicitationHandler | None = None,
+        agents: Sequence[AgentDefinition] = (),
     ) -> None:
         _check_arguments(provider, model, permission_mode, max_retries, max_turns, max_output_tokens)
         _check_limits(max_budget_usd, cache_ttl)
@@ -166,6 +170,7 @@ class Agent:
         self.plugins: tuple[Plugin, ...] = tuple(plugins)
         # MCP servers' questions to the user (elicitation); None declines them
         self.elicit: ElicitationHandler | None = elicit
+        self.inline_agents: tuple[AgentDefinition, ...] = tuple(agents)
         self.mcp_servers = _with_plugin_servers(mcp_servers, self.plugins)
         self.mcp_fail_fast = mcp_fail_fast
         # Where acceptEdits also approves writes (and the sandbox makes writable): real paths.
@@ -199,9 +204,7 @@ class Agent:
             writable_dirs=lambda: getattr(self, "additional_directories", None) or (),
         )
         self.permissions.bash_sandboxed = lambda: self.shell_policy.sandboxed
-        self.hooks: HookRunner | None = None
-        if hooks is not None:
-            self.hooks = HookRunner(hooks)
+        self.hooks: HookRunner | None = HookRunner(hooks) if hooks is not None else None
 
         self._init_lazy_parts(session_store, checkpoints)
 

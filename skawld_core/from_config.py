@@ -138,6 +138,7 @@ def build_agent(
         pricing=settings.pricing,
         record_usage=True,
         checkpoints=checkpoint_engine(settings),
+        agents=settings.agents,
     )
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .sandbox.policy import ShellPolicy
     from .sandbox.settings import SandboxStatus
     from .sessions.store import SessionStore
+    from .subagents.definitions import AgentDefinition
     from .tools.base import ToolContext
     from .tools.registry import ToolRegistry
 
@@ -182,6 +183,7 @@ class ExtensionHost(Protocol):
     plugins: tuple[Plugin, ...]
     additional_directories: list[Path]
     elicit: ElicitationHandler | None
+    inline_agents: tuple[AgentDefinition, ...]
 
     def invalidate_system_prompt(self) -> None:
         """Rebuild the system prompt before the next request (tools changed)."""

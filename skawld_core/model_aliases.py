@@ -1,13 +1,17 @@
 """Claude Code's model aliases (`sonnet`, `opus`, `haiku`, `fable`, `best`, `opusplan`, `…[1m]`).
 
 A file or flag written for Claude Code names a model by alias. On the Anthropic
-provider an alias becomes the model id Claude Code's docs give for the Anthropic
-API (mid-2026: opus → Opus 4.8, sonnet → Sonnet 4.6, haiku → Haiku 4.5, fable and
-best → Fable 5); Claude Code's `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU,FABLE}_MODEL`
+provider an alias becomes the model Claude Code resolves it to on the Anthropic API:
+the newest of its family (Claude Code's model-config page: "The opus, sonnet, and haiku
+aliases resolve to the newest version on the Anthropic API", and fable "to Fable 5.2"),
+whose ids are those of Anthropic's models overview (autumn 2026: Opus 5.5, Sonnet 5.5,
+Haiku 5.5, Fable 5.2). `best` is Fable where the organization has it, which skawld cannot
+know, so it is Fable. Claude Code's `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU,FABLE}_MODEL`
 variables pin them. `opusplan` is opus in plan mode and sonnet otherwise. A `[1m]`
 suffix asks for the 1M-token window: the models named here have it natively, so
 the suffix is dropped (no 1M beta header is sent). Other providers serve other
-names, so there an alias is not resolved.
+names, so there an alias is not resolved. The table moves when Anthropic ships a new
+model; the variables are the way to follow it before skawld does.
 """
 
 from __future__ import annotations
@@ -17,10 +21,10 @@ from collections.abc import Mapping
 __all__ = ["ANTHROPIC_ALIAS_MODELS", "api_model", "is_claude_alias", "unresolved_alias_warning"]
 
 ANTHROPIC_ALIAS_MODELS: Mapping[str, str] = {
-    "opus": "claude-opus-4-8",
-    "sonnet": "claude-sonnet-4-6",
-    "haiku": "claude-haiku-4-5",
-    "fable": "claude-fable-5",
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+    "fable": "claude-fable-5-2",
 }
 _ENV = {family: f"ANTHROPIC_DEFAULT_{family.upper()}_MODEL" for family in ANTHROPIC_ALIAS_MODELS}
 _SAME_AS = {"best": "fable"}

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import ConfigSource, ConfigWarning, home_dir, load_config, merge_layers, user_config_dir
 from .config_model import ConfigFile, HookCommand, HttpMcpServer, SessionStoreSection, StdioMcpServer
@@ -29,6 +29,9 @@ from .sessions.registry import StoreConfig
 from .sessions.registry import make_store as make_store_from
 from .sessions.registry import store_label as store_label_of
 from .sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from .subagents.definitions import AgentDefinition
 
 __all__ = [
     "CliOptions",
@@ -71,6 +74,8 @@ class CliOptions:
     extra_config: Mapping[str, Any] | None = None
     strict_mcp_servers: Sequence[str] | None = None
     max_budget_usd: float | None = None
+    agents: Sequence[AgentDefinition] = ()
+    """Subagents given as data (``--agents``, `subagents.inline.parse_inline_agents`)."""
 
 
 @dataclass
@@ -113,6 +118,7 @@ class Settings:
     pricing: PriceTable = field(default_factory=PriceTable)
     shadowed: tuple[str, ...] = ()  # name clashes lost to skawld's own config (`skawld -v`)
     plugins: tuple[Plugin, ...] = ()  # Claude Code plugins (`skawld_core.plugins`)
+    agents: tuple[AgentDefinition, ...] = ()  # subagents given as data (``--agents``); win over files
 
     # -- read through the config ---------------------------------------------------
 
@@ -381,6 +387,7 @@ def resolve_settings(opts: CliOptions, *, env: Mapping[str, str] | None = None) 
         pricing=PriceTable(parse_price_overrides(loaded.raw.get("pricing")), local=is_local_server(base_url)),
         shadowed=loaded.shadowed,
         plugins=loaded.plugins,
+        agents=tuple(opts.agents),
     )
 
 

@@ -29,6 +29,7 @@ from skawld_core.sessions.listing import ago
 from .file_diff import proposed_change, unified_diff
 
 if TYPE_CHECKING:
+    from skawld_core.events import ResultEvent
     from skawld_core.session import Session
 
 _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
@@ -203,6 +204,27 @@ def format_tokens(n: int) -> str:
 
 def format_cost(dollars: float | None) -> str:
     return "" if dollars is None else f"${dollars:.4f}" if dollars < 0.01 else f"${dollars:.2f}"
+
+
+_STOPPED = ("aborted", "interrupted")  # the user stopped it: the call in flight reported no usage
+
+
+def run_footer(event: ResultEvent, model: str | None, *, show_timings: bool) -> str:
+    """A run's footer line: its end, duration, tokens and cost (``success · 2.1s · 1.2k in /
+    30 out · $0.0042``; ``~`` marks estimated counts). A run the user stopped before any model
+    call was counted (Esc during the first answer: the stopped call reports no usage) shows no
+    figures rather than ``0 in / 0 out``."""
+    usage = event.total_usage
+    parts: list[str] = [event.subtype]
+    if show_timings:
+        parts.append(format_duration(event.duration_ms))
+    if event.subtype not in _STOPPED or usage.input_tokens or usage.output_tokens:
+        about = "~" if event.usage_estimated else ""
+        parts.append(f"{about}{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
+        cost = format_cost(cost_usd(model, usage)) if model else ""
+        if cost:
+            parts.append(about + cost)
+    return "  " + " · ".join(parts)
 
 
 def format_duration(ms: float) -> str:

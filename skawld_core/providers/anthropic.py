@@ -60,6 +60,11 @@ from .wire import Transport, WireProvider
 ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_MAX_TOKENS = 32768
 CONTEXT_WINDOWS: dict[str, int] = {
+    # what Claude Code's aliases resolve to (skawld_core.model_aliases): 1M natively
+    "claude-opus-5-5": 1_000_000,
+    "claude-sonnet-5-5": 1_000_000,
+    "claude-haiku-5-5": 1_000_000,
+    "claude-fable-5-2": 1_000_000,
     "claude-opus-4-6": 200_000,
     "claude-sonnet-4-6": 200_000,
     "claude-haiku-4-5": 200_000,

@@ -20,8 +20,9 @@ log.addHandler(logging.NullHandler())  # never the terminal unless the app confi
 
 
 def install_subagents(agent: ExtensionHost) -> tuple[SubagentRegistry, AgentLoadResult]:
-    """Load `<configDir>/agents/*.md` and register `Subagent` (always: the
-    built-in `_default` agent exists). Returns the registry and the load result
+    """Load `<configDir>/agents/*.md`, put the agent's inline agents (``--agents``) over
+    files of the same name, and register `Subagent` (always: the built-in `_default`
+    agent exists). Returns the registry and the load result
     (`connect_extensions` keeps them in `agent.extensions`)."""
     plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.agents)]
     result = load_agent_definitions(agent.config_dirs, namespaced=plugin_sources)
@@ -29,6 +30,8 @@ def install_subagents(agent: ExtensionHost) -> tuple[SubagentRegistry, AgentLoad
     result.agents = [strip_grants(a, a.path, untrusted, model=None) for a in result.agents]
     for skipped in result.skipped:
         log.warning("subagent skipped: %s (%s: %s)", skipped.path, skipped.reason, skipped.detail)
+    given = {d.name.lower() for d in agent.inline_agents}
+    result.agents = [*agent.inline_agents, *(a for a in result.agents if a.name.lower() not in given)]
     registry = SubagentRegistry(result.agents)
     if isinstance(agent.tools.get(SubagentTool.name), SubagentTool):
         agent.tools.unregister(SubagentTool.name)

@@ -8,10 +8,10 @@ name). A plugin's agents get the plugin's name as a namespace (`plugin:agent`,
 Frontmatter is lenient (unknown keys, such as Claude Code's `color`, are
 ignored): `description` is required; `name` defaults to the file name (case
 kept); `tools` is a list or a comma-separated string, `(...)` suffixes are
-stripped (`Bash(npm:*)` → `Bash`), a wrong type counts as absent; `model` is an
-optional model id (`inherit` and the
-Claude Code aliases `sonnet`/`opus`/`haiku` mean the session model). The body is the
-subagent's system prompt.
+stripped (`Bash(npm:*)` → `Bash`), a wrong type counts as absent; `disallowedTools`
+(the same forms) takes tools off that list; `model` is an optional model id or Claude
+Code alias (`inherit` means the session model). The body is the subagent's system
+prompt. Definitions given as JSON (``--agents``) are read by `subagents.inline`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..skills.frontmatter import (
 )
 
 __all__ = [
+    "AGENT_NAME_RE",
     "AgentDefinition",
     "AgentLoadResult",
     "AgentSkipReason",
@@ -44,20 +45,22 @@ __all__ = [
 ]
 
 AgentSkipReason = Literal["missing-frontmatter", "invalid-frontmatter", "name-collision", "io-error"]
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.IGNORECASE)
+AGENT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, kw_only=True)
 class AgentDefinition:
     """A subagent type: its name, description, tool allowlist and system prompt.
 
-    `tools` None (or containing `*`) means every tool the parent has.
+    `tools` None (or containing `*`) means every tool the parent has; `disallowed_tools`
+    are taken off whatever `tools` gives.
     """
 
     name: str
     description: str
     body: str = ""
     tools: tuple[str, ...] | None = None
+    disallowed_tools: tuple[str, ...] = ()
     model: str | None = None
     path: Path | None = None
 
@@ -118,7 +121,7 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
     name = data.get("name")
     if name is None:
         name = path.stem
-    if not isinstance(name, str) or not _NAME_RE.match(name_slug(name)):
+    if not isinstance(name, str) or not AGENT_NAME_RE.match(name_slug(name)):
         raise ValueError(f"invalid agent name {name!r}")
     name = name_slug(name)
     return AgentDefinition(
@@ -126,6 +129,7 @@ def parse_agent_definition(text: str, path: Path) -> AgentDefinition:
         description=" ".join(description.split()),
         body=body.strip(),
         tools=normalize_tools(data.get("tools")),
+        disallowed_tools=normalize_tools(data.get("disallowedTools")) or (),
         model=model_override(data.get("model")),
         path=path,
     )

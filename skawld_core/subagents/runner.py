@@ -55,16 +55,22 @@ class SubagentOutcome:
         return self.subtype == "error"
 
 
-def build_child_tools(parent_tools: ToolRegistry, allow: tuple[str, ...] | None) -> ToolRegistry:
-    """The parent's tools, narrowed to `allow` (None or `*` = all), minus
-    `Subagent` and `AskUser`; unknown names are dropped. An entry with a `*`
-    is a glob (e.g. `mcp__github__*`)."""
+def build_child_tools(
+    parent_tools: ToolRegistry, allow: tuple[str, ...] | None, deny: tuple[str, ...] = ()
+) -> ToolRegistry:
+    """The parent's tools, narrowed to `allow` (None or `*` = all), minus those `deny`
+    names and minus `Subagent` and `AskUser`; unknown names are dropped. An entry with
+    a `*` is a glob (e.g. `mcp__github__*`)."""
     names = [n for n in parent_tools.names() if n not in EXCLUDED_CHILD_TOOLS]
     if allow is not None and "*" not in allow:
-        exact = {a for a in allow if "*" not in a}
-        patterns = [a for a in allow if "*" in a]
-        names = [n for n in names if n in exact or any(fnmatchcase(n, p) for p in patterns)]
+        names = [n for n in names if _named(n, allow)]
+    if deny:
+        names = [n for n in names if not _named(n, deny)]
     return parent_tools.filtered(names)
+
+
+def _named(tool: str, entries: tuple[str, ...]) -> bool:
+    return any(fnmatchcase(tool, e) if "*" in e else tool == e for e in entries)
 
 
 def new_run_id() -> str:
@@ -102,7 +108,7 @@ async def run_subagent(
     }
     if description:
         meta["description"] = description
-    tools = build_child_tools(parent.tools, definition.tools)
+    tools = build_child_tools(parent.tools, definition.tools, definition.disallowed_tools)
     system = build_system_blocks(
         cwd=str(agent.cwd),
         permission_mode=agent.permission_mode,

@@ -148,6 +148,7 @@ class RunController:
                 tokens=total.input_tokens + total.output_tokens,
                 cost=cost_usd(agent.model, total) if agent else None,
                 estimated=app.status.info.estimated or event.estimated,
+                size_estimated=False,  # counted from here on
             )
         elif isinstance(event, UserEvent) and event.subtype == "steering" and self._pending_steers:
             _, _, note = self._pending_steers.pop(0)

@@ -292,16 +292,19 @@ class SkawldApp(SessionsMixin, App[int]):
         elif self.SHOW_WELCOME and self.agent is not None:
             await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
         usage = self.state.base_usage
-        context_pct = 0
+        tokens, estimated, context_pct = usage.input_tokens + usage.output_tokens, False, 0
         if history and self.agent is not None:
             from ..commands.context import measure  # lazy: only a restored session is measured
 
             use = measure(self.agent, session)  # estimated: no request has reported it yet
             context_pct = min(100, round(100 * use.used / use.window)) if use.window > 0 else 0
+            if not tokens:  # no usage stored with it (an older or aborted session): its size, marked ~
+                tokens, estimated = use.used, True
         self.status.set(
             session_id=session.id,
             context_pct=context_pct,
-            tokens=usage.input_tokens + usage.output_tokens,
+            tokens=tokens,
+            size_estimated=estimated,
             cost=cost_usd(session.model, usage) if usage.input_tokens or usage.output_tokens else None,
         )
         self.session_ready.set()

@@ -14,10 +14,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skawld_core.claude_modes import CLAUDE_MODES
 from skawld_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from skawld_core.subagents.inline import InlineAgents
 
 _MODES_IN = {**CLAUDE_MODES, "yolo": "yolo"}
 SETTING_SOURCES = ("user", "project", "local")
@@ -50,6 +53,7 @@ class ClaudeFlags:
     max_thinking_tokens: int | None = None
     effort: str | None = None
     include_hook_events: bool = False
+    agents: str | None = None
     schema: dict[str, Any] | None = field(default=None, init=False)
 
 
@@ -92,6 +96,18 @@ def settings_doc(value: str, cwd: Path) -> tuple[dict[str, Any], list[str]]:
 
     doc, notes = settings_document(read_json_arg(value, "--settings", cwd), where="--settings")
     return doc, [f"--settings: {note}" for note in notes]
+
+
+def inline_agents(value: str, cwd: Path) -> InlineAgents:
+    """``--agents``: inline JSON or a JSON file of subagents; `ValueError` (a usage error)
+    names the file or the field at fault."""
+    from skawld_core.subagents.inline import parse_inline_agents  # lazy: the subagent package, only with --agents
+
+    try:
+        doc = read_json_arg(value, "--agents", cwd)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return parse_inline_agents(doc, "--agents")
 
 
 def check_conflicts(flags: ClaudeFlags, *, fmt: str, json_out: bool, stream_input: bool) -> None:

@@ -163,7 +163,7 @@ def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
     from skawld_core.errors import ConfigError  # lazy: the config machinery loads only for a run, not --help
     from skawld_core.settings import CliOptions
 
-    from .claude_flags import ClaudeFlags, check_conflicts, flag_config, skawld_mode
+    from .claude_flags import ClaudeFlags, check_conflicts, flag_config, inline_agents, skawld_mode
 
     flags = ClaudeFlags(**fed(line, "ClaudeFlags"))
     try:
@@ -171,12 +171,16 @@ def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
         if line.dangerously_skip_permissions:
             mode = skawld_mode("bypassPermissions")
         check_conflicts(flags, fmt=line.format.value, json_out=line.json_out, stream_input=line.stream_input)
+        cwd = Path(line.cwd).expanduser().resolve() if line.cwd else Path.cwd()
+        agents = inline_agents(flags.agents, cwd) if flags.agents is not None else None
     except ValueError as exc:
         raise _fail(str(exc), EXIT_USAGE) from None
     try:
-        extra = flag_config(flags, Path(line.cwd).expanduser().resolve() if line.cwd else Path.cwd())
+        extra = flag_config(flags, cwd)
     except ConfigError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
+    if agents is not None:
+        extra.notes += agents.notes
     sources = line.setting_sources
     opts = CliOptions(
         **fed(line, "CliOptions"),
@@ -186,6 +190,7 @@ def _options(line: CommandLine) -> tuple[ClaudeFlags, FlagConfig, CliOptions]:
         sandbox=None if line.sandbox is None else ("required" if line.sandbox else "off"),
         extra_config=extra.extra_config or None,
         strict_mcp_servers=extra.strict_servers,
+        agents=agents.agents if agents is not None else (),
     )
     return flags, extra, opts
 

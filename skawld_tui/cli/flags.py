@@ -349,6 +349,15 @@ class CommandLine:
         panel=P,
         feeds="ClaudeFlags.permission_prompt_tool",
     )
+    agents: str | None = _flag(
+        "--agents",
+        metavar="JSON",
+        help='Subagents for this run: {"name": {"description": ..., "prompt": ..., "tools": [...], "model": ...}} '
+        "(JSON or a JSON file).",
+        panel=C,
+        fast="str",
+        feeds="ClaudeFlags.agents",
+    )
     tools_opt: str | None = _flag(
         "--tools",
         metavar="LIST",

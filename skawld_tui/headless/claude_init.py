@@ -12,11 +12,12 @@ message and the ``initialize`` answer.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from skawld_core.subagents.definitions import AgentDefinition, normalize_tools
+from skawld_core.subagents.definitions import AgentDefinition
+from skawld_core.subagents.inline import parse_inline_agents
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -49,22 +50,6 @@ def _strings(value: object, name: str) -> list[str]:
     raise ValueError(f"initialize: {name} must be a string or a list of strings")
 
 
-def _agent(name: str, raw: object) -> AgentDefinition:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("description"), str):
-        raise ValueError(f"initialize: agents.{name} needs a 'description' string")
-    prompt = raw.get("prompt", "")
-    if not isinstance(prompt, str):
-        raise ValueError(f"initialize: agents.{name}.prompt must be a string")
-    model = raw.get("model")
-    return AgentDefinition(
-        name=name,
-        description=raw["description"],
-        body=prompt,
-        tools=normalize_tools(raw.get("tools")),
-        model=model if isinstance(model, str) and model != "inherit" else None,
-    )
-
-
 def read_initialize(req: Mapping[str, Any]) -> InitConfig:
     """The configuration of an ``initialize`` request; `ValueError` names a malformed field."""
     from skawld_core.config_model import ConfigFile  # lazy: pydantic builds the schema on first use
@@ -81,10 +66,8 @@ def read_initialize(req: Mapping[str, Any]) -> InitConfig:
         extra = "\n\n".join(_strings(append, "appendSystemPrompt"))
         out.append_system_prompt = "\n\n".join(p for p in (out.append_system_prompt, extra) if p) or None
     agents = req.get("agents")
-    if agents is not None:
-        if not isinstance(agents, Mapping):
-            raise ValueError("initialize: agents must be an object of name → definition")
-        out.agents = [_agent(str(name), raw) for name, raw in agents.items()]
+    if agents is not None:  # an SDK newer than this reader may send fields it does not know
+        out.agents = parse_inline_agents(agents, "initialize: agents", strict=False).agents
     servers = req.get("mcpServers")
     if servers is not None:
         if not isinstance(servers, Mapping):
@@ -118,7 +101,7 @@ def read_initialize(req: Mapping[str, Any]) -> InitConfig:
 
 
 def apply_settings(cfg: InitConfig, settings: Settings) -> Settings:
-    """`settings` with the request's system prompt, MCP servers and deny rules."""
+    """`settings` with the request's system prompt, subagents, MCP servers and deny rules."""
     from skawld_core.permissions.claude_rules import parse_claude_rules
 
     prompt = settings.system_prompt
@@ -129,25 +112,11 @@ def apply_settings(cfg: InitConfig, settings: Settings) -> Settings:
     deny = parse_claude_rules(cfg.disallowed_tools, "deny").rules
     return dataclasses.replace(
         settings,
+        agents=(*cfg.agents, *settings.agents),
         system_prompt=prompt,
         mcp_servers={**settings.mcp_servers, **cfg.mcp_servers},
         permission_rules=[*deny, *settings.permission_rules],
     )
-
-
-def install_agents(agent: Agent, definitions: Sequence[AgentDefinition]) -> None:
-    """Add the host's subagent definitions (they win over files of the same name)."""
-    from skawld_core.subagents.registry import SubagentRegistry
-    from skawld_core.subagents.tool import SubagentTool
-
-    loaded = agent.extensions.subagents
-    names = {d.name.lower() for d in definitions}
-    kept = [d for d in (loaded.list() if loaded is not None else []) if d.name.lower() not in names]
-    registry = SubagentRegistry([*definitions, *kept])
-    agent.extensions.subagents = registry
-    agent.tools.unregister(SubagentTool.name)
-    agent.tools.register(SubagentTool(registry))
-    agent.invalidate_system_prompt()
 
 
 def drop_disallowed(agent: Agent, specs: Iterable[str]) -> list[str]:

@@ -48,7 +48,6 @@ from .claude_init import (
     apply_settings,
     drop_disallowed,
     init_lists,
-    install_agents,
     read_initialize,
 )
 from .common import RunnerBase, deny_ask
@@ -427,8 +426,6 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             extra_tools=extra_tools,
         )
         await connect_extensions(agent, agent.extensions)  # the answer to initialize lists what loaded
-        if init.agents:
-            install_agents(agent, init.agents)
         drop_disallowed(agent, [*self.opts.disallowed_tools, *init.disallowed_tools])
         self.agent = agent
         if self._init_id is not None:

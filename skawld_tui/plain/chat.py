@@ -46,12 +46,10 @@ from ..permission_broker import PermissionBroker
 from ..prompt_history import PromptHistory, toolkit_history
 from ..resume import exit_hint
 from ..transcript_model import (
-    cost_usd,
-    format_cost,
     format_duration,
-    format_tokens,
     history_items,
     restored_notice,
+    run_footer,
     summarize_tool,
     tool_result_text,
     user_prompt_text,
@@ -229,17 +227,9 @@ class PlainChat:
                 self.show_result(tool_result_text(block), bool(block.is_error), depth)
 
     def _summary(self, event: ResultEvent) -> None:
-        usage = event.total_usage
-        parts: list[str] = [event.subtype]
-        if self.show_timings:
-            parts.append(format_duration(event.duration_ms))
         self.usage_estimated = self.usage_estimated or event.usage_estimated
-        about = "~" if event.usage_estimated else ""  # estimated counts are marked
-        parts.append(f"{about}{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
-        cost = format_cost(cost_usd(self.agent.model, usage)) if self.agent else ""
-        if cost:
-            parts.append(about + cost)
-        self.out("  " + " · ".join(parts), style="dim")
+        model = self.agent.model if self.agent else None
+        self.out(run_footer(event, model, show_timings=self.show_timings), style="dim")
 
     def show_result(self, text: str, is_error: bool, depth: int) -> None:
         lines = text.splitlines() or [""]

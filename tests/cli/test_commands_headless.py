@@ -31,7 +31,7 @@ def test_a_claude_alias_model_is_resolved_on_the_anthropic_provider(cli: CliEnv)
     cli.srv.anthropic.enqueue(turn(text("thought")))
     out = cli.run(*cli.args("-p", "/deep caching", "--accept-project-config"))
     assert out.returncode == 0, out.stderr
-    assert cli.srv.anthropic.requests[0].body["model"] == "claude-opus-4-8"
+    assert cli.srv.anthropic.requests[0].body["model"] == "claude-opus-5-5"
     assert "is a Claude Code alias" not in out.stderr
 
 

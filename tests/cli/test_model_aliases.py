@@ -28,14 +28,14 @@ def _sent_model(cli: CliEnv, *args: str, env: dict[str, str] | None = None) -> s
 @pytest.mark.parametrize(
     ("alias", "model"),
     [
-        ("sonnet", "claude-sonnet-4-6"),
-        ("opus", "claude-opus-4-8"),
-        ("haiku", "claude-haiku-4-5"),
-        ("fable", "claude-fable-5"),
-        ("best", "claude-fable-5"),
-        ("opusplan", "claude-sonnet-4-6"),  # sonnet outside plan mode
-        ("sonnet[1m]", "claude-sonnet-4-6"),
-        ("Opus[1m]", "claude-opus-4-8"),
+        ("sonnet", "claude-sonnet-5-5"),
+        ("opus", "claude-opus-5-5"),
+        ("haiku", "claude-haiku-5-5"),
+        ("fable", "claude-fable-5-2"),
+        ("best", "claude-fable-5-2"),
+        ("opusplan", "claude-sonnet-5-5"),  # sonnet outside plan mode
+        ("sonnet[1m]", "claude-sonnet-5-5"),
+        ("Opus[1m]", "claude-opus-5-5"),
         ("claude-opus-4-8[1m]", "claude-opus-4-8"),
         ("claude-3-7-sonnet-latest", "claude-3-7-sonnet-latest"),  # a model id is left alone
     ],
@@ -45,12 +45,12 @@ def test_model_flag_aliases_are_resolved_for_anthropic(cli: CliEnv, alias: str, 
 
 
 def test_opusplan_is_opus_in_plan_mode(cli: CliEnv) -> None:
-    assert _sent_model(cli, "--model", "opusplan", "--permission-mode", "plan") == "claude-opus-4-8"
+    assert _sent_model(cli, "--model", "opusplan", "--permission-mode", "plan") == "claude-opus-5-5"
 
 
 def test_claude_codes_pinning_variables_are_honoured(cli: CliEnv) -> None:
-    pinned = {"ANTHROPIC_DEFAULT_FABLE_MODEL": "claude-fable-5-2"}
-    assert _sent_model(cli, "--model", "best", env=pinned) == "claude-fable-5-2"
+    pinned = {"ANTHROPIC_DEFAULT_FABLE_MODEL": "claude-fable-5-1"}
+    assert _sent_model(cli, "--model", "best", env=pinned) == "claude-fable-5-1"
 
 
 def test_an_agent_files_alias_is_resolved_for_its_requests(cli: CliEnv) -> None:
@@ -66,7 +66,7 @@ def test_an_agent_files_alias_is_resolved_for_its_requests(cli: CliEnv) -> None:
     out = cli.run(*cli.args("-p", "send the scout", "--accept-project-config"))
     assert out.returncode == 0, out.stderr
     models = [r.body["model"] for r in cli.srv.anthropic.requests]
-    assert models == ["test-model", "claude-fable-5", "test-model"]
+    assert models == ["test-model", "claude-fable-5-2", "test-model"]
 
 
 def test_other_providers_get_the_alias_as_written_with_a_warning(cli: CliEnv) -> None:

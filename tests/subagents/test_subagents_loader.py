@@ -112,6 +112,8 @@ def test_build_child_tools() -> None:
     assert build_child_tools(parent, ("Read", "Subagent", "AskUser", "Nope")).names() == ["Read"]
     assert build_child_tools(parent, ("mcp__gh__*", "*agent")).names() == ["mcp__gh__issue"]
     assert build_child_tools(parent, ()).names() == []
+    assert build_child_tools(parent, None, ("Bash",)).names() == ["Read", "mcp__gh__issue"]
+    assert build_child_tools(parent, ("Read", "Bash"), ("mcp__*", "Read")).names() == ["Bash"]
 
 
 def _agent_file(path: Path, frontmatter: str, body: str = "You review.") -> Path:

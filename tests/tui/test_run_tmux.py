@@ -31,6 +31,12 @@ WORDS = 600
 STOP_WITHIN = 0.5  # seconds from the Esc key to the end of the provider stream (the brief's goal)
 
 
+def _exports(env: dict[str, str]) -> str:
+    """Shell lines that set `env`, and unset the size variables the tmux server inherited
+    (pytest's COLUMNS=80 LINES=24 would win over the pane's real size)."""
+    return "unset COLUMNS LINES\n" + "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+
+
 class TmuxApp:
     """One program in a detached tmux pane of a private server."""
 
@@ -53,17 +59,17 @@ class TmuxApp:
             raise AssertionError(f"tmux {args[0]} failed: {done.stderr.strip()}")
         return done.stdout
 
-    def start(self, *args: str) -> None:
-        """Run `skawld args...` in a new 100x32 window."""
+    def start(self, *args: str, rows: int = 32) -> None:
+        """Run `skawld args...` in a new window, 100 columns wide and `rows` high."""
         self.runs += 1
         script = self.root / f"run{self.runs}.sh"
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in self.env.items())
+        exports = _exports(self.env)
         command = shlex.join([*skawld_command(), *args])
         script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.cwd))}\nexec {command}\n")
         script.chmod(0o755)
         name = f"app{self.runs}"
         if self.runs == 1:
-            self.tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "32", str(script))
+            self.tmux("new-session", "-d", "-s", name, "-x", "100", "-y", str(rows), str(script))
         else:
             self.tmux("new-window", "-t", "app1", "-n", name, str(script))
         self.target = f"app1:{name}" if self.runs > 1 else name
@@ -72,7 +78,7 @@ class TmuxApp:
         """An interactive bash (job control on) in a new window, running `skawld args...`."""
         self.runs += 1
         script = self.root / f"shell{self.runs}.sh"
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in self.env.items())
+        exports = _exports(self.env)
         script.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(self.cwd))}\nexec bash --norc --noprofile -i\n")
         script.chmod(0o755)
         name = f"app{self.runs}"

@@ -16,9 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown
+from textual.widgets import Button, Input, Label
 
 from ...plan_feedback import KEEP_PLANNING, keep_planning_message
+from ..widgets.blocks import MarkdownChunk
 
 __all__ = ["KEEP_PLANNING", "PlanAnswer", "PlanChoice", "PlanScreen"]
 
@@ -69,7 +70,7 @@ class PlanScreen(ModalScreen[PlanAnswer]):
         with Vertical(id="plan-dialog"):
             yield Label(Text("Ready to code? Here is the plan:", style="bold"), id="plan-title")
             with VerticalScroll(id="plan-body"):
-                yield Markdown(self.plan)
+                yield MarkdownChunk(self.plan)  # rendered as the transcript renders answers
             yield Input(
                 placeholder="What should change in the plan? (for keep planning), then Enter", id="plan-feedback"
             )

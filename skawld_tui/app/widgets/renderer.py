@@ -41,10 +41,8 @@ from skawld_core.messages import TextBlock, ToolResultBlock
 from skawld_core.messages import ThinkingBlock as ThinkingContent
 
 from ...transcript_model import (
-    cost_usd,
-    format_cost,
-    format_duration,
     format_tokens,
+    run_footer,
     summarize_tool,
     tool_result_text,
     user_prompt_text,
@@ -285,14 +283,7 @@ class EventRenderer:
                 sink.pane.finish(event.subtype)
                 sink.pane.collapsed = not self.expand_panels
             return
-        usage = event.total_usage
-        parts: list[str] = [event.subtype]
-        if self.show_timings:
-            parts.append(format_duration(event.duration_ms))
-        parts.append(f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out")
-        cost = format_cost(cost_usd(self.model(), usage))
-        if cost:
-            parts.append(cost)
-        await self.mount(sink, NoteLine("  " + " · ".join(parts), classes="note run-footer -" + event.subtype))
+        footer = run_footer(event, self.model(), show_timings=self.show_timings)
+        await self.mount(sink, NoteLine(footer, classes="note run-footer -" + event.subtype))
         # Subagent sinks are done with once the run is over.
         self.sinks = {(): Sink(self.root)}

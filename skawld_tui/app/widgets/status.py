@@ -32,6 +32,7 @@ class StatusInfo:
     sandbox: str = ""
     shells: int = 0  # running background shells
     estimated: bool = False  # some token counts are estimates (the server reported none)
+    size_estimated: bool = False  # `tokens` is a restored session's estimated size (it stored no usage)
 
 
 def sandbox_label(status: SandboxStatus | None) -> str:
@@ -80,7 +81,7 @@ class StatusBar(Static):
         if i.session_id:
             text.append(f"  session {i.session_id[:8]}", style="dim")
         text.append(f"  ctx {i.context_pct}%")
-        about = "~" if i.estimated else ""  # estimated counts are marked
+        about = "~" if i.estimated or i.size_estimated else ""  # estimated counts are marked
         text.append(f"  {about}{format_tokens(i.tokens)} tok")
         cost = format_cost(i.cost)
         if cost:

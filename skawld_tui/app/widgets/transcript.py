@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual._styles_cache import StylesCache
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message as TMessage
 from textual.widget import Widget
 from textual.widgets import Static
@@ -50,8 +52,24 @@ class Transcript(VerticalScroll, can_focus=False):
     MAX_TURNS = 24
     KEEP_TURNS = 16
 
+    _follow = False
+
     def compose(self):  # type: ignore[no-untyped-def]
         yield HistoryMarker()
+
+    def anchor(self, anchor: bool = True) -> None:
+        """Follow the bottom as content is added (Textual's anchor), once there is more than fits."""
+        self._follow = anchor
+        super().anchor(anchor)
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        # Textual scrolls an anchored container to its content's bottom even when the content is
+        # shorter than the view (a negative scroll), which drew a short transcript, the welcome
+        # block, at the bottom under empty rows in a real terminal. Anchor only once it overflows.
+        result = super().arrange(size, optimal)
+        view = self.container_size.height - self.scrollbar_size_horizontal
+        self._anchored = self._follow and result.spatial_map.total_region.bottom > view
+        return result
 
     @property
     def marker(self) -> HistoryMarker:
