@@ -16,7 +16,7 @@ from skawld_core.errors import ConfigError
 
 from ..bootstrap import build_agent, session_meta
 from ..headless.claude_control import apply_permission_updates
-from .client_fs import EditorReadTool
+from .client_fs import EditorEditTool, EditorReadTool, EditorWriteTool
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -73,11 +73,13 @@ async def open_acp_session(
     *,
     can_use_tool: Callable[[list[str]], Any],
     editor: Any | None,
+    editor_reads: bool = False,
+    editor_writes: bool = False,
 ) -> AcpSession:
     """Build the agent for `cwd` and open (or create) the session; a config problem or a missing
     API key is a JSON-RPC error naming it. `can_use_tool` makes the permission callback for the
-    session whose id is the list's one item; `editor` (the client connection, when it reads files
-    for us) serves Read."""
+    session whose id is the list's one item; `editor` (the client connection) serves Read when
+    `editor_reads`, and Write and Edit when `editor_writes`."""
     if not Path(cwd).is_absolute():
         raise acp.RequestError.invalid_params({"cwd": f"must be an absolute path (got {cwd!r})"})
     ref: list[str] = [session_id or ""]
@@ -87,8 +89,7 @@ async def open_acp_session(
     except (ConfigError, ValueError) as exc:
         raise acp.RequestError.internal_error({"reason": str(exc)}) from None
     if editor is not None:
-        agent.tools.unregister(EditorReadTool.name)
-        agent.tools.register(EditorReadTool(editor, lambda: ref[0]))
+        _route_files_through(agent, editor, lambda: ref[0], reads=editor_reads, writes=editor_writes)
     if session_id is not None and await agent.store.load(session_id) is None:
         await agent.close()
         raise acp.RequestError.resource_not_found(session_id)
@@ -96,6 +97,21 @@ async def open_acp_session(
     ref[0] = session.id
     model = session.model
     return AcpSession(agent=agent, session=session, cwd=settings.cwd, models=[model] if model else [])
+
+
+def _route_files_through(
+    agent: Agent, editor: Any, session_id: Callable[[], str], *, reads: bool, writes: bool
+) -> None:
+    """Swap the built-in file tools for the ones that go through the editor (those the agent has)."""
+    tools: list[Any] = []
+    if reads:
+        tools.append(EditorReadTool(editor, session_id))
+    if writes:
+        tools += [EditorWriteTool(editor, session_id), EditorEditTool(editor, session_id, reads=reads)]
+    for tool in tools:
+        if agent.tools.get(tool.name) is not None:
+            agent.tools.unregister(tool.name)
+            agent.tools.register(tool)
 
 
 async def list_sessions(options: CliOptions, cwd: str | None) -> list[SessionRecord]:

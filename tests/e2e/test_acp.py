@@ -30,6 +30,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
+    WriteTextFileResponse,
 )
 
 from tests.cli.harness import MODEL, CliEnv, skawld_command
@@ -42,15 +43,22 @@ ROOT = Path(__file__).resolve().parents[2]
 class RecordingClient:
     """An editor: records every update, answers permission asks with `answer`."""
 
-    def __init__(self, answer: str = "allow_once", buffers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, answer: str = "allow_once", buffers: dict[str, str] | None = None, *, saves: bool = False
+    ) -> None:
         self.buffers = buffers  # the editor's open buffers (None: no fs capability)
+        self.saves = saves  # whether it offers fs/write_text_file (it then saves the buffer to disk)
         self.reads: list[tuple[str, int | None, int | None]] = []
+        self.writes: list[tuple[str, str]] = []
         self.updates: list[Any] = []
         self.asks: list[Any] = []
         self.answer = answer
+        self.on_ask: Any = None  # called with each asked tool call before answering
 
     async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kw: Any) -> Any:
         self.asks.append((tool_call, [o.option_id for o in options]))
+        if self.on_ask is not None:
+            self.on_ask(tool_call)
         outcome = (
             DeniedOutcome(outcome="cancelled")
             if self.answer == "cancel"
@@ -70,7 +78,13 @@ class RecordingClient:
         return ReadTextFileResponse(content=self.buffers[path])
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
-        raise acp.RequestError.method_not_found("fs/write_text_file")
+        if not self.saves:
+            raise acp.RequestError.method_not_found("fs/write_text_file")
+        self.writes.append((path, content))
+        if self.buffers is not None:
+            self.buffers[path] = content
+        Path(path).write_text(content)
+        return WriteTextFileResponse()
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -84,8 +98,9 @@ async def agent(cli: CliEnv, client: RecordingClient, *extra: str) -> AsyncItera
     command = skawld_command()
     args = [*command[1:], "acp", "--model", MODEL, "--base-url", cli.srv.url, *extra]
     async with acp.spawn_agent_process(client, command[0], *args, env=cli.env, cwd=str(cli.repo)) as (conn, _proc):
-        editor_fs = client.buffers is not None
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=editor_fs, write_text_file=False))
+        caps = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=client.buffers is not None, write_text_file=client.saves)
+        )
         init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
         assert init.agent_capabilities is not None and init.agent_capabilities.load_session
         yield conn
@@ -283,6 +298,73 @@ async def test_read_is_served_by_the_editors_unsaved_buffer_and_rules_still_appl
     assert client.reads == [(str(saved), 1, 2000)]  # the denied file was never asked for
 
 
+async def test_write_and_edit_go_through_the_editor(cli: CliEnv) -> None:
+    draft = cli.repo / "draft.py"
+    draft.write_text("x = 'on disk'\n")
+    fresh = cli.repo / "pkg" / "new.py"
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Read", {"file_path": str(draft)}, id="r1")),
+        turn(tool_call("Edit", {"file_path": str(draft), "old_string": "unsaved", "new_string": "edited"}, id="e1")),
+        turn(tool_call("Write", {"file_path": str(fresh), "content": "y = 1\n"}, id="w1")),
+        turn(text("done")),
+    )
+    client = RecordingClient(buffers={str(draft): "x = 'unsaved'\n"}, saves=True)
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("edit the draft")])
+        await settle()
+    results = {u.tool_call_id: u for u in client.of(ToolCallProgress) if u.status is not None}
+    assert [results[i].status for i in ("r1", "e1", "w1")] == ["completed"] * 3, results
+    assert [a.tool_call_id for a, _ in client.asks] == ["e1", "w1"]  # permission asks are unchanged
+    # the edit applies to the editor's unsaved buffer, and both changes reach the editor
+    assert client.writes == [(str(draft), "x = 'edited'\n"), (str(fresh), "y = 1\n")]
+    assert draft.read_text() == "x = 'edited'\n" and fresh.read_text() == "y = 1\n"
+
+
+async def test_editor_writes_keep_the_deny_rules_and_check_the_real_path(cli: CliEnv) -> None:
+    secret = cli.repo / ".env"
+    secret.write_text("TOKEN=1\n")
+    link = cli.repo / "innocent.txt"
+    link.symlink_to(secret)
+    vault_key = cli.repo / "vault" / "key.txt"
+    vault_key.parent.mkdir()
+    swapped = cli.repo / "swapped.txt"
+    swapped.symlink_to(cli.repo / "harmless.txt")  # neither exists yet: Write may create it
+    cli.write_project_config(
+        {
+            "permissions": {
+                "rules": [
+                    {"kind": "path", "tools": ["Write", "Edit"], "paths": [".env", "vault/**"], "decision": "deny"}
+                ]
+            }
+        }
+    )
+    cli.srv.anthropic.enqueue(
+        turn(
+            tool_call("Write", {"file_path": str(secret), "content": "TOKEN=2\n"}, id="w1"),
+            tool_call("Write", {"file_path": str(link), "content": "TOKEN=3\n"}, id="w2"),
+        ),
+        turn(tool_call("Write", {"file_path": str(swapped), "content": "TOKEN=4\n"}, id="w3")),
+        turn(text("tried")),
+    )
+    client = RecordingClient("allow_once", buffers={}, saves=True)
+
+    def swap_the_link(_call: Any) -> None:  # after the check, before the write: point it into the vault
+        swapped.unlink()
+        swapped.symlink_to(vault_key)
+
+    client.on_ask = swap_the_link
+    async with agent(cli, client, "--accept-project-config") as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("write the secret")])
+        await settle()
+    results = {u.tool_call_id: u for u in client.of(ToolCallProgress) if u.status is not None}
+    assert [results[i].status for i in ("w1", "w2", "w3")] == ["failed"] * 3, results
+    assert client.writes == [] and [a.tool_call_id for a, _ in client.asks] == ["w3"]
+    assert secret.read_text() == "TOKEN=1\n" and not vault_key.exists()
+    assert "vault" in results["w3"].raw_output, results["w3"].raw_output
+
+
 ACP_SDK = (
     ROOT / ".ci" / "acp-sdk" / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "v1" / "stable" / "acp.js"
 )
@@ -298,7 +380,8 @@ def test_the_typescript_acp_client(cli: CliEnv) -> None:
     draft.write_text("on disk\n")
     cli.srv.anthropic.enqueue(
         turn(text("Reading."), tool_call("Read", {"file_path": str(draft)}, id="r1")),
-        turn(text("It says: unsaved.")),
+        turn(tool_call("Edit", {"file_path": str(draft), "old_string": "unsaved", "new_string": "edited"}, id="e1")),
+        turn(text("It said: unsaved.")),
     )
     command = skawld_command()
     spec = {
@@ -320,8 +403,11 @@ def test_the_typescript_acp_client(cli: CliEnv) -> None:
     assert "error" not in out, out.get("error")
     assert out["agentInfo"]["name"] == "skawld" and out["stopReason"] == "end_turn"
     assert [m["id"] for m in out["modes"]["availableModes"]] == ["default", "acceptEdits", "plan", "yolo"]
-    assert out["reads"] == [str(draft)]
+    assert set(out["reads"]) == {str(draft)}  # Read, and Edit reading the buffer it changes
     kinds = [u["sessionUpdate"] for u in out["updates"]]
     assert "agent_message_chunk" in kinds and "tool_call" in kinds and "available_commands_update" in kinds
-    (done,) = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
-    assert done["toolCallId"] == "r1" and done["status"] == "completed" and "unsaved buffer text" in done["rawOutput"]
+    read, edit = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
+    assert read["toolCallId"] == "r1" and read["status"] == "completed" and "unsaved buffer text" in read["rawOutput"]
+    assert edit["toolCallId"] == "e1" and edit["status"] == "completed", edit
+    assert out["asks"] == ["e1"] and out["writes"] == [[str(draft), "edited buffer text\n"]]
+    assert draft.read_text() == "edited buffer text\n"
