@@ -130,7 +130,7 @@ class SkawldAcp:
             session_id,
             mcp_servers,
             can_use_tool=lambda ref: self.can_use_tool(self.sessions, ref),
-            editor=self.conn if fs is not None else None,
+            conn=self.conn,
             editor_reads=bool(fs and fs.read_text_file),
             editor_writes=bool(fs and fs.write_text_file),
         )

@@ -17,6 +17,7 @@ from skawld_core.errors import ConfigError
 from ..bootstrap import build_agent, session_meta
 from ..headless.claude_control import apply_permission_updates
 from .client_fs import EditorEditTool, EditorReadTool, EditorWriteTool
+from .live_shell import LiveBashTool
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -72,14 +73,15 @@ async def open_acp_session(
     mcp_servers: Any,
     *,
     can_use_tool: Callable[[list[str]], Any],
-    editor: Any | None,
+    conn: Any | None,
     editor_reads: bool = False,
     editor_writes: bool = False,
 ) -> AcpSession:
     """Build the agent for `cwd` and open (or create) the session; a config problem or a missing
     API key is a JSON-RPC error naming it. `can_use_tool` makes the permission callback for the
-    session whose id is the list's one item; `editor` (the client connection) serves Read when
-    `editor_reads`, and Write and Edit when `editor_writes`."""
+    session whose id is the list's one item. With `conn` (the client connection), Bash streams its
+    output to the editor, and the editor serves Read when `editor_reads`, Write and Edit when
+    `editor_writes`."""
     if not Path(cwd).is_absolute():
         raise acp.RequestError.invalid_params({"cwd": f"must be an absolute path (got {cwd!r})"})
     ref: list[str] = [session_id or ""]
@@ -88,8 +90,8 @@ async def open_acp_session(
         agent = build_agent(settings, can_use_tool=can_use_tool(ref), include_partial_messages=True)
     except (ConfigError, ValueError) as exc:
         raise acp.RequestError.internal_error({"reason": str(exc)}) from None
-    if editor is not None:
-        _route_files_through(agent, editor, lambda: ref[0], reads=editor_reads, writes=editor_writes)
+    if conn is not None:
+        _serve_through(agent, conn, lambda: ref[0], reads=editor_reads, writes=editor_writes)
     if session_id is not None and await agent.store.load(session_id) is None:
         await agent.close()
         raise acp.RequestError.resource_not_found(session_id)
@@ -99,15 +101,13 @@ async def open_acp_session(
     return AcpSession(agent=agent, session=session, cwd=settings.cwd, models=[model] if model else [])
 
 
-def _route_files_through(
-    agent: Agent, editor: Any, session_id: Callable[[], str], *, reads: bool, writes: bool
-) -> None:
-    """Swap the built-in file tools for the ones that go through the editor (those the agent has)."""
-    tools: list[Any] = []
+def _serve_through(agent: Agent, conn: Any, session_id: Callable[[], str], *, reads: bool, writes: bool) -> None:
+    """Swap built-in tools for the ones that show their work in the editor (those the agent has)."""
+    tools: list[Any] = [LiveBashTool(conn, session_id)]
     if reads:
-        tools.append(EditorReadTool(editor, session_id))
+        tools.append(EditorReadTool(conn, session_id))
     if writes:
-        tools += [EditorWriteTool(editor, session_id), EditorEditTool(editor, session_id, reads=reads)]
+        tools += [EditorWriteTool(conn, session_id), EditorEditTool(conn, session_id, reads=reads)]
     for tool in tools:
         if agent.tools.get(tool.name) is not None:
             agent.tools.unregister(tool.name)

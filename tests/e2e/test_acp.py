@@ -54,6 +54,7 @@ class RecordingClient:
         self.asks: list[Any] = []
         self.answer = answer
         self.on_ask: Any = None  # called with each asked tool call before answering
+        self.on_update: Any = None  # called with each update as it arrives
 
     async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kw: Any) -> Any:
         self.asks.append((tool_call, [o.option_id for o in options]))
@@ -68,6 +69,8 @@ class RecordingClient:
 
     async def session_update(self, session_id: str, update: Any, **kw: Any) -> None:
         self.updates.append(update)
+        if self.on_update is not None:
+            self.on_update(update)
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kw: Any
@@ -363,6 +366,35 @@ async def test_editor_writes_keep_the_deny_rules_and_check_the_real_path(cli: Cl
     assert client.writes == [] and [a.tool_call_id for a, _ in client.asks] == ["w3"]
     assert secret.read_text() == "TOKEN=1\n" and not vault_key.exists()
     assert "vault" in results["w3"].raw_output, results["w3"].raw_output
+
+
+async def test_bash_output_is_streamed_while_the_command_runs(cli: CliEnv) -> None:
+    go = cli.repo / "go"
+    # the command prints, then waits for the editor to have shown that output before it goes on
+    command = "echo first; for i in $(seq 400); do [ -e go ] && break; sleep 0.05; done; echo second"
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Bash", {"command": command, "timeout_ms": 30000}, id="b1")), turn(text("ran"))
+    )
+    client = RecordingClient("allow_once")
+    shown: list[str] = []
+
+    def on_update(update: Any) -> None:
+        if isinstance(update, ToolCallProgress) and update.status == "in_progress" and update.content:
+            shown.append(update.content[0].content.text)
+            if "first" in shown[-1]:
+                go.touch()
+
+    client.on_update = on_update
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("run it")])
+        await settle()
+    (end,) = [u for u in client.of(ToolCallProgress) if u.status in ("completed", "failed")]
+    assert end.status == "completed" and "first\nsecond" in end.raw_output, end.raw_output
+    assert shown and shown[0].startswith("first") and "second" not in shown[0]
+    assert "second" in shown[-1]  # the live view is caught up before the result arrives
+    statuses = [u.status for u in client.of(ToolCallProgress) if u.status]
+    assert statuses[-1] == "completed" and set(statuses[:-1]) == {"in_progress"}
 
 
 ACP_SDK = (
