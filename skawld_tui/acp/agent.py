@@ -52,6 +52,7 @@ from skawld_core.events import (
     PartialText,
     PartialThinking,
     ResultEvent,
+    UsageEvent,
     UserEvent,
 )
 from skawld_core.messages import ToolResultBlock
@@ -242,7 +243,9 @@ class SkawldAcp:
             state.running = None
         if state.cancelled or result is None:
             return PromptResponse(stop_reason="cancelled")
-        return PromptResponse(stop_reason=_STOP.get(result.subtype, "end_turn"))
+        return PromptResponse(
+            stop_reason=_STOP.get(result.subtype, "end_turn"), usage=updates.prompt_usage(result.total_usage)
+        )
 
     async def _run(self, state: AcpSession, text: str, images: list[dict[str, Any]]) -> ResultEvent | None:
         send = self.conn.session_update
@@ -250,6 +253,7 @@ class SkawldAcp:
         streamed = False
         names: dict[str, str] = {}  # tool_use id → tool name, for the task tools' plan
         result: ResultEvent | None = None
+        last_turn = None
         async with state.session.run(text, images=images) as run:
             async for event in run:
                 if isinstance(event, PartialAssistantEvent):
@@ -272,8 +276,14 @@ class SkawldAcp:
                     if any(names.get(p.tool_use_id) in updates.TASK_TOOLS for p in results):
                         tasks = await state.agent.store.list_tasks(sid)
                         await send(sid, updates.plan_of(tasks))
+                elif isinstance(event, UsageEvent):
+                    last_turn = event.usage
                 elif isinstance(event, ResultEvent):
                     result = event
+        if result is not None and result.total_cost_usd is not None:
+            state.cost_usd = (state.cost_usd or 0.0) + result.total_cost_usd
+        window = state.agent.provider.context_window(state.agent.model)
+        await send(sid, updates.usage_update(last_turn, window, state.cost_usd))
         return result
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

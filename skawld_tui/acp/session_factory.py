@@ -37,6 +37,8 @@ class AcpSession:
     running: asyncio.Task[Any] | None = None
     cancelled: bool = False
     models: list[str] = field(default_factory=list)
+    cost_usd: float | None = None
+    """What this session's prompts cost since it was opened here (None while no price is known)."""
 
 
 def client_mcp_servers(servers: Any) -> dict[str, Any]:

@@ -29,11 +29,13 @@ from acp.schema import (
     RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
+    UsageUpdate,
     UserMessageChunk,
     WriteTextFileResponse,
 )
 
 from tests.cli.harness import MODEL, CliEnv, skawld_command
+from tests.support.wire_script import WireUsage
 from tests.support.wire_server import text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(120)
@@ -134,6 +136,26 @@ async def test_prompt_streams_and_modes_are_listed(cli: CliEnv) -> None:
     assert done.stop_reason == "end_turn"
     assert len(client.of(AgentMessageChunk)) == 4 and message_text(client) == "Hello from skawld over ACP."
     assert client.of(AvailableCommandsUpdate)
+
+
+async def test_usage_is_sent_after_each_prompt(cli: CliEnv) -> None:
+    for _ in range(2):
+        cli.srv.anthropic.enqueue(turn(text("ok"), usage=WireUsage(input_tokens=1000, output_tokens=100)))
+    cli.write_user_config({"pricing": {MODEL: {"input": 3, "output": 15}}})  # a local server is free otherwise
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        answers = [
+            await conn.prompt(session_id=new.session_id, prompt=[acp.text_block(f"prompt {i}")]) for i in range(2)
+        ]
+        await settle()
+    assert [(a.usage.input_tokens, a.usage.output_tokens, a.usage.total_tokens) for a in answers] == [
+        (1000, 100, 1100)
+    ] * 2
+    first, second = client.of(UsageUpdate)
+    assert (first.used, second.used) == (1100, 1100) and first.size == 200_000
+    # $3 / $15 per million tokens: 0.0045 a prompt, cumulative
+    assert (first.cost.amount, second.cost.amount, first.cost.currency) == (0.0045, 0.009, "USD")
 
 
 async def test_a_tool_call_that_asks_and_is_allowed_shows_an_edit_diff(cli: CliEnv) -> None:
