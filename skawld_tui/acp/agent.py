@@ -26,6 +26,7 @@ from acp.schema import (
     AllowedOutcome,
     AuthenticateResponse,
     ClientCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,13 +36,16 @@ from acp.schema import (
     PermissionOption,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
@@ -111,6 +115,8 @@ class SkawldAcp:
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
                 ),
             ),
             auth_methods=[],
@@ -175,6 +181,22 @@ class SkawldAcp:
             await self.conn.session_update(session_id, update)
         await self._announce_commands(state)
         return LoadSessionResponse(modes=self._modes(state), config_options=self._config(state))
+
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        """Open a stored session without replaying it (the client already shows it)."""
+        state = await self._open(cwd, session_id, mcp_servers)
+        await self._announce_commands(state)
+        return ResumeSessionResponse(modes=self._modes(state), config_options=self._config(state))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        """End the session here: stop its prompt, its background shells and MCP servers, and
+        close its store (which releases the session for other writers)."""
+        state = self._state(session_id)
+        del self.sessions[session_id]
+        await _shut(state)
+        return CloseSessionResponse()
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> Any:
         rows = await list_sessions(self.options, cwd)
@@ -349,8 +371,18 @@ async def _serve(agent: SkawldAcp, stdout: Any) -> None:
     finally:
         sys.stdout = stray
     try:
-        await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+        # unstable: session/resume and session/close are still marked so in the 0.12 schema
+        await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)  # type: ignore[arg-type]
     finally:  # the client closed stdin: end every session's work (MCP servers, shells) and exit
         for state in list(agent.sessions.values()):
-            state.session.abort()
-            await state.agent.close()
+            await _shut(state)
+
+
+async def _shut(state: AcpSession) -> None:
+    """Abort the session's prompt, wait for it to end, and close its agent."""
+    running = state.running
+    if running is not None and not running.done():
+        state.cancelled = True
+        state.session.abort()
+        await asyncio.wait([running], timeout=10)
+    await state.agent.close()

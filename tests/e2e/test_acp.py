@@ -7,8 +7,10 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -247,6 +249,51 @@ async def test_load_replays_the_session_and_mode_changes(cli: CliEnv) -> None:
     assert [u.tool_call_id for u in again.of(ToolCallStart)] == ["r1"]
     assert "read it" in message_text(again)
     assert [u.current_mode_id for u in again.of(CurrentModeUpdate)] == ["plan"]
+
+
+async def test_resume_opens_a_stored_session_without_replaying_it(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("noted")), turn(text("it was kiwi")))
+    first = RecordingClient()
+    async with agent(cli, first) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("remember the word kiwi")])
+    again = RecordingClient()
+    async with agent(cli, again) as conn:
+        resumed = await conn.resume_session(cwd=str(cli.repo), session_id=new.session_id, mcp_servers=[])
+        assert resumed.modes is not None and resumed.modes.current_mode_id == "default"
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("which word?")])
+        await settle()
+    assert done.stop_reason == "end_turn" and message_text(again) == "it was kiwi"
+    assert not again.of(UserMessageChunk) and not again.of(ToolCallStart)  # nothing replayed
+    assert "remember the word kiwi" in json.dumps(cli.srv.anthropic.requests[1].body["messages"])
+
+
+def _pids_with(marker: str) -> list[int]:
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return [int(pid) for pid in found.stdout.split()]
+
+
+async def test_close_ends_the_sessions_shells_and_forgets_it(cli: CliEnv) -> None:
+    marker = f"sleep 300.{uuid.uuid4().int % 10**12:012d}"  # a command line no other process has
+    command = marker
+    cli.srv.anthropic.enqueue(
+        turn(tool_call("Bash", {"command": command, "run_in_background": True}, id="b1")), turn(text("started"))
+    )
+    client = RecordingClient("allow_once")
+    async with agent(cli, client) as conn:
+        new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("start a sleeper")])
+        shells = _pids_with(marker)
+        try:
+            assert shells
+            await conn.close_session(session_id=new.session_id)
+            assert not _pids_with(marker)
+            with pytest.raises(acp.RequestError) as closed:
+                await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("still there?")])
+            assert closed.value.code == -32602
+        finally:
+            for pid in _pids_with(marker):  # only when close failed: the shell this test started
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_bad_requests_get_json_rpc_errors(cli: CliEnv) -> None:
