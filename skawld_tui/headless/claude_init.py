@@ -30,7 +30,9 @@ class InitConfig:
     """The configuration one ``initialize`` request carries (empty: nothing sent)."""
 
     system_prompt: str | None = None
-    """``systemPrompt``: replaces ``--system-prompt`` (skawld's own prompt and CLAUDE.md stay)."""
+    """``systemPrompt`` as a string (or list): the whole system prompt, in place of skawld's own
+    (the instruction files, CLAUDE.md included, stay after it); the ``{"type": "preset"}`` form
+    keeps skawld's prompt and sets only `append_system_prompt`."""
     append_system_prompt: str | None = None
     agents: list[AgentDefinition] = field(default_factory=list)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
@@ -115,6 +117,13 @@ def read_initialize(req: Mapping[str, Any]) -> InitConfig:
     if req.get("hooks"):
         out.sent.add("hooks")
     return out
+
+
+def replace_system_prompt(cfg: InitConfig, agent: Agent) -> None:
+    """A string ``systemPrompt`` replaces skawld's own prompt (`apply_settings` put its text first)."""
+    if cfg.system_prompt is not None:
+        agent.system_prompt_replaces_default = True
+        agent.invalidate_system_prompt()
 
 
 def apply_settings(cfg: InitConfig, settings: Settings) -> Settings:

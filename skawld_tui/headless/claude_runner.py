@@ -50,6 +50,7 @@ from .claude_init import (
     init_lists,
     install_agents,
     read_initialize,
+    replace_system_prompt,
 )
 from .common import RunnerBase, deny_ask
 from .control import warn
@@ -427,6 +428,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             extra_tools=extra_tools,
         )
         await connect_extensions(agent, agent.extensions)  # the answer to initialize lists what loaded
+        replace_system_prompt(init, agent)
         if init.agents:
             install_agents(agent, init.agents)
         drop_disallowed(agent, [*self.opts.disallowed_tools, *init.disallowed_tools])

@@ -92,6 +92,7 @@ def test_prompt_and_resume(cli: CliEnv) -> None:
     assert init["claude_code_version"] == "2.1.333" and init["model"] == MODEL
     result = result_of(messages)
     assert result["subtype"] == "success" and result["result"] == "Hello from skawld."
+    assert system_text(cli).startswith("You are skawld")  # no systemPrompt (the SDK sends [""]): skawld's
 
     again, _ = drive(cli, "prompt", "are you there?", resume=result["session_id"])
     assert result_of(again)["session_id"] == result["session_id"] and result_of(again)["result"] == "Still here."
@@ -169,12 +170,26 @@ def test_in_process_sdk_mcp_tool_gets_the_tool_use_id(cli: CliEnv) -> None:
     assert {"name": "calc", "status": "connected"} in init["mcp_servers"]
 
 
-def test_system_prompt_reaches_the_model(cli: CliEnv) -> None:
+def system_text(cli: CliEnv) -> str:
+    system = cli.srv.anthropic.requests[-1].body["system"]
+    return system if isinstance(system, str) else " ".join(b["text"] for b in system)
+
+
+def test_a_string_system_prompt_replaces_skawlds(cli: CliEnv) -> None:
+    (cli.repo / "CLAUDE.md").write_text("House rule: tabs.\n")
     cli.srv.anthropic.enqueue(turn(text("arr")))
     drive(cli, "systemPrompt", "hi")
-    system = cli.srv.anthropic.requests[-1].body["system"]
-    text_of = system if isinstance(system, str) else " ".join(b["text"] for b in system)
-    assert "You are the pirate assistant. Always say arr." in text_of
+    text_of = system_text(cli)
+    assert text_of.startswith("You are the pirate assistant. Always say arr.")
+    assert "House rule: tabs." in text_of  # the instruction files stay, as Claude Code keeps CLAUDE.md
+    assert "You are skawld" not in text_of and "Tool use protocol" not in text_of
+
+
+def test_a_preset_system_prompt_keeps_skawlds_and_appends(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("arr")))
+    drive(cli, "systemPromptPreset", "hi")
+    text_of = system_text(cli)
+    assert text_of.startswith("You are skawld") and text_of.rstrip().endswith("Always end with arr.")
 
 
 def test_agents_are_loaded_and_listed(cli: CliEnv) -> None:
