@@ -149,6 +149,9 @@ class Agent:
         self.cwd = Path(cwd).resolve() if cwd is not None else Path.cwd()
         self.permission_mode: PermissionMode = permission_mode
         self.system_prompt = system_prompt
+        self.skill_filter: tuple[str, ...] | None = None
+        """Only the skills with these names load (a name, or a plugin skill's ``:name`` suffix);
+        None: every skill found. Set before the extensions connect."""
         self.system_prompt_replaces_default = False
         """True: `system_prompt` is the whole system prompt (a host's own prompt, as the Claude
         Agent SDK's string ``systemPrompt``); skawld's identity, tool protocol and environment

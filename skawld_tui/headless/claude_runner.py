@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from skawld_core.claude_modes import claude_mode_name
+from skawld_core.errors import ConfigError
 from skawld_core.extensions import connect_extensions
 
 from ..cli.claude_flags import skawld_mode
@@ -46,6 +47,7 @@ from .claude_init import (
     InitConfig,
     LoadedLists,
     apply_settings,
+    config_layer,
     drop_disallowed,
     init_lists,
     install_agents,
@@ -285,7 +287,15 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             "claude_code_version": CLAUDE_CODE_DIALECT,
             "pid": os.getpid(),
             **{f"{what}_applied": True for what in sent},
+            **({"plugins_applied": self._plugins_loaded()} if "plugins" in sent else {}),
         }
+
+    def _plugins_loaded(self) -> bool:
+        """Whether every plugin ``initialize`` named is loaded."""
+        assert self.agent is not None and self.init_config is not None
+        wanted = config_layer(self.init_config, self.settings.cwd).get("pluginDirs", [])
+        loaded = {str(p.root.resolve()) for p in self.agent.plugins}
+        return all(str(Path(w).resolve()) in loaded for w in wanted)
 
     def _lists(self) -> LoadedLists:
         from ..file_commands import PromptCommands  # lazy: the command files are read once the agent is built
@@ -400,6 +410,14 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         from ..bootstrap import build_agent  # lazy: the agent loads once stdin and signals are set up
 
         init = self.init_config or InitConfig()
+        for note in init.settings_notes:
+            warn(note)
+        layer = config_layer(init, self.settings.cwd)
+        if layer and self.opts.resolve_again is not None:
+            try:
+                self.settings = self.opts.resolve_again(layer)
+            except (ConfigError, ValueError) as exc:
+                raise ConfigError(f"initialize: {exc}") from None
         settings = self.settings = apply_settings(init, self.settings)
         if init.json_schema is not None:
             self.opts.schema = init.json_schema
@@ -427,6 +445,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             extra_hooks=hooks,
             extra_tools=extra_tools,
         )
+        agent.skill_filter = init.skills
         await connect_extensions(agent, agent.extensions)  # the answer to initialize lists what loaded
         replace_system_prompt(init, agent)
         if init.agents:

@@ -192,6 +192,30 @@ def test_a_preset_system_prompt_keeps_skawlds_and_appends(cli: CliEnv) -> None:
     assert text_of.startswith("You are skawld") and text_of.rstrip().endswith("Always end with arr.")
 
 
+def _skill(root: Path, name: str, description: str) -> None:
+    path = root / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n\nDo the {name} thing.\n")
+
+
+def test_initialize_settings_plugins_and_skills_are_honoured(cli: CliEnv, tmp_path: Path) -> None:
+    plugin = tmp_path / "toolkit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "toolkit", "version": "1.0.0"}')
+    _skill(plugin / "skills", "lint-check", "PLUGIN-SKILL-DESC")
+    _skill(cli.home / ".claude" / "skills", "kept", "KEPT-SKILL-DESC")
+    _skill(cli.home / ".claude" / "skills", "dropped", "DROPPED-SKILL-DESC")
+    cli.srv.anthropic.enqueue(turn(tool_call("Bash", {"command": "touch made.txt"}, id="b1")), turn(text("no")))
+    messages, _ = drive(cli, "initConfig", "make a file", pluginDir=str(plugin))
+    (init,) = of_type(messages, "system", "init")
+    assert [p["name"] for p in init["plugins"]] == ["toolkit"]
+    sent = json.dumps(cli.srv.anthropic.requests[0].body)
+    assert "KEPT-SKILL-DESC" in sent and "PLUGIN-SKILL-DESC" in sent and "DROPPED-SKILL-DESC" not in sent
+    denied = tool_results(messages)["b1"]
+    assert denied["is_error"] and "rule matched Bash" in content_text(denied)  # the settings' deny rule
+    assert not (cli.repo / "made.txt").exists()
+
+
 def test_agents_are_loaded_and_listed(cli: CliEnv) -> None:
     cli.srv.anthropic.enqueue(
         turn(tool_call("Subagent", {"subagent_type": "reviewer", "description": "r", "prompt": "look"}, id="s1")),
