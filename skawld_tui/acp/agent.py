@@ -8,7 +8,8 @@ the run's events to ``session/update`` (`skawld_tui.acp.updates`) and turns a pe
 
 When the client advertises ``fs.readTextFile`` / ``fs.writeTextFile``, Read, Write and Edit go
 through the editor (`skawld_tui.acp.client_fs`): skawld's permission and path rules still decide
-first; Bash keeps running in skawld's own sandbox.
+first. Bash keeps running in skawld's own sandbox, its output streamed to the editor as it comes
+(`skawld_tui.acp.live_shell`). Each prompt ends with a ``usage_update``.
 """
 
 from __future__ import annotations
