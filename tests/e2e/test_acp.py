@@ -512,3 +512,47 @@ def test_the_typescript_acp_client(cli: CliEnv) -> None:
     assert edit["toolCallId"] == "e1" and edit["status"] == "completed", edit
     assert out["asks"] == ["e1"] and out["writes"] == [[str(draft), "edited buffer text\n"]]
     assert draft.read_text() == "edited buffer text\n"
+
+
+ZED_ADAPTER = ROOT / ".ci" / "zed-acp" / "node_modules" / "@zed-industries" / "claude-code-acp" / "dist" / "index.js"
+
+
+@pytest.mark.skipif(
+    (not ZED_ADAPTER.is_file() or not ACP_SDK.is_file() or NODE is None) and os.environ.get("CI") != "true",
+    reason="Zed's claude-code-acp adapter is not installed (bash .ci/run installs it under .ci/zed-acp)",
+)
+def test_zeds_claude_code_adapter_drives_skawld(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(
+        turn(text("Making it."), tool_call("Bash", {"command": "touch made-by-bash.txt"}, id="b1")),
+        turn(text("Made it.")),
+    )
+    env = {
+        **cli.env,
+        "CLAUDE_CODE_EXECUTABLE": skawld_command()[0],
+        "SKAWLD_MODEL": MODEL,
+        "SKAWLD_BASE_URL": cli.srv.url,
+    }
+    spec = {
+        "sdk": ACP_SDK.as_uri(),
+        "adapter": str(ZED_ADAPTER),
+        "cwd": str(cli.repo),
+        "env": env,
+        "prompt": "make a file",
+    }
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, str(Path(__file__).with_name("zed_acp") / "client.mjs"), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    (out,) = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert "error" not in out, f"{out.get('error')}\nstderr:\n{proc.stderr[-3000:]}"
+    first = out["first"]
+    assert first["stopReason"] == "end_turn"
+    assert [(a["toolCallId"], "allow_once" in a["options"]) for a in first["asks"]] == [("b1", True)]
+    (done,) = [u for u in first["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("status")]
+    assert done["toolCallId"] == "b1" and done["status"] == "completed" and "exit: 0" in done["rawOutput"]
+    said = "".join(u["content"]["text"] for u in first["updates"] if u["sessionUpdate"] == "agent_message_chunk")
+    assert said == "Making it.Made it."
+    assert (cli.repo / "made-by-bash.txt").exists()  # skawld ran it, in its own sandbox
