@@ -371,6 +371,13 @@ class CommandLine:
         help="Build the agent only after the host's initialize request (stream-json input).",
         feeds="HeadlessOptions.await_initialize",
     )
+    no_session_persistence: bool = _flag(
+        "--no-session-persistence",
+        default=False,
+        hidden=True,
+        help="Claude Code's switch: write no Claude Code transcript copy (skawld's own store still keeps the session).",
+        feeds="HeadlessOptions.no_session_persistence",
+    )
     initialize_fields: str | None = _flag(
         "--initialize-fields",
         hidden=True,

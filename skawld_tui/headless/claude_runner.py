@@ -60,6 +60,7 @@ from .control import warn
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.events import ResultEvent, SystemEvent
+    from skawld_core.session import Session
     from skawld_core.settings import Settings
 
     from .common import HeadlessOptions
@@ -290,6 +291,20 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             **({"plugins_applied": self._plugins_loaded()} if "plugins" in sent else {}),
         }
 
+    async def _mirror_transcript(self, session: Session) -> None:
+        """Claude Code's copy of the session (`claude_transcript`), for hosts that replay it."""
+        from .claude_transcript import transcript_path, write_transcript  # lazy: only after a prompt
+
+        assert self.agent is not None
+        if self.opts.no_session_persistence:
+            return
+        try:
+            stored = await self.agent.store.load_messages(session.id)
+            path = transcript_path(self.settings.cwd, session.id, os.environ)
+            await asyncio.to_thread(write_transcript, path, session.id, self.settings.cwd, [m.message for m in stored])
+        except (OSError, ValueError) as exc:  # the copy is a convenience: the store has the session
+            warn(f"could not write the Claude Code transcript copy: {exc}")
+
     def _plugins_loaded(self) -> bool:
         """Whether every plugin ``initialize`` named is loaded."""
         assert self.agent is not None and self.init_config is not None
@@ -398,6 +413,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         if isinstance(usage_meta, dict) and isinstance(usage_meta.get("cost_usd"), int | float):
             envelope["session_cost_usd"] = usage_meta["cost_usd"]
         report_ended(session, envelope, verbose=self.opts.verbose)
+        await self._mirror_transcript(session)
         if self.fatal is None:
             self.write(envelope)
         if self.terminated:

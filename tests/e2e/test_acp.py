@@ -538,6 +538,7 @@ def test_zeds_claude_code_adapter_drives_skawld(cli: CliEnv) -> None:
         "cwd": str(cli.repo),
         "env": env,
         "prompt": "make a file",
+        "load": True,
     }
     assert NODE is not None
     proc = subprocess.run(
@@ -556,3 +557,8 @@ def test_zeds_claude_code_adapter_drives_skawld(cli: CliEnv) -> None:
     said = "".join(u["content"]["text"] for u in first["updates"] if u["sessionUpdate"] == "agent_message_chunk")
     assert said == "Making it.Made it."
     assert (cli.repo / "made-by-bash.txt").exists()  # skawld ran it, in its own sandbox
+    # session/load: the adapter replays Claude Code's transcript, which skawld writes beside its store
+    replayed = out["load"]["updates"]
+    assert "make a file" in [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"]
+    assert [u["toolCallId"] for u in replayed if u["sessionUpdate"] == "tool_call"] == ["b1"]
+    assert out["load"]["modes"]["currentModeId"] == "default"

@@ -99,6 +99,11 @@ def test_prompt_and_resume(cli: CliEnv) -> None:
     sent = cli.srv.anthropic.requests[-1].body["messages"]
     assert "say hello" in json.dumps(sent[0]) and "Hello from skawld." in json.dumps(sent[1])
     assert "are you there?" in json.dumps(sent[-1])
+    # Claude Code's transcript copy, which hosts like Zed's adapter replay
+    (copy,) = (cli.home / ".claude" / "projects").glob(f"*/{result['session_id']}.jsonl")
+    lines = [json.loads(line) for line in copy.read_text().splitlines()]
+    assert [line["type"] for line in lines] == ["user", "assistant", "user", "assistant"]
+    assert "are you there?" in json.dumps(lines[2]["message"]) and lines[3]["sessionId"] == result["session_id"]
 
 
 def test_can_use_tool_allows_one_call_and_denies_another(cli: CliEnv) -> None:
