@@ -273,6 +273,15 @@ def _pids_with(marker: str) -> list[int]:
     return [int(pid) for pid in found.stdout.split()]
 
 
+async def _started(marker: str) -> list[int]:
+    """The pids of the background command once it runs (the sandbox starts it a little later)."""
+    for _ in range(400):
+        if pids := _pids_with(marker):
+            return pids
+        await asyncio.sleep(0.05)
+    return []
+
+
 async def test_close_ends_the_sessions_shells_and_forgets_it(cli: CliEnv) -> None:
     marker = f"sleep 300.{uuid.uuid4().int % 10**12:012d}"  # a command line no other process has
     command = marker
@@ -283,7 +292,7 @@ async def test_close_ends_the_sessions_shells_and_forgets_it(cli: CliEnv) -> Non
     async with agent(cli, client) as conn:
         new = await conn.new_session(cwd=str(cli.repo), mcp_servers=[])
         await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("start a sleeper")])
-        shells = _pids_with(marker)
+        shells = await _started(marker)
         try:
             assert shells
             await conn.close_session(session_id=new.session_id)
