@@ -291,7 +291,8 @@ class SkawldAcp:
                     streamed = False
                     for block in event.message.tool_uses():
                         names[block.id] = block.name
-                        await send(sid, updates.tool_call_start(block, state.cwd))
+                        before = await self._editor_text(state, updates.edited_path(block, state.cwd))
+                        await send(sid, updates.tool_call_start(block, state.cwd, before))
                 elif isinstance(event, UserEvent) and event.subtype == "tool_result":
                     results = [p for p in event.message.content if isinstance(p, ToolResultBlock)]
                     for part in results:
@@ -308,6 +309,17 @@ class SkawldAcp:
         window = state.agent.provider.context_window(state.agent.model)
         await send(sid, updates.usage_update(last_turn, window, state.cost_usd))
         return result
+
+    async def _editor_text(self, state: AcpSession, path: Path | None) -> str | None:
+        """The editor's text of `path` (its unsaved buffer) when it reads files for us, else None."""
+        fs = self.client_caps.fs if self.client_caps is not None else None
+        if path is None or fs is None or not fs.read_text_file:
+            return None
+        try:
+            answer = await self.conn.read_text_file(session_id=state.session.id, path=str(path))
+        except Exception:  # no such file in the editor either: the diff falls back to the disk
+            return None
+        return str(answer.content)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)

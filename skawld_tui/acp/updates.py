@@ -94,11 +94,21 @@ def result_text(block: ToolResultBlock) -> str:
     return "\n".join(getattr(part, "text", "") for part in content if getattr(part, "type", "") == "text")
 
 
-def tool_call_start(block: ToolUseBlock, cwd: Path) -> Any:
-    """The ``tool_call`` update of one model call (status pending; Edit/Write with their diff)."""
-    before = None
+DIFF_TOOLS = frozenset({"Edit", "Write"})
+"""Tools whose ``tool_call`` carries a diff (of the file's text before the call)."""
+
+
+def edited_path(block: ToolUseBlock, cwd: Path) -> Path | None:
+    """The file an Edit or Write call changes, or None."""
     path = _path(block.input)
-    if block.name in ("Edit", "Write") and path is not None:
+    return (cwd / path).resolve() if block.name in DIFF_TOOLS and path is not None else None
+
+
+def tool_call_start(block: ToolUseBlock, cwd: Path, before: str | None = None) -> Any:
+    """The ``tool_call`` update of one model call (status pending; Edit/Write with their diff
+    from `before`, the editor's text of the file, or else the file on disk)."""
+    path = _path(block.input)
+    if before is None and block.name in DIFF_TOOLS and path is not None:
         try:
             before = (cwd / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

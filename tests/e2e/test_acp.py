@@ -400,6 +400,9 @@ async def test_write_and_edit_go_through_the_editor(cli: CliEnv) -> None:
     # the edit applies to the editor's unsaved buffer, and both changes reach the editor
     assert client.writes == [(str(draft), "x = 'edited'\n"), (str(fresh), "y = 1\n")]
     assert draft.read_text() == "x = 'edited'\n" and fresh.read_text() == "y = 1\n"
+    (edit,) = [u for u in client.of(ToolCallStart) if u.tool_call_id == "e1"]
+    (diff,) = edit.content  # shown against the editor's buffer, not the file on disk
+    assert (diff.old_text, diff.new_text) == ("x = 'unsaved'\n", "x = 'edited'\n")
 
 
 async def test_editor_writes_keep_the_deny_rules_and_check_the_real_path(cli: CliEnv) -> None:
