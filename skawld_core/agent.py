@@ -153,6 +153,13 @@ class Agent:
         self.cwd = Path(cwd).resolve() if cwd is not None else Path.cwd()
         self.permission_mode: PermissionMode = permission_mode
         self.system_prompt = system_prompt
+        self.skill_filter: tuple[str, ...] | None = None
+        """Only the skills with these names load (a name, or a plugin skill's ``:name`` suffix);
+        None: every skill found. Set before the extensions connect."""
+        self.system_prompt_replaces_default = False
+        """True: `system_prompt` is the whole system prompt (a host's own prompt, as the Claude
+        Agent SDK's string ``systemPrompt``); skawld's identity, tool protocol and environment
+        blocks are left out."""
         self.instruction_files = [str(p) for p in instruction_files]
         self.nested_instructions = nested_instructions
         self.compaction: CompactionStrategy = compaction or default_compaction()
@@ -274,6 +281,9 @@ class Agent:
 
     def system_blocks(self) -> list[SystemBlock]:
         """The cache-stable system prompt (rebuilt when tools register)."""
+        if self._system is None and self.system_prompt_replaces_default:
+            text = (self.system_prompt or "").strip()
+            self._system = [SystemBlock(text=text)] if text else []
         if self._system is None:
             self._system = build_system_blocks(
                 cwd=str(self.cwd),

@@ -181,6 +181,7 @@ class ExtensionHost(Protocol):
     mcp_fail_fast: bool
     env_passthrough: tuple[str, ...]
     plugins: tuple[Plugin, ...]
+    skill_filter: tuple[str, ...] | None
     additional_directories: list[Path]
     elicit: ElicitationHandler | None
     inline_agents: tuple[AgentDefinition, ...]

@@ -51,6 +51,9 @@ def install_skills(agent: ExtensionHost) -> SkillLoadResult:
     plugin_sources = [src for p in agent.plugins for src in p.namespaced(p.skills)]
     result = load_skills(agent.config_dirs, reserved, namespaced=plugin_sources)
     result.skills += command_skills(agent, {s.name for s in result.skills} | reserved)
+    if agent.skill_filter is not None:
+        wanted = agent.skill_filter
+        result.skills = [s for s in result.skills if any(s.name == w or s.name.endswith(f":{w}") for w in wanted)]
     untrusted = agent.untrusted_config_dirs
     result.skills = [
         strip_grants(s, s.directory, untrusted, allowed_tools=(), model=None, grants_withheld=bool(s.allowed_tools))

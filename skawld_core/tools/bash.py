@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ConfigDict, Field
@@ -55,7 +56,8 @@ class _Capture:
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
     )
 
-    def feed(self, data: bytes, final: bool = False) -> None:
+    def feed(self, data: bytes, final: bool = False) -> str:
+        """Keep what fits of `data`; the decoded text (all of it, kept or not)."""
         text = self.decoder.decode(data, final)
         room = STREAM_CAP - self.kept_chars
         if len(text) <= room:
@@ -65,16 +67,21 @@ class _Capture:
             self.kept.append(text[:room])
             self.kept_chars = STREAM_CAP
             self.dropped += len(text) - room
+        return text
 
     def text(self) -> str:
         return "".join(self.kept)
 
 
-async def _pump(stream: asyncio.StreamReader, capture: _Capture, progress: list[int]) -> None:
+async def _pump(
+    stream: asyncio.StreamReader, capture: _Capture, progress: list[int], seen: Callable[[str], None]
+) -> None:
     while chunk := await stream.read(65536):
         progress[0] += 1
-        capture.feed(chunk)
-    capture.feed(b"", final=True)
+        if text := capture.feed(chunk):
+            seen(text)
+    if text := capture.feed(b"", final=True):
+        seen(text)
 
 
 def render_output(out: _Capture, err: _Capture, trailer: str, note: str | None = None) -> str:
@@ -129,6 +136,10 @@ class BashTool(Tool[BashInput]):
         cmd = value.command
         return f"Bash: {cmd[:60]}…" if len(cmd) > 60 else f"Bash: {cmd}"
 
+    def output_seen(self, ctx: ToolContext, text: str) -> None:
+        """Called with each piece of a foreground call's stdout and stderr as it arrives (a hook
+        for live display; it must not block). The default does nothing."""
+
     async def execute(self, value: BashInput, ctx: ToolContext) -> ToolResult:
         """Spawn, stream both pipes, and end every process of the call on exit,
         timeout or cancellation (or hand it to the session's background shells)."""
@@ -144,7 +155,8 @@ class BashTool(Tool[BashInput]):
         except OSError as exc:
             return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
         try:
-            return await self._supervise(spawned.proc, launch, spawned.out, spawned.err, value, summary)
+            seen = functools.partial(self.output_seen, ctx)
+            return await self._supervise(spawned.proc, launch, spawned.out, spawned.err, value, summary, seen)
         finally:
             spawned.close()
 
@@ -156,11 +168,12 @@ class BashTool(Tool[BashInput]):
         err_stream: asyncio.StreamReader,
         value: BashInput,
         summary: str,
+        seen: Callable[[str], None],
     ) -> ToolResult:
         out, err, progress = _Capture(), _Capture(), [0]
         pumps = [
-            asyncio.create_task(_pump(out_stream, out, progress)),
-            asyncio.create_task(_pump(err_stream, err, progress)),
+            asyncio.create_task(_pump(out_stream, out, progress, seen)),
+            asyncio.create_task(_pump(err_stream, err, progress, seen)),
         ]
         try:
             async with asyncio.timeout(value.timeout_ms / 1000):

@@ -41,9 +41,12 @@ class EditInput(SkawldModel):
 
 
 @dataclass(frozen=True)
-class _Outcome:
+class EditOutcome:
+    """An edit's result: the error text, or the new text and the change in line count."""
+
     error: str | None = None
     delta: int = 0
+    text: str = ""
 
 
 def _to_crlf(text: str) -> str:
@@ -77,35 +80,48 @@ def _locate(text: str, old: str, new: str, replace_all: bool) -> tuple[str, str]
     return needle, new
 
 
+def match_problem(text: str, value: EditInput) -> str | None:
+    """Why `old_string` does not match in `text` as the edit needs, or None."""
+    match = _locate(text, value.old_string, value.new_string, value.replace_all)
+    return match if isinstance(match, str) else None
+
+
 def _match_problem(path: Path, value: EditInput) -> str | None:
     """Whether `old_string` matches as the edit needs (runs in a worker thread)."""
     try:
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     except OSError:
         return None  # execute reports it with the verified open
-    match = _locate(text, value.old_string, value.new_string, value.replace_all)
-    return match if isinstance(match, str) else None
+    return match_problem(text, value)
 
 
-def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) -> _Outcome:
+def edit_text(text: str, old: str, new: str, replace_all: bool) -> EditOutcome:
+    """`text` with `old` replaced literally (line endings matched), or the error."""
+    match = _locate(text, old, new, replace_all)
+    if isinstance(match, str):
+        return EditOutcome(match)
+    needle, new = match
+    # str.replace is literal: `$&`, `$$` and backslashes are never expanded.
+    updated = text.replace(needle, new) if replace_all else text.replace(needle, new, 1)
+    return EditOutcome(delta=updated.count("\n") - text.count("\n"), text=updated)
+
+
+def _apply(path: Path, old: str, new: str, replace_all: bool, verify: Verify) -> EditOutcome:
     """Read, replace literally and write back atomically (runs in a worker thread)."""
     fd, _ = open_verified(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0), verify)
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return _Outcome("Error: the file is not a regular file.")
+            return EditOutcome("Error: the file is not a regular file.")
         text = fh.read().decode("utf-8", errors="surrogateescape")
-    match = _locate(text, old, new, replace_all)
-    if isinstance(match, str):
-        return _Outcome(match)
-    needle, new = match
-    # str.replace is literal: `$&`, `$$` and backslashes are never expanded.
-    updated = text.replace(needle, new) if replace_all else text.replace(needle, new, 1)
+    outcome = edit_text(text, old, new, replace_all)
+    if outcome.error:
+        return outcome
     try:
-        data = updated.encode("utf-8", errors="surrogateescape")
+        data = outcome.text.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError:
-        return _Outcome("Error: new_string is not valid Unicode (lone surrogate).")
+        return EditOutcome("Error: new_string is not valid Unicode (lone surrogate).")
     atomic_write_bytes(path, data, verify)
-    return _Outcome(delta=updated.count("\n") - text.count("\n"))
+    return outcome
 
 
 class EditTool(Tool[EditInput]):
@@ -142,6 +158,12 @@ class EditTool(Tool[EditInput]):
         )
         return error_result(problem, prefix="") if problem else None
 
+    async def apply(self, path: Path, value: EditInput, ctx: ToolContext) -> EditOutcome:
+        """Make the edit on disk (an editor-backed Edit overrides this); raises `OpenRefused` or `OSError`."""
+        return await asyncio.to_thread(
+            _apply, path, value.old_string, value.new_string, value.replace_all, ctx.verify_open
+        )
+
     async def precheck(self, value: EditInput, ctx: ToolContext) -> ToolResult | None:
         """Read-before-edit, the file's state, and `old_string` matching, before asking.
 
@@ -162,9 +184,7 @@ class EditTool(Tool[EditInput]):
         if refused is not None:
             return refused
         try:
-            outcome = await asyncio.to_thread(
-                _apply, path, value.old_string, value.new_string, value.replace_all, ctx.verify_open
-            )
+            outcome = await self.apply(path, value, ctx)
         except OpenRefused as exc:
             return error_result(f"{exc}.")
         except OSError as exc:

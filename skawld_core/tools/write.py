@@ -44,6 +44,10 @@ class WriteTool(Tool[WriteInput]):
         """`Write <bytes>B to <path>`."""
         return f"Write {len(value.content.encode('utf-8', errors='surrogatepass'))}B to {value.file_path}"
 
+    async def store(self, path: Path, content: str, ctx: ToolContext) -> None:
+        """Write `content` to disk (an editor-backed Write overrides this); raises `OpenRefused` or `OSError`."""
+        await asyncio.to_thread(_write, path, content.encode("utf-8"), ctx.verify_open)
+
     async def precheck(self, value: WriteInput, ctx: ToolContext) -> ToolResult | None:
         """The checks `execute` starts with (an existing file not Read, a device path...), before asking."""
         path = resolve_path(value.file_path, ctx.cwd)
@@ -58,7 +62,7 @@ class WriteTool(Tool[WriteInput]):
             return refused
         data = value.content.encode("utf-8")
         try:
-            await asyncio.to_thread(_write, path, data, ctx.verify_open)
+            await self.store(path, value.content, ctx)
         except OpenRefused as exc:
             return error_result(f"{exc}.")
         except OSError as exc:

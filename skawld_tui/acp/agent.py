@@ -8,7 +8,8 @@ the run's events to ``session/update`` (`skawld_tui.acp.updates`) and turns a pe
 
 When the client advertises ``fs.readTextFile`` / ``fs.writeTextFile``, Read, Write and Edit go
 through the editor (`skawld_tui.acp.client_fs`): skawld's permission and path rules still decide
-first; Bash keeps running in skawld's own sandbox.
+first. Bash keeps running in skawld's own sandbox, its output streamed to the editor as it comes
+(`skawld_tui.acp.live_shell`). Each prompt ends with a ``usage_update``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from acp.schema import (
     AllowedOutcome,
     AuthenticateResponse,
     ClientCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,13 +37,16 @@ from acp.schema import (
     PermissionOption,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
@@ -52,6 +57,7 @@ from skawld_core.events import (
     PartialText,
     PartialThinking,
     ResultEvent,
+    UsageEvent,
     UserEvent,
 )
 from skawld_core.messages import ToolResultBlock
@@ -110,6 +116,8 @@ class SkawldAcp:
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
                 ),
             ),
             auth_methods=[],
@@ -130,7 +138,9 @@ class SkawldAcp:
             session_id,
             mcp_servers,
             can_use_tool=lambda ref: self.can_use_tool(self.sessions, ref),
-            editor=self.conn if fs is not None and fs.read_text_file else None,
+            conn=self.conn,
+            editor_reads=bool(fs and fs.read_text_file),
+            editor_writes=bool(fs and fs.write_text_file),
         )
         old = self.sessions.get(state.session.id)
         self.sessions[state.session.id] = state
@@ -172,6 +182,22 @@ class SkawldAcp:
             await self.conn.session_update(session_id, update)
         await self._announce_commands(state)
         return LoadSessionResponse(modes=self._modes(state), config_options=self._config(state))
+
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        """Open a stored session without replaying it (the client already shows it)."""
+        state = await self._open(cwd, session_id, mcp_servers)
+        await self._announce_commands(state)
+        return ResumeSessionResponse(modes=self._modes(state), config_options=self._config(state))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        """End the session here: stop its prompt, its background shells and MCP servers, and
+        close its store (which releases the session for other writers)."""
+        state = self._state(session_id)
+        del self.sessions[session_id]
+        await _shut(state)
+        return CloseSessionResponse()
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> Any:
         rows = await list_sessions(self.options, cwd)
@@ -240,7 +266,9 @@ class SkawldAcp:
             state.running = None
         if state.cancelled or result is None:
             return PromptResponse(stop_reason="cancelled")
-        return PromptResponse(stop_reason=_STOP.get(result.subtype, "end_turn"))
+        return PromptResponse(
+            stop_reason=_STOP.get(result.subtype, "end_turn"), usage=updates.prompt_usage(result.total_usage)
+        )
 
     async def _run(self, state: AcpSession, text: str, images: list[dict[str, Any]]) -> ResultEvent | None:
         send = self.conn.session_update
@@ -248,6 +276,7 @@ class SkawldAcp:
         streamed = False
         names: dict[str, str] = {}  # tool_use id → tool name, for the task tools' plan
         result: ResultEvent | None = None
+        last_turn = None
         async with state.session.run(text, images=images) as run:
             async for event in run:
                 if isinstance(event, PartialAssistantEvent):
@@ -262,7 +291,8 @@ class SkawldAcp:
                     streamed = False
                     for block in event.message.tool_uses():
                         names[block.id] = block.name
-                        await send(sid, updates.tool_call_start(block, state.cwd))
+                        before = await self._editor_text(state, updates.edited_path(block, state.cwd))
+                        await send(sid, updates.tool_call_start(block, state.cwd, before))
                 elif isinstance(event, UserEvent) and event.subtype == "tool_result":
                     results = [p for p in event.message.content if isinstance(p, ToolResultBlock)]
                     for part in results:
@@ -270,9 +300,26 @@ class SkawldAcp:
                     if any(names.get(p.tool_use_id) in updates.TASK_TOOLS for p in results):
                         tasks = await state.agent.store.list_tasks(sid)
                         await send(sid, updates.plan_of(tasks))
+                elif isinstance(event, UsageEvent):
+                    last_turn = event.usage
                 elif isinstance(event, ResultEvent):
                     result = event
+        if result is not None and result.total_cost_usd is not None:
+            state.cost_usd = (state.cost_usd or 0.0) + result.total_cost_usd
+        window = state.agent.provider.context_window(state.agent.model)
+        await send(sid, updates.usage_update(last_turn, window, state.cost_usd))
         return result
+
+    async def _editor_text(self, state: AcpSession, path: Path | None) -> str | None:
+        """The editor's text of `path` (its unsaved buffer) when it reads files for us, else None."""
+        fs = self.client_caps.fs if self.client_caps is not None else None
+        if path is None or fs is None or not fs.read_text_file:
+            return None
+        try:
+            answer = await self.conn.read_text_file(session_id=state.session.id, path=str(path))
+        except Exception:  # no such file in the editor either: the diff falls back to the disk
+            return None
+        return str(answer.content)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)
@@ -337,8 +384,18 @@ async def _serve(agent: SkawldAcp, stdout: Any) -> None:
     finally:
         sys.stdout = stray
     try:
-        await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+        # unstable: session/resume and session/close are still marked so in the 0.12 schema
+        await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)  # type: ignore[arg-type]
     finally:  # the client closed stdin: end every session's work (MCP servers, shells) and exit
         for state in list(agent.sessions.values()):
-            state.session.abort()
-            await state.agent.close()
+            await _shut(state)
+
+
+async def _shut(state: AcpSession) -> None:
+    """Abort the session's prompt, wait for it to end, and close its agent."""
+    running = state.running
+    if running is not None and not running.done():
+        state.cancelled = True
+        state.session.abort()
+        await asyncio.wait([running], timeout=10)
+    await state.agent.close()

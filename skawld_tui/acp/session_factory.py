@@ -16,7 +16,8 @@ from skawld_core.errors import ConfigError
 
 from ..bootstrap import build_agent, session_meta
 from ..headless.claude_control import apply_permission_updates
-from .client_fs import EditorReadTool
+from .client_fs import EditorEditTool, EditorReadTool, EditorWriteTool
+from .live_shell import LiveBashTool
 
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
@@ -36,6 +37,8 @@ class AcpSession:
     running: asyncio.Task[Any] | None = None
     cancelled: bool = False
     models: list[str] = field(default_factory=list)
+    cost_usd: float | None = None
+    """What this session's prompts cost since it was opened here (None while no price is known)."""
 
 
 def client_mcp_servers(servers: Any) -> dict[str, Any]:
@@ -72,12 +75,15 @@ async def open_acp_session(
     mcp_servers: Any,
     *,
     can_use_tool: Callable[[list[str]], Any],
-    editor: Any | None,
+    conn: Any | None,
+    editor_reads: bool = False,
+    editor_writes: bool = False,
 ) -> AcpSession:
     """Build the agent for `cwd` and open (or create) the session; a config problem or a missing
     API key is a JSON-RPC error naming it. `can_use_tool` makes the permission callback for the
-    session whose id is the list's one item; `editor` (the client connection, when it reads files
-    for us) serves Read."""
+    session whose id is the list's one item. With `conn` (the client connection), Bash streams its
+    output to the editor, and the editor serves Read when `editor_reads`, Write and Edit when
+    `editor_writes`."""
     if not Path(cwd).is_absolute():
         raise acp.RequestError.invalid_params({"cwd": f"must be an absolute path (got {cwd!r})"})
     ref: list[str] = [session_id or ""]
@@ -86,9 +92,8 @@ async def open_acp_session(
         agent = build_agent(settings, can_use_tool=can_use_tool(ref), include_partial_messages=True)
     except (ConfigError, ValueError) as exc:
         raise acp.RequestError.internal_error({"reason": str(exc)}) from None
-    if editor is not None:
-        agent.tools.unregister(EditorReadTool.name)
-        agent.tools.register(EditorReadTool(editor, lambda: ref[0]))
+    if conn is not None:
+        _serve_through(agent, conn, lambda: ref[0], reads=editor_reads, writes=editor_writes)
     if session_id is not None and await agent.store.load(session_id) is None:
         await agent.close()
         raise acp.RequestError.resource_not_found(session_id)
@@ -96,6 +101,19 @@ async def open_acp_session(
     ref[0] = session.id
     model = session.model
     return AcpSession(agent=agent, session=session, cwd=settings.cwd, models=[model] if model else [])
+
+
+def _serve_through(agent: Agent, conn: Any, session_id: Callable[[], str], *, reads: bool, writes: bool) -> None:
+    """Swap built-in tools for the ones that show their work in the editor (those the agent has)."""
+    tools: list[Any] = [LiveBashTool(conn, session_id)]
+    if reads:
+        tools.append(EditorReadTool(conn, session_id))
+    if writes:
+        tools += [EditorWriteTool(conn, session_id), EditorEditTool(conn, session_id, reads=reads)]
+    for tool in tools:
+        if agent.tools.get(tool.name) is not None:
+            agent.tools.unregister(tool.name)
+            agent.tools.register(tool)
 
 
 async def list_sessions(options: CliOptions, cwd: str | None) -> list[SessionRecord]:

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from acp import helpers
-from acp.schema import FileEditToolCallContent, ToolCallLocation
+from acp.schema import Cost, FileEditToolCallContent, ToolCallLocation, UsageUpdate
+from acp.schema import Usage as AcpUsage
 
-from skawld_core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from skawld_core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage
 from skawld_core.sessions.store import Task
 
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
@@ -93,11 +94,21 @@ def result_text(block: ToolResultBlock) -> str:
     return "\n".join(getattr(part, "text", "") for part in content if getattr(part, "type", "") == "text")
 
 
-def tool_call_start(block: ToolUseBlock, cwd: Path) -> Any:
-    """The ``tool_call`` update of one model call (status pending; Edit/Write with their diff)."""
-    before = None
+DIFF_TOOLS = frozenset({"Edit", "Write"})
+"""Tools whose ``tool_call`` carries a diff (of the file's text before the call)."""
+
+
+def edited_path(block: ToolUseBlock, cwd: Path) -> Path | None:
+    """The file an Edit or Write call changes, or None."""
     path = _path(block.input)
-    if block.name in ("Edit", "Write") and path is not None:
+    return (cwd / path).resolve() if block.name in DIFF_TOOLS and path is not None else None
+
+
+def tool_call_start(block: ToolUseBlock, cwd: Path, before: str | None = None) -> Any:
+    """The ``tool_call`` update of one model call (status pending; Edit/Write with their diff
+    from `before`, the editor's text of the file, or else the file on disk)."""
+    path = _path(block.input)
+    if before is None and block.name in DIFF_TOOLS and path is not None:
         try:
             before = (cwd / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -147,3 +158,22 @@ def replay(messages: Iterable[Message], cwd: Path) -> list[Any]:
 def plan_of(tasks: Iterable[Task]) -> Any:
     """The session's task list as ACP's ``plan`` (each task's subject and status)."""
     return helpers.update_plan(helpers.plan_entry(t.subject, status=t.status) for t in tasks)
+
+
+def usage_update(last_turn: Usage | None, window: int, cost_usd: float | None) -> UsageUpdate:
+    """``usage_update``: the tokens in context after the last model turn (its prompt and its
+    answer), the model's context window, and the cost so far (None when no price is known)."""
+    used = last_turn.input_tokens + last_turn.output_tokens if last_turn is not None else 0
+    cost = Cost(amount=round(cost_usd, 6), currency="USD") if cost_usd is not None else None
+    return UsageUpdate(session_update="usage_update", used=used, size=max(window, used), cost=cost)
+
+
+def prompt_usage(total: Usage) -> AcpUsage:
+    """A prompt's tokens, for the ``session/prompt`` answer."""
+    return AcpUsage(
+        total_tokens=total.input_tokens + total.output_tokens,
+        input_tokens=total.input_tokens,
+        output_tokens=total.output_tokens,
+        cached_read_tokens=total.cache_read_tokens,
+        cached_write_tokens=total.cache_creation_tokens,
+    )

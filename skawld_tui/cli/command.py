@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
@@ -224,6 +224,17 @@ def _headless_options(line: CommandLine, flags: ClaudeFlags, extra: FlagConfig) 
 # -- shared --------------------------------------------------------------------
 
 
+def _resolve_with_layer(opts: Any, model: str | None, layer: dict[str, Any]) -> Any:
+    """`opts`' settings again with `layer` added under the flags (`model`: the one chosen already)."""
+    from skawld_core.config import merge_layers
+    from skawld_core.settings import resolve_settings
+
+    extra = merge_layers(dict(opts.extra_config or {}), layer)
+    settings = resolve_settings(replace(opts, extra_config=extra))
+    settings.model = settings.model or model
+    return settings
+
+
 def _settings(opts: Any, *, interactive: bool, verbose: bool, tui: bool = False) -> Any:
     """Resolve settings; maps config problems to exit codes (3, or 2 for bad flag syntax)."""
     from skawld_core.config import UntrustedProjectConfigError, trust_project_config
@@ -349,6 +360,8 @@ def _headless(opts: Any, hopts: HeadlessOptions) -> int:
             raise _fail("the prompt read from stdin is empty", EXIT_USAGE)
     else:  # skawld's own dialect also takes control messages on a piped stdin
         hopts.use_stdin = hopts.stream_input or hopts.host_permissions or (hopts.dialect == "skawld" and not stdin_tty)
+    chosen = settings.model
+    hopts.resolve_again = lambda layer: _resolve_with_layer(opts, chosen, layer)
     try:
         _state["headless_ran"] = True
         return run_headless(settings, hopts)

@@ -380,6 +380,18 @@ class CommandLine:
         help="Build the agent only after the host's initialize request (stream-json input).",
         feeds="HeadlessOptions.await_initialize",
     )
+    no_session_persistence: bool = _flag(
+        "--no-session-persistence",
+        default=False,
+        hidden=True,
+        help="Claude Code's switch: write no Claude Code transcript copy (skawld's own store still keeps the session).",
+        feeds="HeadlessOptions.no_session_persistence",
+    )
+    initialize_fields: str | None = _flag(
+        "--initialize-fields",
+        hidden=True,
+        help="Claude Code's list of fields the host sends in initialize; accepted (skawld reads what initialize carries).",
+    )
     max_thinking_tokens: int | None = _flag(
         "--max-thinking-tokens", hidden=True, feeds="ClaudeFlags.max_thinking_tokens"
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skawld_core.subagents.definitions import AgentDefinition
@@ -31,13 +32,23 @@ class InitConfig:
     """The configuration one ``initialize`` request carries (empty: nothing sent)."""
 
     system_prompt: str | None = None
-    """``systemPrompt``: replaces ``--system-prompt`` (skawld's own prompt and CLAUDE.md stay)."""
+    """``systemPrompt`` as a string (or list): the whole system prompt, in place of skawld's own
+    (the instruction files, CLAUDE.md included, stay after it); the ``{"type": "preset"}`` form
+    keeps skawld's prompt and sets only `append_system_prompt`."""
     append_system_prompt: str | None = None
     agents: list[AgentDefinition] = field(default_factory=list)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     sdk_servers: list[str] = field(default_factory=list)
     json_schema: dict[str, Any] | None = None
     disallowed_tools: list[str] = field(default_factory=list)
+    settings: dict[str, Any] | None = None
+    """``settings`` (Claude Code settings, sent with ``settingsDelivery: "initialize"``) as a
+    skawld config layer, like ``--settings``."""
+    settings_notes: list[str] = field(default_factory=list)
+    plugin_dirs: list[str] = field(default_factory=list)
+    """``plugins`` (``[{type: "local", path}]``, sent with ``pluginDelivery: "initialize"``)."""
+    skills: tuple[str, ...] | None = None
+    """``skills``: only these skills load (None: all)."""
     sent: set[str] = field(default_factory=set)
     """The fields the request carried (each is confirmed ``*_applied`` in the answer)."""
 
@@ -97,7 +108,56 @@ def read_initialize(req: Mapping[str, Any]) -> InitConfig:
         out.sent.add("disallowed_tools")
     if req.get("hooks"):
         out.sent.add("hooks")
+    _read_settings_plugins_skills(req, out)
     return out
+
+
+def _read_settings_plugins_skills(req: Mapping[str, Any], out: InitConfig) -> None:
+    from skawld_core.claude_settings import settings_document
+    from skawld_core.errors import ConfigError
+
+    settings = req.get("settings")
+    if settings is not None:
+        if not isinstance(settings, Mapping):
+            raise ValueError("initialize: settings must be a Claude Code settings object")
+        try:
+            out.settings, notes = settings_document(dict(settings), where="initialize settings")
+        except ConfigError as exc:
+            raise ValueError(f"initialize: settings: {exc}") from None
+        out.settings_notes = list(notes)
+        out.sent.add("settings")
+    plugins = req.get("plugins")
+    if plugins is not None:
+        if not isinstance(plugins, list):
+            raise ValueError("initialize: plugins must be a list of {type: 'local', path}")
+        for i, plugin in enumerate(plugins):
+            if (
+                not isinstance(plugin, Mapping)
+                or plugin.get("type") != "local"
+                or not isinstance(plugin.get("path"), str)
+            ):
+                raise ValueError(f"initialize: plugins[{i}] must be {{type: 'local', path}} (got {plugin!r})")
+            out.plugin_dirs.append(plugin["path"])
+        out.sent.add("plugins")
+    skills = req.get("skills")
+    if skills is not None:
+        out.skills = tuple(_strings(skills, "skills"))
+
+
+def config_layer(cfg: InitConfig, cwd: Path) -> dict[str, Any]:
+    """The config layer ``settings`` and ``plugins`` make (empty: neither was sent); plugin paths
+    are taken relative to `cwd`."""
+    layer: dict[str, Any] = dict(cfg.settings or {})
+    if cfg.plugin_dirs:
+        layer["pluginDirs"] = [str((cwd / Path(p).expanduser()).resolve()) for p in cfg.plugin_dirs]
+    return layer
+
+
+def replace_system_prompt(cfg: InitConfig, agent: Agent) -> None:
+    """A string ``systemPrompt`` replaces skawld's own prompt (`apply_settings` put its text first)."""
+    if cfg.system_prompt is not None:
+        agent.system_prompt_replaces_default = True
+        agent.invalidate_system_prompt()
 
 
 def apply_settings(cfg: InitConfig, settings: Settings) -> Settings:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from skawld_core.claude_modes import claude_mode_name
+from skawld_core.errors import ConfigError
 from skawld_core.extensions import connect_extensions
 
 from ..cli.claude_flags import skawld_mode
@@ -46,9 +47,11 @@ from .claude_init import (
     InitConfig,
     LoadedLists,
     apply_settings,
+    config_layer,
     drop_disallowed,
     init_lists,
     read_initialize,
+    replace_system_prompt,
 )
 from .common import RunnerBase, deny_ask
 from .control import warn
@@ -56,6 +59,7 @@ from .control import warn
 if TYPE_CHECKING:
     from skawld_core.agent import Agent
     from skawld_core.events import ResultEvent, SystemEvent
+    from skawld_core.session import Session
     from skawld_core.settings import Settings
 
     from .common import HeadlessOptions
@@ -283,7 +287,29 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             "claude_code_version": CLAUDE_CODE_DIALECT,
             "pid": os.getpid(),
             **{f"{what}_applied": True for what in sent},
+            **({"plugins_applied": self._plugins_loaded()} if "plugins" in sent else {}),
         }
+
+    async def _mirror_transcript(self, session: Session) -> None:
+        """Claude Code's copy of the session (`claude_transcript`), for hosts that replay it."""
+        from .claude_transcript import transcript_path, write_transcript  # lazy: only after a prompt
+
+        assert self.agent is not None
+        if self.opts.no_session_persistence:
+            return
+        try:
+            stored = await self.agent.store.load_messages(session.id)
+            path = transcript_path(self.settings.cwd, session.id, os.environ)
+            await asyncio.to_thread(write_transcript, path, session.id, self.settings.cwd, [m.message for m in stored])
+        except (OSError, ValueError) as exc:  # the copy is a convenience: the store has the session
+            warn(f"could not write the Claude Code transcript copy: {exc}")
+
+    def _plugins_loaded(self) -> bool:
+        """Whether every plugin ``initialize`` named is loaded."""
+        assert self.agent is not None and self.init_config is not None
+        wanted = config_layer(self.init_config, self.settings.cwd).get("pluginDirs", [])
+        loaded = {str(p.root.resolve()) for p in self.agent.plugins}
+        return all(str(Path(w).resolve()) in loaded for w in wanted)
 
     def _lists(self) -> LoadedLists:
         from ..file_commands import PromptCommands  # lazy: the command files are read once the agent is built
@@ -386,6 +412,7 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         if isinstance(usage_meta, dict) and isinstance(usage_meta.get("cost_usd"), int | float):
             envelope["session_cost_usd"] = usage_meta["cost_usd"]
         report_ended(session, envelope, verbose=self.opts.verbose)
+        await self._mirror_transcript(session)
         if self.fatal is None:
             self.write(envelope)
         if self.terminated:
@@ -398,6 +425,14 @@ class ClaudeRunner(RunnerBase[_Prompt]):
         from ..bootstrap import build_agent  # lazy: the agent loads once stdin and signals are set up
 
         init = self.init_config or InitConfig()
+        for note in init.settings_notes:
+            warn(note)
+        layer = config_layer(init, self.settings.cwd)
+        if layer and self.opts.resolve_again is not None:
+            try:
+                self.settings = self.opts.resolve_again(layer)
+            except (ConfigError, ValueError) as exc:
+                raise ConfigError(f"initialize: {exc}") from None
         settings = self.settings = apply_settings(init, self.settings)
         if init.json_schema is not None:
             self.opts.schema = init.json_schema
@@ -425,7 +460,9 @@ class ClaudeRunner(RunnerBase[_Prompt]):
             extra_hooks=hooks,
             extra_tools=extra_tools,
         )
+        agent.skill_filter = init.skills
         await connect_extensions(agent, agent.extensions)  # the answer to initialize lists what loaded
+        replace_system_prompt(init, agent)
         drop_disallowed(agent, [*self.opts.disallowed_tools, *init.disallowed_tools])
         self.agent = agent
         if self._init_id is not None:

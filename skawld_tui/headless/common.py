@@ -77,6 +77,11 @@ class HeadlessOptions:
     """``--await-initialize``: the host sends its configuration in ``initialize``; wait for it."""
     disallowed_tools: tuple[str, ...] = ()
     """``--disallowedTools``: a bare built-in tool name is also taken off the model's list."""
+    no_session_persistence: bool = False
+    """``--no-session-persistence``: no Claude Code transcript copy (`claude_transcript`)."""
+    resolve_again: Callable[[dict[str, Any]], Settings] | None = None
+    """The settings resolved again with one more config layer under the flags (the host's
+    ``initialize`` settings and plugins); `ConfigError` for a bad one."""
 
 
 class RunnerBase(Generic[P]):

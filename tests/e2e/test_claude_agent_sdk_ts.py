@@ -92,12 +92,18 @@ def test_prompt_and_resume(cli: CliEnv) -> None:
     assert init["claude_code_version"] == "2.1.333" and init["model"] == MODEL
     result = result_of(messages)
     assert result["subtype"] == "success" and result["result"] == "Hello from skawld."
+    assert system_text(cli).startswith("You are skawld")  # no systemPrompt (the SDK sends [""]): skawld's
 
     again, _ = drive(cli, "prompt", "are you there?", resume=result["session_id"])
     assert result_of(again)["session_id"] == result["session_id"] and result_of(again)["result"] == "Still here."
     sent = cli.srv.anthropic.requests[-1].body["messages"]
     assert "say hello" in json.dumps(sent[0]) and "Hello from skawld." in json.dumps(sent[1])
     assert "are you there?" in json.dumps(sent[-1])
+    # Claude Code's transcript copy, which hosts like Zed's adapter replay
+    (copy,) = (cli.home / ".claude" / "projects").glob(f"*/{result['session_id']}.jsonl")
+    lines = [json.loads(line) for line in copy.read_text().splitlines()]
+    assert [line["type"] for line in lines] == ["user", "assistant", "user", "assistant"]
+    assert "are you there?" in json.dumps(lines[2]["message"]) and lines[3]["sessionId"] == result["session_id"]
 
 
 def test_can_use_tool_allows_one_call_and_denies_another(cli: CliEnv) -> None:
@@ -169,12 +175,50 @@ def test_in_process_sdk_mcp_tool_gets_the_tool_use_id(cli: CliEnv) -> None:
     assert {"name": "calc", "status": "connected"} in init["mcp_servers"]
 
 
-def test_system_prompt_reaches_the_model(cli: CliEnv) -> None:
+def system_text(cli: CliEnv) -> str:
+    system = cli.srv.anthropic.requests[-1].body["system"]
+    return system if isinstance(system, str) else " ".join(b["text"] for b in system)
+
+
+def test_a_string_system_prompt_replaces_skawlds(cli: CliEnv) -> None:
+    (cli.repo / "CLAUDE.md").write_text("House rule: tabs.\n")
     cli.srv.anthropic.enqueue(turn(text("arr")))
     drive(cli, "systemPrompt", "hi")
-    system = cli.srv.anthropic.requests[-1].body["system"]
-    text_of = system if isinstance(system, str) else " ".join(b["text"] for b in system)
-    assert "You are the pirate assistant. Always say arr." in text_of
+    text_of = system_text(cli)
+    assert text_of.startswith("You are the pirate assistant. Always say arr.")
+    assert "House rule: tabs." in text_of  # the instruction files stay, as Claude Code keeps CLAUDE.md
+    assert "You are skawld" not in text_of and "Tool use protocol" not in text_of
+
+
+def test_a_preset_system_prompt_keeps_skawlds_and_appends(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("arr")))
+    drive(cli, "systemPromptPreset", "hi")
+    text_of = system_text(cli)
+    assert text_of.startswith("You are skawld") and text_of.rstrip().endswith("Always end with arr.")
+
+
+def _skill(root: Path, name: str, description: str) -> None:
+    path = root / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n\nDo the {name} thing.\n")
+
+
+def test_initialize_settings_plugins_and_skills_are_honoured(cli: CliEnv, tmp_path: Path) -> None:
+    plugin = tmp_path / "toolkit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "toolkit", "version": "1.0.0"}')
+    _skill(plugin / "skills", "lint-check", "PLUGIN-SKILL-DESC")
+    _skill(cli.home / ".claude" / "skills", "kept", "KEPT-SKILL-DESC")
+    _skill(cli.home / ".claude" / "skills", "dropped", "DROPPED-SKILL-DESC")
+    cli.srv.anthropic.enqueue(turn(tool_call("Bash", {"command": "touch made.txt"}, id="b1")), turn(text("no")))
+    messages, _ = drive(cli, "initConfig", "make a file", pluginDir=str(plugin))
+    (init,) = of_type(messages, "system", "init")
+    assert [p["name"] for p in init["plugins"]] == ["toolkit"]
+    sent = json.dumps(cli.srv.anthropic.requests[0].body)
+    assert "KEPT-SKILL-DESC" in sent and "PLUGIN-SKILL-DESC" in sent and "DROPPED-SKILL-DESC" not in sent
+    denied = tool_results(messages)["b1"]
+    assert denied["is_error"] and "rule matched Bash" in content_text(denied)  # the settings' deny rule
+    assert not (cli.repo / "made.txt").exists()
 
 
 def test_agents_are_loaded_and_listed(cli: CliEnv) -> None:

@@ -288,3 +288,15 @@ def test_resume_by_prefix_and_fork_session_in_both_dialects(cli: CliEnv, fmt: li
 def test_permission_channel_needs_a_streaming_protocol(cli: CliEnv, args: list[str]) -> None:
     out = cli.run(*cli.args("-p", "x", *args))
     assert out.returncode == 2 and "needs" in out.stderr
+
+
+def test_a_claude_code_transcript_copy_is_written_unless_persistence_is_off(cli: CliEnv) -> None:
+    cli.srv.anthropic.enqueue(turn(text("kept")), turn(text("not kept")))
+    copies = cli.home / ".claude" / "projects"
+    kept = json.loads(cli.run(*cli.args("-p", "first", "--output-format", "json")).stdout)
+    (copy,) = copies.glob(f"*/{kept['session_id']}.jsonl")
+    assert copy.parent.name == "".join(c if c.isascii() and c.isalnum() else "-" for c in str(cli.repo))
+    assert [json.loads(line)["type"] for line in copy.read_text().splitlines()] == ["user", "assistant"]
+    off = cli.run(*cli.args("-p", "second", "--output-format", "json", "--no-session-persistence"))
+    assert off.returncode == 0, off.stderr
+    assert not list(copies.glob(f"*/{json.loads(off.stdout)['session_id']}.jsonl"))

@@ -1,9 +1,11 @@
 // Drives `skawld acp` with the TypeScript ACP SDK (`@agentclientprotocol/sdk`, installed by .ci/run
 // under .ci/acp-sdk). Usage: node client.mjs '<json spec>' with {sdk, command, args, cwd, env,
-// buffer: {path, text}}. It initializes (advertising fs.readTextFile), opens a session, prompts once,
-// answers permission asks with allow_once and fs/read_text_file from `buffer`, then prints
-// {"updates": [...], "stopReason", "reads": [...]} as one JSON line.
+// buffer: {path, text}}. It initializes (advertising fs.readTextFile and fs.writeTextFile), opens a
+// session, prompts once, answers permission asks with allow_once, fs/read_text_file from `buffer` and
+// fs/write_text_file by saving the file, then prints {"updates": [...], "stopReason", "reads": [...],
+// "writes": [[path, content], ...]} as one JSON line.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 const spec = JSON.parse(process.argv[2]);
@@ -13,6 +15,7 @@ const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, std
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 const updates = [];
 const reads = [];
+const writes = [];
 const asks = [];
 
 const app = acp
@@ -30,13 +33,19 @@ const app = acp
     reads.push(params.path);
     if (params.path !== spec.buffer.path) throw acp.RequestError.resourceNotFound(params.path);
     return { content: spec.buffer.text };
+  })
+  .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    writes.push([params.path, params.content]);
+    if (params.path === spec.buffer.path) spec.buffer.text = params.content;
+    writeFileSync(params.path, params.content);
+    return {};
   });
 
 try {
   const out = await app.connectWith(stream, async (agent) => {
     const init = await agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
     });
     const session = await agent.request(acp.methods.agent.session.new, { cwd: spec.cwd, mcpServers: [] });
     const done = await agent.request(acp.methods.agent.session.prompt, {
@@ -45,7 +54,7 @@ try {
     });
     return { agentInfo: init.agentInfo, modes: session.modes, stopReason: done.stopReason };
   });
-  process.stdout.write(JSON.stringify({ ...out, updates, reads, asks }) + "\n");
+  process.stdout.write(JSON.stringify({ ...out, updates, reads, writes, asks }) + "\n");
 } catch (err) {
   process.stdout.write(JSON.stringify({ error: String(err && err.stack ? err.stack : err) }) + "\n");
 } finally {

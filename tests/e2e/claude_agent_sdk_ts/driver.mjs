@@ -72,6 +72,16 @@ switch (spec.case) {
   case "systemPrompt":
     options.systemPrompt = "You are the pirate assistant. Always say arr.";
     break;
+  case "systemPromptPreset":
+    options.systemPrompt = { type: "preset", preset: "claude_code", append: "Always end with arr." };
+    break;
+  case "initConfig":
+    options.settings = { permissions: { deny: ["Bash"] } };
+    options.settingsDelivery = "initialize";
+    options.plugins = [{ type: "local", path: spec.pluginDir }];
+    options.pluginDelivery = "initialize";
+    options.skills = ["kept", "lint-check"];
+    break;
   case "agents":
     options.agents = {
       reviewer: { description: "Reviews code for bugs", prompt: "You review code.", tools: ["Read"] },
