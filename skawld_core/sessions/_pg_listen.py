@@ -12,14 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ._pg_errors import caught, store_error
-
-
-def _closed(conn: Any) -> bool:
-    try:
-        return bool(conn.is_closed())
-    except Exception:
-        return True  # the pool took it back after it died
+from ._pg_errors import caught, is_closed, store_error
 
 
 class PostgresTaskListener:
@@ -38,7 +31,7 @@ class PostgresTaskListener:
         """An event set whenever a task of list `session_id` is added, finished or released
         (clear it before looking for work, then wait on it)."""
         event = self._ready.setdefault(session_id, asyncio.Event())
-        if self._listener is not None and _closed(self._listener):  # lost with its server: listen again
+        if self._listener is not None and is_closed(self._listener):  # lost with its server: listen again
             self._listener = None
         if self._listener is None:
             import asyncpg  # lazy: optional dependency, loaded with the store

@@ -14,6 +14,7 @@ otherwise it raises `SessionFencedError` and writes nothing.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SessionStoreError
 from ..messages import Message
-from ._pg_errors import caught, is_transient, store_error
+from ._pg_errors import caught, is_closed, is_transient, store_error
 from ._pg_sql import ISO, NOW
 from .store import StoredMessage
 from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
+
+_OWN_BACKEND_GRACE_S = 5.0
 
 APPEND = f"""WITH w AS (SELECT 1 FROM session_writers WHERE session_id = $1 AND epoch = $4),
 s AS (
@@ -39,13 +42,16 @@ SELECT s.start, {ISO.format("s.updated_at")} FROM s"""
 
 @dataclass
 class WriterLease:
-    """A held writer lock: its connection (replaced after a recovery), epoch and last known seq."""
+    """A held writer lock: its connection (replaced after a recovery; `None` once it was lost and
+    handed back, until a recovery gets a new one), epoch and last known seq. `lost` is the fault
+    that took the connection, named by errors until the lock is taken again."""
 
     key: str
     epoch: int
     conn: Any
     last_seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lost: BaseException | None = None
 
 
 class PostgresRunGuard:
@@ -85,7 +91,7 @@ class PostgresRunGuard:
         except caught(asyncpg) as exc:
             raise store_error("take the session's writer lock", exc, self._dsn) from None
         try:
-            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+            if not await self._try_lock(conn, session_id, key, epoch):
                 row = await conn.fetchrow(
                     "SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id
                 )
@@ -116,9 +122,27 @@ class PostgresRunGuard:
             raise
         return WriterLease(key=key, epoch=int(epoch), conn=conn, last_seq=int(last or 0))
 
+    async def _try_lock(self, conn: Any, session_id: str, key: str, epoch: int | None) -> bool:
+        """Try the advisory lock. Recovering (`epoch` given), keep trying for a few seconds while
+        the holder is still this process at that epoch: the backend of the connection we just
+        closed, which lets the lock go as soon as it sees the connection is gone."""
+        deadline = time.monotonic() + _OWN_BACKEND_GRACE_S
+        while True:
+            if await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+                return True
+            if epoch is None or time.monotonic() > deadline:
+                return False
+            me = this_process()
+            row = await conn.fetchrow("SELECT epoch, pid, host FROM session_writers WHERE session_id = $1", session_id)
+            if row is None or (row[0], row[1], row[2]) != (epoch, me.pid, me.host):
+                return False
+            await asyncio.sleep(0.02)
+
     async def _give_back(self, session_id: str, lease: WriterLease) -> None:
         pool = await self._get_pool()
         conn = lease.conn
+        if conn is None:
+            return  # the lock went with its lost connection
         try:
             await conn.execute(
                 "UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
@@ -139,9 +163,15 @@ class PostgresRunGuard:
 
         async with lease.lock:
             try:
-                row = await _append(lease, session_id, payloads)
+                if lease.conn is None:  # lost earlier and not taken again yet
+                    assert lease.lost is not None
+                    row = await self._recover(lease, session_id, payloads, lease.lost)
+                else:
+                    row = await _append(lease, session_id, payloads)
             except caught(asyncpg) as exc:
-                if not is_transient(exc):
+                if not is_transient(exc) or not is_closed(lease.conn):
+                    # A refused statement (disk full, a timeout) on a live connection: the lock is
+                    # still held and nothing was written, so the caller may simply try again.
                     raise store_error("append messages", exc, self._dsn) from None
                 row = await self._recover(lease, session_id, payloads, exc)
             start, at = int(row[0]), str(row[1])
@@ -152,14 +182,18 @@ class PostgresRunGuard:
         import asyncpg  # lazy: optional dependency, loaded with the store
 
         pool = await self._get_pool()
-        await _discard(pool, lease.conn)
+        if lease.conn is not None:
+            # Handed back to the pool: from here on, no call may touch it (it would raise
+            # "released back to the pool", or reach a connection another caller holds).
+            conn, lease.conn, lease.lost = lease.conn, None, cause
+            await _discard(pool, conn)
         try:
             fresh = await self._take(session_id, lease.key, epoch=lease.epoch)
         except SessionStoreError as exc:
             if isinstance(exc, SessionFencedError):
                 raise
             raise store_error("append messages", cause, self._dsn) from None
-        lease.conn = fresh.conn
+        lease.conn, lease.lost = fresh.conn, None
         try:
             landed = await lease.conn.fetch(
                 f"SELECT seq, {ISO.format('appended_at')}, message_json FROM messages"
