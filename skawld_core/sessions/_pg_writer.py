@@ -100,21 +100,28 @@ class PostgresRunGuard:
                     raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
                 raise SessionBusyError(session_id, owner)
             me = this_process()
-            if epoch is None:
-                epoch = await conn.fetchval(
-                    "INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
+            if epoch is None:  # a new epoch and the last seq, in one round trip
+                row = await conn.fetchrow(
+                    "WITH w AS (INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
                     " VALUES ($1, 1, $2, $3, $4, clock_timestamp()) ON CONFLICT (session_id) DO UPDATE SET"
                     " epoch = session_writers.epoch + 1, pid = $2, host = $3, started = $4, since = clock_timestamp()"
-                    " RETURNING epoch",
+                    " RETURNING epoch) SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1) FROM w",
                     session_id,
                     me.pid,
                     me.host,
                     me.started,
                 )
-            elif await conn.fetchval("SELECT epoch FROM session_writers WHERE session_id = $1", session_id) != epoch:
-                await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
-                raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
-            last = await conn.fetchval("SELECT next_seq - 1 FROM sessions WHERE id = $1", session_id)
+                epoch, last = row[0], row[1]
+            else:
+                row = await conn.fetchrow(
+                    "SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1)"
+                    " FROM session_writers w WHERE w.session_id = $1",
+                    session_id,
+                )
+                if row is None or row[0] != epoch:
+                    await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+                    raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
+                last = row[1]
         except BaseException as exc:
             await _discard(pool, conn)
             if isinstance(exc, caught(asyncpg)):
@@ -144,13 +151,15 @@ class PostgresRunGuard:
         if conn is None:
             return  # the lock went with its lost connection
         try:
+            # One round trip: the row stops naming this process, and the lock goes (a process that
+            # takes it at once waits on the row until this statement commits).
             await conn.execute(
-                "UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
-                " WHERE session_id = $1 AND epoch = $2",
+                "WITH w AS (UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
+                " WHERE session_id = $1 AND epoch = $2) SELECT pg_advisory_unlock(hashtextextended($3, 0))",
                 session_id,
                 lease.epoch,
+                lease.key,
             )
-            await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lease.key)
             await pool.release(conn)
         except Exception:
             await _discard(pool, conn)  # closing the connection drops the lock too
