@@ -1,12 +1,15 @@
-"""The writer lock's connection across a server restart, on a real PostgreSQL server: the lock
+"""Pooled connections kept past their use. The writer lock's connection across a server restart, on a real PostgreSQL server: the lock
 connection dies with the server, the first retake fails while it is down, and no later call
 uses the pooled connection that was handed back (an error naming "released back to the pool"
-was the symptom); once the server is back the run appends again, exactly once."""
+was the symptom); once the server is back the run appends again, exactly once. And the
+listener for task notifications: one per store, however many slots ask for it at once."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 
+import asyncpg
 import pytest
 
 from skawld_core.errors import SessionStoreError
@@ -49,3 +52,19 @@ async def test_a_lock_connection_lost_in_a_restart_is_never_used_after_its_relea
     assert texts == ["one", "two", "three"]
     await store.close()
     await other.close()
+
+
+async def test_slots_asking_for_notifications_at_once_share_one_listener(own_pg: PostgresServer) -> None:
+    store = PostgresSessionStore(own_pg.dsn, max_connections=40)
+    await store.create(id="l")
+    events = await asyncio.gather(*(store.task_ready("l") for _ in range(32)))  # 32 slots starting together
+    assert len({id(e) for e in events}) == 1
+    probe = await asyncpg.connect(own_pg.dsn)
+    try:
+        listening = await probe.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'skawld' AND query LIKE 'LISTEN%'"
+        )
+        assert listening == 1  # was one per slot: each a pooled connection kept for ever
+    finally:
+        await probe.close()
+    await store.close()
