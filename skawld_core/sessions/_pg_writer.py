@@ -28,6 +28,7 @@ from .store import StoredMessage
 from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
 
 _OWN_BACKEND_GRACE_S = 5.0
+_NAMING_TRIES = 40  # x 25 ms: how long a refused writer waits to learn who holds the lock
 
 APPEND = f"""WITH w AS (SELECT 1 FROM session_writers WHERE session_id = $1 AND epoch = $4),
 s AS (
@@ -92,10 +93,12 @@ class PostgresRunGuard:
             raise store_error("take the session's writer lock", exc, self._dsn) from None
         try:
             if not await self._try_lock(conn, session_id, key, epoch):
-                row = await conn.fetchrow(
-                    "SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id
-                )
-                owner = WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
+                owner = await _holder(conn, session_id)
+                for _ in range(_NAMING_TRIES):  # the holder took the lock but has not yet named itself
+                    if owner is not None:
+                        break
+                    await asyncio.sleep(0.025)
+                    owner = await _holder(conn, session_id)
                 if epoch is not None:
                     raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
                 raise SessionBusyError(session_id, owner)
@@ -227,6 +230,11 @@ async def _append(lease: WriterLease, session_id: str, payloads: Sequence[str]) 
             raise SessionStoreError(f"Session {session_id!r} not found")
         raise SessionFencedError(session_id)
     return row
+
+
+async def _holder(conn: Any, session_id: str) -> WriterIdentity | None:
+    row = await conn.fetchrow("SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id)
+    return WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
 
 
 async def _discard(pool: Any, conn: Any) -> None:

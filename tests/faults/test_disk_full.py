@@ -101,10 +101,10 @@ def test_a_worker_on_a_full_postgres_disk_retries_and_finishes_once_space_return
             ballast.unlink()
 
         try:
-            done, runs = drain_with_fault(cli, own_pg.dsn.rsplit("/", 1)[0] + "/onsmall", 8, inject, reply_size=200_000)
+            done, runs = drain_with_fault(cli, own_pg.dsn.rsplit("/", 1)[0] + "/onsmall", 6, inject, reply_size=200_000)
         finally:
             ballast.unlink(missing_ok=True)
             admin(own_pg.dsn, "DROP DATABASE IF EXISTS onsmall WITH (FORCE)", "DROP TABLESPACE IF EXISTS small")
     assert all(t["metadata"]["outcome"] == "done" for t in done.values())
     assert all(t["metadata"]["attempts"] == 1 for t in done.values()), done
-    assert runs == {str(k): 1 for k in range(1, 9)}  # each task's model turn ran once
+    assert runs == {str(k): 1 for k in range(1, 7)}  # each task's model turn ran once
