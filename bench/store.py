@@ -9,7 +9,8 @@ time (p50 / p95 latency per `append_messages`), then times a resume (`load` +
 `load_messages`) in a fresh store instance, against baselines measured in the
 same run on the same rows (raw driver fetch, and + `json.loads`). Then task
 claims per second: `--workers` store objects (like separate processes) claim
-and finish `--tasks` tasks from one shared graph.
+and finish `--tasks` tasks from one shared graph. Then tasks per second of one `skawld work`
+worker with 1 to 32 slots beside a plain SKIP LOCKED claim loop (`bench/worker_slots.py`).
 Goals: resume under 0.5 s; append p50 under 2 ms over loopback.
 Set SKAWLD_BENCH_PG_DSN to use an existing server instead.
 """

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .permissions import CanUseTool, PermissionRule
     from .plugins.types import Plugin
     from .sandbox import SandboxSettings, SandboxStatus
+    from .sessions.retry import StoreRetry
     from .sessions.store import SessionRecord, SessionStore
     from .subagents.definitions import AgentDefinition
 
@@ -169,6 +170,9 @@ class Agent:
         self.max_turns = max_turns
         self.cache_ttl: CacheTtl | None = cache_ttl
         self.tool_concurrency = default_tool_concurrency()
+        # Appends that meet a passing store fault end the run, unless this says to retry them
+        # (`skawld work` does, so a one-second database fault does not run a task twice).
+        self.store_retry: StoreRetry | None = None
         self.config_dirs = self._resolve_config_dirs(config_dir)
         # skills and agents loaded from these (an unaccepted project's) keep no tool grants or model
         self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .run_options import RunOptions, SteerEntry
     from .sandbox.policy import ShellPolicy
     from .sandbox.settings import SandboxStatus
+    from .sessions.retry import StoreRetry
     from .sessions.store import SessionStore
     from .subagents.definitions import AgentDefinition
     from .tools.base import ToolContext
@@ -55,6 +56,7 @@ class RunHost(Protocol):
     max_turns: int | None
     record_usage: bool
     tool_concurrency: int
+    store_retry: StoreRetry | None
 
     def get_session(self, id: str) -> RunSession | None:
         """A live session of this agent, by id."""

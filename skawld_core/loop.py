@@ -36,12 +36,14 @@ from .messages import ContentBlock, Message, StopReason, TextBlock, ToolResultBl
 from .providers.base import ProviderRequest, usage_estimated
 from .run_options import RunOptions
 from .scheduler import Scheduler
+from .sessions.retry import retrying
 from .system_prompt import env_prefix, system_reminder
 from .tools.base import ToolContext
 from .transcript import INTERRUPTED, NOT_RUN_MAX_TOKENS, dangling_tool_uses, synthetic_results
 
 if TYPE_CHECKING:
     from .host import RunSession
+    from .sessions.store import StoredMessage
 
 Emit = Callable[[Event], Awaitable[None]]
 
@@ -291,7 +293,15 @@ class RunLoop:
     async def _persist(self, messages: list[Message]) -> None:
         """Append to the store, then to the in-memory views. Shielded, so an
         abort never leaves us unsure whether a write landed."""
-        task = asyncio.ensure_future(self.session.store.append_messages(self.session.id, messages))
+        store, session_id, policy = self.session.store, self.session.id, self.agent.store_retry
+
+        def append() -> Awaitable[list[StoredMessage]]:
+            return store.append_messages(session_id, messages)
+
+        # With a retry policy, a passing database fault is met by the same append again (an append
+        # to a held session first checks whether a lost attempt landed: see sessions._pg_writer).
+        call = append() if policy is None else retrying(append, what="append", budget_s=policy.budget_s, log=policy.log)
+        task = asyncio.ensure_future(call)
         self._inflight = (task, messages)
         await asyncio.shield(task)
         self._inflight = None

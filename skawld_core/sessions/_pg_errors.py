@@ -51,3 +51,11 @@ def store_error(op: str, exc: BaseException, dsn: str) -> SessionStoreError:
     error = SessionStoreError(f"Session store {op} failed ({redact_dsn(dsn)}): {detail}")
     error.retryable = is_transient(exc)
     return error
+
+
+def is_closed(conn: Any) -> bool:
+    """True when `conn` is closed, or was taken back by the pool after it died."""
+    try:
+        return bool(conn.is_closed())
+    except Exception:
+        return True

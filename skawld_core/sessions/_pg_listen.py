@@ -2,7 +2,9 @@
 
 A trigger (schema migration 3) sends ``NOTIFY skawld_tasks_<schema>, <list>``
 whenever a task is added, finished or released. The store listens on one
-pooled connection, opened on the first `task_ready` call, and sets the
+pooled connection, opened on the first `task_ready` call (one, however many slots ask
+at once: each extra one was a connection kept for ever and one more copy of every
+notification), and sets the
 `asyncio.Event` of the list named in each notification. A lease that expires
 sends nothing, so a waiter still polls, just rarely.
 """
@@ -12,14 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ._pg_errors import caught, store_error
-
-
-def _closed(conn: Any) -> bool:
-    try:
-        return bool(conn.is_closed())
-    except Exception:
-        return True  # the pool took it back after it died
+from ._pg_errors import caught, is_closed, store_error
 
 
 class PostgresTaskListener:
@@ -29,6 +24,7 @@ class PostgresTaskListener:
     _dsn: str
     _ready: dict[str, asyncio.Event]
     _listener: Any
+    _listen_guard: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
     if TYPE_CHECKING:
 
@@ -38,25 +34,41 @@ class PostgresTaskListener:
         """An event set whenever a task of list `session_id` is added, finished or released
         (clear it before looking for work, then wait on it)."""
         event = self._ready.setdefault(session_id, asyncio.Event())
-        if self._listener is not None and _closed(self._listener):  # lost with its server: listen again
-            self._listener = None
+        if self._listener is not None and is_closed(self._listener):  # lost with its server: listen again
+            dead, self._listener = self._listener, None
+            try:
+                await (await self._get_pool()).release(dead)  # or the pool counts it as in use for ever
+            except Exception:
+                pass  # the pool already took it back
         if self._listener is None:
-            import asyncpg  # lazy: optional dependency, loaded with the store
-
-            pool = await self._get_pool()
-            try:
-                conn = await pool.acquire()
-            except caught(asyncpg) as exc:
-                raise store_error("listen for ready tasks", exc, self._dsn) from None
-            try:
-                await conn.add_listener(f"skawld_tasks_{self.schema}", self._on_notify)
-            except BaseException as exc:
-                await pool.release(conn)
-                if isinstance(exc, caught(asyncpg)):
-                    raise store_error("listen for ready tasks", exc, self._dsn) from None
-                raise
-            self._listener = conn
+            async with self._listen_lock():  # one listener: slots asking at once must not each open one
+                if self._listener is None:
+                    self._listener = await self._listen()
         return event
+
+    def _listen_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._listen_guard is None or self._listen_guard[0] is not loop:
+            self._listen_guard = (loop, asyncio.Lock())
+        return self._listen_guard[1]
+
+    async def _listen(self) -> Any:
+        """A pooled connection listening on the store's channel, kept until `_stop_listening`."""
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        pool = await self._get_pool()
+        try:
+            conn = await pool.acquire()
+        except caught(asyncpg) as exc:
+            raise store_error("listen for ready tasks", exc, self._dsn) from None
+        try:
+            await conn.add_listener(f"skawld_tasks_{self.schema}", self._on_notify)
+        except BaseException as exc:
+            await pool.release(conn)
+            if isinstance(exc, caught(asyncpg)):
+                raise store_error("listen for ready tasks", exc, self._dsn) from None
+            raise
+        return conn
 
     def _on_notify(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         event = self._ready.get(payload)

@@ -14,6 +14,7 @@ otherwise it raises `SessionFencedError` and writes nothing.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,10 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SessionStoreError
 from ..messages import Message
-from ._pg_errors import caught, is_transient, store_error
+from ._pg_errors import caught, is_closed, is_transient, store_error
 from ._pg_sql import ISO, NOW
 from .store import StoredMessage
 from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
+
+_OWN_BACKEND_GRACE_S = 5.0
+_NAMING_TRIES = 40  # x 25 ms: how long a refused writer waits to learn who holds the lock
 
 APPEND = f"""WITH w AS (SELECT 1 FROM session_writers WHERE session_id = $1 AND epoch = $4),
 s AS (
@@ -39,13 +43,16 @@ SELECT s.start, {ISO.format("s.updated_at")} FROM s"""
 
 @dataclass
 class WriterLease:
-    """A held writer lock: its connection (replaced after a recovery), epoch and last known seq."""
+    """A held writer lock: its connection (replaced after a recovery; `None` once it was lost and
+    handed back, until a recovery gets a new one), epoch and last known seq. `lost` is the fault
+    that took the connection, named by errors until the lock is taken again."""
 
     key: str
     epoch: int
     conn: Any
     last_seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lost: BaseException | None = None
 
 
 class PostgresRunGuard:
@@ -85,30 +92,39 @@ class PostgresRunGuard:
         except caught(asyncpg) as exc:
             raise store_error("take the session's writer lock", exc, self._dsn) from None
         try:
-            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
-                row = await conn.fetchrow(
-                    "SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id
-                )
-                owner = WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
+            if not await self._try_lock(conn, session_id, key, epoch):
+                owner = await _holder(conn, session_id)
+                for _ in range(_NAMING_TRIES):  # the holder took the lock but has not yet named itself
+                    if owner is not None:
+                        break
+                    await asyncio.sleep(0.025)
+                    owner = await _holder(conn, session_id)
                 if epoch is not None:
                     raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
                 raise SessionBusyError(session_id, owner)
             me = this_process()
-            if epoch is None:
-                epoch = await conn.fetchval(
-                    "INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
+            if epoch is None:  # a new epoch and the last seq, in one round trip
+                row = await conn.fetchrow(
+                    "WITH w AS (INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
                     " VALUES ($1, 1, $2, $3, $4, clock_timestamp()) ON CONFLICT (session_id) DO UPDATE SET"
                     " epoch = session_writers.epoch + 1, pid = $2, host = $3, started = $4, since = clock_timestamp()"
-                    " RETURNING epoch",
+                    " RETURNING epoch) SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1) FROM w",
                     session_id,
                     me.pid,
                     me.host,
                     me.started,
                 )
-            elif await conn.fetchval("SELECT epoch FROM session_writers WHERE session_id = $1", session_id) != epoch:
-                await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
-                raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
-            last = await conn.fetchval("SELECT next_seq - 1 FROM sessions WHERE id = $1", session_id)
+                epoch, last = row[0], row[1]
+            else:
+                row = await conn.fetchrow(
+                    "SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1)"
+                    " FROM session_writers w WHERE w.session_id = $1",
+                    session_id,
+                )
+                if row is None or row[0] != epoch:
+                    await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+                    raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
+                last = row[1]
         except BaseException as exc:
             await _discard(pool, conn)
             if isinstance(exc, caught(asyncpg)):
@@ -116,17 +132,37 @@ class PostgresRunGuard:
             raise
         return WriterLease(key=key, epoch=int(epoch), conn=conn, last_seq=int(last or 0))
 
+    async def _try_lock(self, conn: Any, session_id: str, key: str, epoch: int | None) -> bool:
+        """Try the advisory lock. Recovering (`epoch` given), keep trying for a few seconds while
+        the holder is still this process at that epoch: the backend of the connection we just
+        closed, which lets the lock go as soon as it sees the connection is gone."""
+        deadline = time.monotonic() + _OWN_BACKEND_GRACE_S
+        while True:
+            if await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+                return True
+            if epoch is None or time.monotonic() > deadline:
+                return False
+            me = this_process()
+            row = await conn.fetchrow("SELECT epoch, pid, host FROM session_writers WHERE session_id = $1", session_id)
+            if row is None or (row[0], row[1], row[2]) != (epoch, me.pid, me.host):
+                return False
+            await asyncio.sleep(0.02)
+
     async def _give_back(self, session_id: str, lease: WriterLease) -> None:
         pool = await self._get_pool()
         conn = lease.conn
+        if conn is None:
+            return  # the lock went with its lost connection
         try:
+            # One round trip: the row stops naming this process, and the lock goes (a process that
+            # takes it at once waits on the row until this statement commits).
             await conn.execute(
-                "UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
-                " WHERE session_id = $1 AND epoch = $2",
+                "WITH w AS (UPDATE session_writers SET pid = NULL, host = NULL, started = NULL"
+                " WHERE session_id = $1 AND epoch = $2) SELECT pg_advisory_unlock(hashtextextended($3, 0))",
                 session_id,
                 lease.epoch,
+                lease.key,
             )
-            await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", lease.key)
             await pool.release(conn)
         except Exception:
             await _discard(pool, conn)  # closing the connection drops the lock too
@@ -139,9 +175,15 @@ class PostgresRunGuard:
 
         async with lease.lock:
             try:
-                row = await _append(lease, session_id, payloads)
+                if lease.conn is None:  # lost earlier and not taken again yet
+                    assert lease.lost is not None
+                    row = await self._recover(lease, session_id, payloads, lease.lost)
+                else:
+                    row = await _append(lease, session_id, payloads)
             except caught(asyncpg) as exc:
-                if not is_transient(exc):
+                if not is_transient(exc) or not is_closed(lease.conn):
+                    # A refused statement (disk full, a timeout) on a live connection: the lock is
+                    # still held and nothing was written, so the caller may simply try again.
                     raise store_error("append messages", exc, self._dsn) from None
                 row = await self._recover(lease, session_id, payloads, exc)
             start, at = int(row[0]), str(row[1])
@@ -152,14 +194,18 @@ class PostgresRunGuard:
         import asyncpg  # lazy: optional dependency, loaded with the store
 
         pool = await self._get_pool()
-        await _discard(pool, lease.conn)
+        if lease.conn is not None:
+            # Handed back to the pool: from here on, no call may touch it (it would raise
+            # "released back to the pool", or reach a connection another caller holds).
+            conn, lease.conn, lease.lost = lease.conn, None, cause
+            await _discard(pool, conn)
         try:
             fresh = await self._take(session_id, lease.key, epoch=lease.epoch)
         except SessionStoreError as exc:
             if isinstance(exc, SessionFencedError):
                 raise
             raise store_error("append messages", cause, self._dsn) from None
-        lease.conn = fresh.conn
+        lease.conn, lease.lost = fresh.conn, None
         try:
             landed = await lease.conn.fetch(
                 f"SELECT seq, {ISO.format('appended_at')}, message_json FROM messages"
@@ -184,6 +230,11 @@ async def _append(lease: WriterLease, session_id: str, payloads: Sequence[str]) 
             raise SessionStoreError(f"Session {session_id!r} not found")
         raise SessionFencedError(session_id)
     return row
+
+
+async def _holder(conn: Any, session_id: str) -> WriterIdentity | None:
+    row = await conn.fetchrow("SELECT pid, host, started FROM session_writers WHERE session_id = $1", session_id)
+    return WriterIdentity(int(row[0]), str(row[1]), str(row[2] or "")) if row and row[0] else None
 
 
 async def _discard(pool: Any, conn: Any) -> None:

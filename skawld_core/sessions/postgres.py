@@ -120,17 +120,24 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
         meta_json = jsonb(json_copy(meta or {}, "Session meta"))
 
         async def work(conn: asyncpg.Connection[Any]) -> SessionRecord:
-            await conn.execute(
-                "INSERT INTO sessions (id, created_at, updated_at, meta) "
-                "VALUES ($1, clock_timestamp(), clock_timestamp(), $2::jsonb) ON CONFLICT (id) DO NOTHING",
+            # One statement (one round trip, atomic): the new row, or the existing one unchanged.
+            row = await conn.fetchrow(
+                f"""WITH ins AS (
+                  INSERT INTO sessions (id, created_at, updated_at, meta)
+                  VALUES ($1, clock_timestamp(), clock_timestamp(), $2::jsonb) ON CONFLICT (id) DO NOTHING
+                  RETURNING {_SESSION_COLUMNS})
+                SELECT * FROM ins UNION ALL
+                SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)""",
                 session_id,
                 meta_json,
             )
-            record = await self._load_record(conn, session_id)
-            assert record is not None
-            return record
+            if row is None:  # inserted meanwhile by a transaction this statement's snapshot predates
+                record = await self._load_record(conn, session_id)
+                assert record is not None
+                return record
+            return record_of(row)
 
-        return await self._run("create session", work)
+        return await self._run("create session", work, write=False)  # one atomic statement
 
     async def load(self, id: str) -> SessionRecord | None:
         """The session record (a fresh copy), or `None`."""
@@ -168,7 +175,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
                 raise SessionStoreError(f"Session {id!r} not found")
             return record_of(row)
 
-        return await self._run("update session meta", work)
+        return await self._run("update session meta", work, write=False)  # one atomic statement
 
     async def delete(self, id: str) -> None:
         """Delete the session; messages, tasks and edges cascade."""
@@ -241,7 +248,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
             if status.endswith(" 0"):
                 raise SessionStoreError(f"Session {id!r} not found")
 
-        await self._run("set invoked skills", work)
+        await self._run("set invoked skills", work, write=False)  # one statement
 
     # ----- tasks -----
 

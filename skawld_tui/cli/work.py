@@ -355,9 +355,9 @@ def _preimport(provider_id: str) -> None:
 def _run_worker(settings: Settings, options: WorkerOptions) -> int:
     from skawld_core.errors import SessionStoreError, SkawldError
     from skawld_core.sessions.claims import ClaimableTaskGraph
+    from skawld_core.sessions.retry import StoreRetry, retrying
 
     from ..bootstrap import build_agent, session_meta  # lazy: the agent, only when a worker runs
-    from .store_retry import retrying
     from .task_lease import LeaseGate
     from .worker import Worker
 
@@ -375,6 +375,7 @@ def _run_worker(settings: Settings, options: WorkerOptions) -> int:
         gate = LeaseGate()  # refuses the tool calls of a task whose lease is gone
         agent = build_agent(settings, can_use_tool=deny)
         gate.install(agent)
+        agent.store_retry = StoreRetry(options.store_retry_seconds, _log)  # a task's appends ride out faults too
         store = agent.store  # one store (one pool) for claims, the tasks' sessions and their writer locks
         if hasattr(store, "max_connections"):  # a running task holds one pooled connection (its writer lock)
             store.max_connections = max(store.max_connections, 2 * options.concurrency + 2)

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from skawld_core.errors import SessionStoreError
 from skawld_core.events import ErrorInfo
 from skawld_core.session_env import clear_session_env, set_session_env
+from skawld_core.sessions.retry import retrying
 
-from .store_retry import retrying
 from .task_lease import LeaseGate, TaskLease, local_clock
 
 if TYPE_CHECKING:

@@ -22,8 +22,7 @@ from skawld_core.testing.postgres_server import PostgresServer, PostgresServerUn
 from tests.cli.harness import CliEnv, skawld_command
 from tests.faults.history import assert_valid_history, pg_fetch, pg_history, sqlite_history, wait_for
 from tests.faults.test_two_writers import EXIT_BUSY, _start_in_bash, _store
-from tests.faults.test_worker_faults import _KILL_SKAWLD, _admin, _drain_with_fault
-from tests.faults.workers import start_workers
+from tests.faults.workers import KILL_SKAWLD, admin, drain_with_fault, start_workers
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(240)
@@ -310,14 +309,14 @@ def test_alter_system_read_only_during_a_drain_is_retried(cli: CliEnv, restartab
     dsn = restartable_pg.dsn
 
     def fault(workers: Any) -> None:
-        _admin(dsn, "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()", _KILL_SKAWLD)
+        admin(dsn, "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()", KILL_SKAWLD)
         threading.Thread(target=lift, args=(workers[0],), daemon=True).start()
 
     def lift(worker: Any) -> None:
         worker.wait_for_line("(retrying)", timeout=120)
-        _admin(dsn, "ALTER SYSTEM RESET default_transaction_read_only", "SELECT pg_reload_conf()")
+        admin(dsn, "ALTER SYSTEM RESET default_transaction_read_only", "SELECT pg_reload_conf()")
 
-    done = _drain_with_fault(cli, dsn, 6, fault)
+    done, _runs = drain_with_fault(cli, dsn, 6, fault)
     assert all(t["metadata"]["outcome"] == "done" for t in done.values())
 
 

@@ -6,8 +6,7 @@ import json
 import threading
 
 from tests.cli.harness import CliEnv
-from tests.faults.test_worker_faults import _task_of
-from tests.faults.workers import add_tasks, check_drained, start_workers
+from tests.faults.workers import add_tasks, check_drained, start_workers, task_of
 from tests.support.wire_server import RecordedRequest, Reply, text, turn
 
 
@@ -17,11 +16,11 @@ def test_an_idle_slot_wakes_when_a_task_is_added(cli: CliEnv, fresh_db: str) -> 
     second_arrived = threading.Event()
 
     def reply(req: RecordedRequest) -> Reply:
-        if _task_of(req) == "1":  # task 1 holds its slot until task 2 has reached the model
+        if task_of(req) == "1":  # task 1 holds its slot until task 2 has reached the model
             assert second_arrived.wait(60), "the idle slot never woke for task 2"
         else:
             second_arrived.set()
-        return turn(text(f"done TASK-{_task_of(req)}"))
+        return turn(text(f"done TASK-{task_of(req)}"))
 
     cli.srv.anthropic.default = reply
     # a poll far longer than the wait above: only the notification can wake the idle slot in time
@@ -32,4 +31,4 @@ def test_an_idle_slot_wakes_when_a_task_is_added(cli: CliEnv, fresh_db: str) -> 
     )
     assert added.returncode == 0, added.stderr
     check_drained(fresh_db, 2, workers)
-    assert [_task_of(r) for r in cli.srv.anthropic.requests] == ["1", "2"]
+    assert [task_of(r) for r in cli.srv.anthropic.requests] == ["1", "2"]

@@ -3,33 +3,31 @@ past its lease, killed backends and a server restart, read-only mode and a state
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import re
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from skawld_core.testing.postgres_server import PostgresServer, PostgresServerUnavailable, start_postgres
+from skawld_core.testing.postgres_server import PostgresServer
 from tests.cli.harness import CliEnv
 from tests.faults.history import pg_fetch, wait_for
-from tests.faults.workers import add_tasks, check_drained, start_workers, tasks
+from tests.faults.workers import (
+    KILL_SKAWLD,
+    add_tasks,
+    admin,
+    check_drained,
+    drain_with_fault,
+    start_workers,
+    task_of,
+    tasks,
+)
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(240)
-
-_TASK = re.compile(r"TASK-(\d+)")
-
-
-def _task_of(req: RecordedRequest) -> str:
-    found = _TASK.search(json.dumps(req.body["messages"][0]))
-    assert found
-    return found.group(1)
 
 
 def _has_result(req: RecordedRequest) -> bool:
@@ -37,28 +35,13 @@ def _has_result(req: RecordedRequest) -> bool:
     return isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
 
 
-@pytest.fixture
-def own_pg() -> Iterator[PostgresServer]:
-    """A server of this test's own (to restart it)."""
-    try:
-        server = start_postgres()
-    except PostgresServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required in CI: {exc}")
-        pytest.skip(f"no PostgreSQL server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_a_poison_result_is_stored_escaped_and_the_next_task_runs(cli: CliEnv, fresh_db: str) -> None:
     env = {"SKAWLD_DATABASE_URL": fresh_db}
     add_tasks(cli, env, 2)
-    cli.srv.anthropic.default = lambda req: turn(text(f"done TASK-{_task_of(req)} \x00 with a NUL"))
+    cli.srv.anthropic.default = lambda req: turn(text(f"done TASK-{task_of(req)} \x00 with a NUL"))
     workers = start_workers(cli, env, 1, "--lease", "30", "--poll", "0.1")
     done = check_drained(fresh_db, 2, workers)
-    assert [_task_of(r) for r in cli.srv.anthropic.requests] == ["1", "2"]  # each ran once, none for ever
+    assert [task_of(r) for r in cli.srv.anthropic.requests] == ["1", "2"]  # each ran once, none for ever
     assert done["1"]["metadata"]["result"] == "done TASK-1 \\u0000 with a NUL"
     assert done["1"]["metadata"]["outcome"] == "done" and done["1"]["metadata"]["attempts"] == 1
 
@@ -146,54 +129,6 @@ def test_a_worker_stopped_past_its_lease_executes_nothing_after_it(cli: CliEnv, 
     ]
 
 
-def _admin(dsn: str, *statements: str) -> None:
-    import asyncpg
-
-    async def go() -> None:
-        conn = await asyncpg.connect(
-            dsn, server_settings={"default_transaction_read_only": "off", "statement_timeout": "0"}
-        )
-        try:
-            for sql in statements:
-                await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(go())
-
-
-_KILL_SKAWLD = (
-    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-    " WHERE application_name = 'skawld' OR (datname = current_database() AND pid <> pg_backend_pid())"
-)
-
-
-def _drain_with_fault(cli: CliEnv, dsn: str, count: int, inject: Any, *, at: int = 4) -> dict[str, Any]:
-    """Drain `count` tasks with a worker of three slots; when the `at`-th model request arrives, `inject(workers)`
-    runs (in the server's thread) before that request is answered. The workers must have met the
-    fault (a retried call or a released task) and survived it."""
-    env = {"SKAWLD_DATABASE_URL": dsn}
-    add_tasks(cli, env, count)
-    seen: list[int] = []
-    lock = threading.Lock()
-    workers: list[Any] = []
-
-    def reply(req: RecordedRequest) -> Reply:
-        with lock:
-            seen.append(1)
-            if len(seen) == at:
-                inject(workers)
-        return turn(text(f"done TASK-{_task_of(req)}"))
-
-    cli.srv.anthropic.default = reply
-    workers.extend(start_workers(cli, env, 1, "--concurrency", "3", "--lease", "20", "--poll", "0.1"))
-    done = check_drained(dsn, count, workers)
-    stderr = "".join(line for w in workers for line in w.lines)
-    assert "(retrying)" in stderr or "released #" in stderr, stderr
-    assert "Traceback" not in stderr
-    return done
-
-
 def test_killed_backends_and_a_server_restart_during_a_drain(cli: CliEnv, own_pg: PostgresServer) -> None:
     dsn = own_pg.dsn
     pg_ctl = [*own_pg._prefix(), str(own_pg.bin_dir / "pg_ctl"), "-D", str(own_pg.data_dir)]
@@ -201,7 +136,7 @@ def test_killed_backends_and_a_server_restart_during_a_drain(cli: CliEnv, own_pg
     log = ["-l", str(own_pg.data_dir.parent / "log"), "-o", options]
 
     def restart(workers: Any) -> None:
-        _admin(dsn, _KILL_SKAWLD)
+        admin(dsn, KILL_SKAWLD)
         # no pipes: the restarted server would inherit them and keep run() waiting
         subprocess.run([*pg_ctl, "-m", "fast", "-w", "stop"], check=True, stdout=subprocess.DEVNULL)
         threading.Thread(target=start_again, args=(workers,), daemon=True).start()
@@ -210,7 +145,7 @@ def test_killed_backends_and_a_server_restart_during_a_drain(cli: CliEnv, own_pg
         wait_for(lambda: any("(retrying)" in line for w in workers for line in w.lines), "a worker to retry")
         subprocess.run([*pg_ctl, *log, "-w", "start"], check=True, stdout=subprocess.DEVNULL)
 
-    done = _drain_with_fault(cli, dsn, 8, restart)
+    done, _runs = drain_with_fault(cli, dsn, 8, restart)
     assert all(t["metadata"]["outcome"] == "done" for t in done.values())  # a database fault fails no task
 
 
@@ -224,15 +159,15 @@ def test_a_database_wide_fault_is_retried_until_it_passes(cli: CliEnv, fresh_db:
     key = setting.split(" =")[0]
 
     def fault(workers: Any) -> None:
-        _admin(fresh_db, f'ALTER DATABASE "{name}" SET {setting}', _KILL_SKAWLD)  # new connections get it
+        admin(fresh_db, f'ALTER DATABASE "{name}" SET {setting}', KILL_SKAWLD)  # new connections get it
         worker = workers[0]
         threading.Thread(target=lift, args=(worker,), daemon=True).start()
 
     def lift(worker: Any) -> None:
         worker.wait_for_line("(retrying)", timeout=120)  # the fault was met and is being retried
-        _admin(fresh_db, f'ALTER DATABASE "{name}" RESET {key}', _KILL_SKAWLD)
+        admin(fresh_db, f'ALTER DATABASE "{name}" RESET {key}', KILL_SKAWLD)
 
-    done = _drain_with_fault(cli, fresh_db, 6, fault)
+    done, _runs = drain_with_fault(cli, fresh_db, 6, fault)
     assert all(t["metadata"]["outcome"] == "done" for t in done.values())
     rows = pg_fetch(fresh_db, "SELECT count(*) FROM pg_db_role_setting")
     assert rows[0][0] == 0  # the fault was lifted by the test, not by the workers

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import re
 import subprocess
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from tests.cli.harness import CliEnv, skawld_command
 from tests.faults.history import assert_valid_history, pg_fetch, pg_history, wait_for
+from tests.support.wire_server import RecordedRequest, Reply, text, turn
 
 
 @dataclass
@@ -91,3 +96,65 @@ def check_drained(dsn: str, count: int, workers: list[WorkerProc], code: int = 0
         if "session" in meta:
             assert_valid_history(pg_history(dsn, meta["session"]))
     return done
+
+
+_TASK = re.compile(r"TASK-(\d+)")
+
+KILL_SKAWLD = (
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+    " WHERE application_name = 'skawld' OR (datname = current_database() AND pid <> pg_backend_pid())"
+)
+
+
+def task_of(req: RecordedRequest) -> str:
+    """The task id a model request is for (from its first message, the task's prompt)."""
+    found = _TASK.search(json.dumps(req.body["messages"][0]))
+    assert found
+    return found.group(1)
+
+
+def admin(dsn: str, *statements: str) -> None:
+    """Run `statements` on a fresh superuser connection that no injected fault applies to."""
+    import asyncpg
+
+    async def go() -> None:
+        conn = await asyncpg.connect(
+            dsn, server_settings={"default_transaction_read_only": "off", "statement_timeout": "0"}
+        )
+        try:
+            for sql in statements:
+                await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+
+
+def drain_with_fault(
+    cli: CliEnv, dsn: str, count: int, inject: Any, *, at: int = 4, reply_size: int = 0
+) -> tuple[dict[str, Any], Counter[str]]:
+    """Drain `count` tasks with a worker of three slots; when the `at`-th model request arrives, `inject(workers)`
+    runs (in the server's thread) before that request is answered. The workers must have met the
+    fault (a retried call or a released task) and survived it. Returns the tasks and how many model
+    requests each task's runs made; `reply_size` pads every answer with that many random (incompressible)
+    characters."""
+    env = {"SKAWLD_DATABASE_URL": dsn}
+    add_tasks(cli, env, count)
+    runs: Counter[str] = Counter()
+    lock = threading.Lock()
+    workers: list[Any] = []
+
+    def reply(req: RecordedRequest) -> Reply:
+        with lock:
+            runs[task_of(req)] += 1
+            if sum(runs.values()) == at:
+                inject(workers)
+        return turn(text(f"done TASK-{task_of(req)} {os.urandom(reply_size // 2).hex()}".rstrip()))
+
+    cli.srv.anthropic.default = reply
+    workers.extend(start_workers(cli, env, 1, "--concurrency", "3", "--lease", "20", "--poll", "0.1"))
+    done = check_drained(dsn, count, workers)
+    stderr = "".join(line for w in workers for line in w.lines)
+    assert "(retrying)" in stderr or "released #" in stderr, stderr
+    assert "Traceback" not in stderr
+    return done, runs

@@ -1,4 +1,5 @@
-"""Retrying a store call through transient faults (``skawld work``).
+"""Retrying a store call through transient faults (``skawld work``, and the appends of a run
+whose agent has a `StoreRetry` policy).
 
 `retrying(call, ...)` re-runs `call` while it raises a `SessionStoreError` marked
 `retryable` (a lost connection, a restarting or read-only server, a statement
@@ -13,6 +14,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from skawld_core.errors import SessionStoreError
@@ -21,6 +23,15 @@ T = TypeVar("T")
 
 FIRST_DELAY_S = 0.05
 MAX_DELAY_S = 2.0
+
+
+@dataclass(frozen=True)
+class StoreRetry:
+    """How a run retries an append that met a passing database fault (`Agent.store_retry`):
+    for up to `budget_s` seconds, telling `log` about it."""
+
+    budget_s: float
+    log: Callable[[str], None]
 
 
 def is_transient(exc: BaseException) -> bool:
