@@ -15,7 +15,9 @@ from ..child_env import child_environment
 from ..session_env import session_env
 from .argv import bwrap_args
 from .domains import DomainPolicy
-from .gitdirs import git_mounts
+from .git_history import object_dirs, tracked_hidden
+from .gitdirs import GitMounts, git_mounts
+from .gitguard import GitGuard, GitSnapshot
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
@@ -24,10 +26,10 @@ from .seccomp import UnsupportedArchitecture, unix_socket_filter
 from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
 from .shells import BackgroundShell, BackgroundShells
-from .spawn import Launch
+from .spawn import AfterCall, Launch
 from .spec import SandboxSpec, SpecSource, base_spec
 
-__all__ = ["ShellPolicy", "proxy_note", "proxy_env", "sandbox_denial_note"]
+__all__ = ["ShellPolicy", "history_note", "proxy_note", "proxy_env", "sandbox_denial_note"]
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -60,6 +62,8 @@ class ShellPolicy:
         self.networks = SessionNetworks()
         self.proxy_resolve: dict[str, str] = {}  # name -> address the proxy connects to (tests)
         self._proxies: dict[str, DomainProxy] = {}
+        self._git_guards: dict[tuple[Path, ...], GitGuard] = {}
+        self._git_baselines: dict[str, GitSnapshot] = {}
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -182,7 +186,12 @@ class ShellPolicy:
         proxy = self._proxy(session_id) if holder is not None and holder.proxy_port and self.domains.enabled else None
         if proxy is not None and holder is not None:
             env.update(proxy_env(holder.proxy_port))
-        args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None)
+        try:
+            after = self._git_check(spec, session_id)
+        except (OSError, RuntimeError) as exc:
+            return f"Bash: not run: the git folders in the project could not be listed ({exc})."
+        sealed, history_hidden = self._sealed_history(spec, git)
+        args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None, sealed=sealed)
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
             return _too_many_hidden(spec)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
@@ -196,8 +205,41 @@ class ShellPolicy:
             unix_sockets=seccomp is None,
             fds=fds,
             watched=git.watched,
+            after=after,
             proxy=proxy,
+            history_hidden=history_hidden,
         )
+
+    def _sealed_history(self, spec: SandboxSpec, git: GitMounts) -> tuple[list[str], str | None]:
+        """The object stores to hide in this call (`sandbox.gitHistory`), and why."""
+        mode = self.settings.git_history
+        if mode == "visible" or not git.mount_points:
+            return [], None
+        if mode == "hidden":
+            return object_dirs(git.mount_points), 'sandbox.gitHistory is "hidden"'
+        tracked = tracked_hidden(spec.writable, [*spec.hidden_files, *spec.hidden_dirs])
+        if tracked is None:
+            return [], None
+        return object_dirs(git.mount_points), f"{tracked} is tracked by git and a Read deny rule hides it"
+
+    def _git_check(self, spec: SandboxSpec, session_id: str) -> AfterCall:
+        """The check of the git dirs the call creates or changes (`gitguard`), against a
+        snapshot taken now, or, while background shells of the session run (they may have
+        changed something since), against the one taken before they started."""
+        places = (*spec.writable, *(() if spec.tmp_dir is None else (spec.tmp_dir,)))
+        guard = self._git_guards.get(places)
+        if guard is None:
+            guard = self._git_guards[places] = GitGuard(spec.writable, places)
+        shells = self._background.get(session_id)
+        if session_id not in self._git_baselines or shells is None or not shells.running:
+            self._git_baselines[session_id] = guard.snapshot()
+
+        def check() -> list[str]:
+            notes = guard.check(self._git_baselines[session_id])
+            self._git_baselines[session_id] = guard.snapshot()
+            return notes
+
+        return AfterCall(check)
 
     def _proxy_path(self, session_id: str) -> str:
         """Where the session's proxy listens (in the private temporary folder, out of the sandbox's sight)."""
@@ -269,6 +311,16 @@ def proxy_env(port: int) -> dict[str, str]:
 
 
 _LOCAL = "localhost,127.0.0.1,::1"
+
+
+def history_note(launch: Launch) -> str | None:
+    """Why git failed, when the call ran with git's object store hidden."""
+    if launch.history_hidden is None:
+        return None
+    return (
+        f"Bash: git's history (its object store) is hidden in the sandbox: {launch.history_hidden}, "
+        'and history would show its content (sandbox.gitHistory: "visible" shows it).'
+    )
 
 
 def proxy_note(launch: Launch) -> str | None:
