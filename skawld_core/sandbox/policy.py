@@ -81,6 +81,7 @@ class ShellPolicy:
                     unix_sockets=probe.ok and self._socket_filter() is None,
                     allowed_domains=() if network else self.domains.allowed,
                     denied_domains=() if network else self.domains.denied,
+                    git_history=self.settings.git_history,
                 )
         return self._status
 

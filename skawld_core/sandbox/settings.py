@@ -59,6 +59,7 @@ class SandboxStatus(SkawldModel):
     unix_sockets: bool = Field(default=False, exclude_if=lambda v: not v)
     allowed_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
     denied_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+    git_history: GitHistory = Field(default="auto", exclude_if=lambda v: v == "auto")
 
     def network_text(self) -> str:
         """`network on`, `no network` or `network only to a.org, *.b.org (proxy; denied: c.org)`."""
@@ -78,6 +79,8 @@ class SandboxStatus(SkawldModel):
                     "; warning: host Unix sockets are reachable"
                     " (sandbox.network.allowAllUnixSockets, or no seccomp filter for this machine)"
                 )
+            if self.git_history == "visible":
+                line += "; warning: git history is readable even where it holds Read-denied files (sandbox.gitHistory)"
             return line
         if self.mode == "off":
             return "sandbox: off"

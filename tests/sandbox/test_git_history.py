@@ -116,6 +116,7 @@ async def test_visible_shows_it(project: Path) -> None:
     finally:
         policy.close()
     assert "hunter2" in out
+    assert "git history is readable" in policy.status().describe()
 
 
 def test_a_project_that_shows_the_history_needs_trust(tmp_path: Path) -> None:
