@@ -8,6 +8,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from .domains import DomainPolicy
 from .git_history import object_dirs, tracked_hidden
 from .gitdirs import GitMounts, git_mounts
 from .gitguard import GitGuard, GitSnapshot
+from .mounter import mounter_argv
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
@@ -193,12 +195,29 @@ class ShellPolicy:
             return f"Bash: not run: the git folders in the project could not be listed ({exc})."
         sealed, history_hidden = self._sealed_history(spec, git)
         args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None, sealed=sealed)
+        command = shell_argv
         if len(args) + len(shell_argv) + 4 > BWRAP_MAX_ARGS:
-            return _too_many_hidden(spec)
+            # more hidden paths than bwrap takes: it mounts what fits, the mounter the rest
+            bare = replace(spec, hidden_files=(), hidden_dirs=())
+            room = BWRAP_MAX_ARGS - len(shell_argv) - 16
+            room -= len(
+                bwrap_args(
+                    bare, git=git, seccomp_fd=seccomp, joined_net=join is not None, sealed=sealed, mount_caps=True
+                )
+            )
+            if room < 3:
+                return _too_many_hidden(spec)
+            kept, rest = split_hidden(spec, room)
+            args = bwrap_args(
+                kept, git=git, seccomp_fd=seccomp, joined_net=join is not None, sealed=sealed, mount_caps=True
+            )
+            template = kept.hidden_files[0] if kept.hidden_files else "/dev/null"
+            command, rest_fd = mounter_argv(template, rest, shell_argv)
+            fds.append(rest_fd)
         args_fd = data_fd(b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in args))
         fds.append(args_fd)
         return Launch(
-            [*(join or ()), probe.path, "--args", str(args_fd), "--", *shell_argv],
+            [*(join or ()), probe.path, "--args", str(args_fd), "--", *command],
             env,
             sandboxed=True,
             token=token,
@@ -335,6 +354,17 @@ def proxy_note(launch: Launch) -> str | None:
 
 # bubblewrap refuses more arguments than this (MAX_ARGS in bubblewrap.c), --args included.
 BWRAP_MAX_ARGS = 9000
+
+
+def split_hidden(spec: SandboxSpec, room: int) -> tuple[SandboxSpec, list[tuple[str, str]]]:
+    """`spec` with the hidden paths that fit in `room` bwrap arguments (`--tmpfs d`: 2,
+    `--ro-bind /dev/null f`: 3; the first file always, the mounter's template), and the
+    rest for the mounter (`("d", folder)` / `("f", file)`)."""
+    dirs, files = spec.hidden_dirs, spec.hidden_files
+    n_dirs = min(len(dirs), max(0, (room - 3) // 2))
+    n_files = min(len(files), max(1, (room - 2 * n_dirs) // 3)) if files else 0
+    rest = [("d", d) for d in dirs[n_dirs:]] + [("f", f) for f in files[n_files:]]
+    return replace(spec, hidden_dirs=dirs[:n_dirs], hidden_files=files[:n_files]), rest
 
 
 def _too_many_hidden(spec: SandboxSpec) -> str:
