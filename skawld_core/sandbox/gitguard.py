@@ -152,18 +152,35 @@ class GitGuard:
     def check(self, before: GitSnapshot) -> list[str]:
         """Look at what changed since `before` and neutralise what could run code on the
         host; one line per action."""
-        dirs, entries = self._reachable()
+        try:
+            dirs, entries = self._reachable()
+        except (OSError, RuntimeError) as exc:
+            roots = ", ".join(str(r) for r in self.roots)
+            return [
+                f"Bash: the sandbox could not list the git folders under {roots} after the command ({exc}): look at what it changed before running git there."
+            ]
         notes: list[str] = []
         changed_entries = {e: t for e, t in entries.items() if before.entries.get(e) != (_stat(e), t)}
         for git_dir in dirs:
             if before.dirs.get(git_dir) == _fingerprint(git_dir):
                 continue
             pointing = [e for e, t in changed_entries.items() if t == git_dir]
-            notes += self._check_configs(git_dir, pointing)
-            notes += self._check_hooks(git_dir)
-            notes += self._check_todos(git_dir, before)
-            notes += self._check_strategies(git_dir)
+            try:
+                notes += self._check_configs(git_dir, pointing)
+                notes += self._check_hooks(git_dir)
+                notes += self._check_todos(git_dir, before)
+                notes += self._check_strategies(git_dir)
+            except OSError as exc:
+                notes.append(
+                    f"Bash: the sandbox could not check {git_dir} after the command ({exc}): look at it before running git there."
+                )
         return notes
+
+    def close(self) -> None:
+        """Stop following the file index."""
+        for view in self._views.values():
+            view.close()
+        self._views.clear()
 
     def _quarantine(self, path: str, why: str) -> str:
         target = path + QUARANTINE_SUFFIX

@@ -253,10 +253,14 @@ class ShellPolicy:
         shells = self._background.get(session_id)
         if session_id not in self._git_baselines or shells is None or not shells.running:
             self._git_baselines[session_id] = guard.snapshot()
+        at_launch = self._git_baselines[session_id]
 
         def check() -> list[str]:
-            notes = guard.check(self._git_baselines[session_id])
-            self._git_baselines[session_id] = guard.snapshot()
+            notes = guard.check(self._git_baselines.get(session_id, at_launch))
+            try:
+                self._git_baselines[session_id] = guard.snapshot()
+            except (OSError, RuntimeError):  # the next launch takes one
+                self._git_baselines.pop(session_id, None)
             return notes
 
         return AfterCall(check)
@@ -316,6 +320,10 @@ class ShellPolicy:
         for proxy in self._proxies.values():
             proxy.close()
         self._proxies.clear()
+        for guard in self._git_guards.values():
+            guard.close()
+        self._git_guards.clear()
+        self._git_baselines.clear()
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None

@@ -18,6 +18,7 @@ import pytest
 from skawld_core.sandbox import ShellPolicy
 
 from .conftest import bash, context, needs_bwrap, text
+from .test_background import shell_id, until_output
 from .test_git_confined import SANDBOX_IDENTITY, fsmonitor_config, git, host_status, repo
 
 pytestmark = [needs_bwrap, pytest.mark.timeout(120)]
@@ -189,3 +190,20 @@ async def test_a_planted_sequencer_strategy_is_moved_aside(tmp_path: Path, polic
     result = text(await bash(context(project, policy), command))
     assert "sequencer/opts" in result and "'evil'" in result, result
     assert not (project / ".git" / "sequencer" / "opts").exists()
+
+
+async def test_a_background_shell_is_checked_when_it_ends(tmp_path: Path, policy: ShellPolicy, marker: Path) -> None:
+    project = repo(tmp_path / "p")
+    command = (
+        SANDBOX_IDENTITY + "git init -q sub && git -C sub commit -q --allow-empty -m x && "
+        f"printf '{planted(marker)}' >> sub/.git/config && {gitlink('sub')}"
+    )
+    ctx = context(project, policy)
+    sid = shell_id(await bash(ctx, command + "; echo planted", run_in_background=True))
+    await until_output(ctx, sid, "exit: 0")
+    shell = policy.background("s1").get(sid)
+    assert shell is not None
+    await shell.kill()  # it has ended: this waits for its clean-up, and so for its check
+    host_status(project)
+    assert not marker.exists()
+    assert (project / "sub" / ".git" / "config.skawld-quarantine").is_file()
