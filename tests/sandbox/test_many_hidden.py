@@ -111,3 +111,24 @@ def _argument_count(shell: ShellPolicy, root: Path) -> int:
         return data.count(b"\0") + len(launch.argv)
     finally:
         launch.release()
+
+
+async def test_past_a_few_dozen_hidden_paths_the_mounter_does_the_mounting(tmp_path: Path) -> None:
+    """bwrap re-reads the mount table for each read-only bind (quadratic): it keeps only the first few."""
+    from skawld_core.sandbox.policy import BWRAP_HIDDEN_MAX
+
+    root = tmp_path / "p"
+    for i in range(BWRAP_HIDDEN_MAX * 2):
+        (root / f"f{i}").mkdir(parents=True)
+        (root / f"f{i}" / ".env").write_text(f"SECRET_{i}\n")
+    rules = [{"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}]
+    shell = ShellPolicy(sandbox="required", permissions=PermissionEngine(rules=rules, project_root=root))
+    try:
+        out = text(await bash(context(root, shell), "cat f*/.env 2>&1 | grep -c SECRET_"))
+        launch = shell.launch("true", root, "s1")
+        assert not isinstance(launch, str)
+        launch.release()
+    finally:
+        shell.close()
+    assert out.startswith("0\n"), out
+    assert sys.executable in launch.argv
