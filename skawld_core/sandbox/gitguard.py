@@ -29,7 +29,8 @@ Each action comes back as a line for the call's result.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,15 @@ def _stat(path: str) -> _Stat:
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
+def _entry_stat(path: str) -> _Stat:
+    """A `.git` entry's identity: a folder's inode and mode only (its times move with every
+    write inside it), a file's or symlink's full stat (its content is where it points)."""
+    st = _stat(path)
+    if st is not None and stat.S_ISDIR(st[4]):
+        return (st[0], 0, 0, 0, st[4])
+    return st
 
 
 def _hook_names(hooks: str) -> list[str]:
@@ -142,7 +152,7 @@ class GitGuard:
                 if os.path.lexists(path):
                     snap.exec_lines[path] = _exec_lines(path)
         for dot_git, target in entries.items():
-            snap.entries[dot_git] = (_stat(dot_git), target)
+            snap.entries[dot_git] = (_entry_stat(dot_git), target)
         return snap
 
     def _writable(self, path: str) -> bool:
@@ -160,16 +170,22 @@ class GitGuard:
                 f"Bash: the sandbox could not list the git folders under {roots} after the command ({exc}): look at what it changed before running git there."
             ]
         notes: list[str] = []
-        changed_entries = {e: t for e, t in entries.items() if before.entries.get(e) != (_stat(e), t)}
+        changed_entries = {e: t for e, t in entries.items() if before.entries.get(e) != (_entry_stat(e), t)}
         for git_dir in dirs:
-            if before.dirs.get(git_dir) == _fingerprint(git_dir):
+            old, now = before.dirs.get(git_dir), _fingerprint(git_dir)
+            if old == now:
                 continue
+            # only what changed is looked at: a config of yours in a git dir whose rebase state moved stays
+            changed = {n for i, n in enumerate(_WATCHED) if old is None or old[i] != now[i]}
+            if old is None or old[-1] != now[-1]:
+                changed.add("hooks")
             pointing = [e for e, t in changed_entries.items() if t == git_dir]
             try:
-                notes += self._check_configs(git_dir, pointing)
-                notes += self._check_hooks(git_dir)
+                notes += self._check_configs(git_dir, pointing, changed)
+                if "hooks" in changed:
+                    notes += self._check_hooks(git_dir)
                 notes += self._check_todos(git_dir, before)
-                notes += self._check_strategies(git_dir)
+                notes += self._check_strategies(git_dir, changed)
             except OSError as exc:
                 notes.append(
                     f"Bash: the sandbox could not check {git_dir} after the command ({exc}): look at it before running git there."
@@ -194,11 +210,11 @@ class GitGuard:
             return f"Bash: the sandbox could not move {path} aside ({exc.strerror}): {why}. Check it before running git there."
         return f"Bash: the sandbox moved {path} to {target}: {why}."
 
-    def _check_configs(self, git_dir: str, pointing: Iterable[str]) -> list[str]:
+    def _check_configs(self, git_dir: str, pointing: list[str], changed: set[str]) -> list[str]:
         notes: list[str] = []
         for name in _CONFIGS:
             path = os.path.join(git_dir, name)
-            if not os.path.isfile(path):
+            if not os.path.isfile(path) or (name not in changed and not pointing):
                 continue
             problems = config_problems(path)
             if not problems:
@@ -210,8 +226,12 @@ class GitGuard:
             )
             if self._writable(path):
                 notes.append(self._quarantine(path, why))
-            else:
-                notes += [self._quarantine(e, why) for e in pointing if self._writable(e)]
+                continue
+            moved = [self._quarantine(e, why) for e in pointing if self._writable(e)]
+            notes += moved or [
+                f"Bash: the sandbox found {path} reachable from a git folder that changed during the command, "
+                f"with {', '.join(problems[:3])}: look at it before running git there."
+            ]
         return notes
 
     def _check_hooks(self, git_dir: str) -> list[str]:
@@ -246,11 +266,11 @@ class GitGuard:
             )
         return notes
 
-    def _check_strategies(self, git_dir: str) -> list[str]:
+    def _check_strategies(self, git_dir: str, changed: set[str]) -> list[str]:
         notes: list[str] = []
         for name in _STRATEGIES:
             path = os.path.join(git_dir, name)
-            if not os.path.isfile(path) or not self._writable(path):
+            if name not in changed or not os.path.isfile(path) or not self._writable(path):
                 continue
             with open(path, encoding="utf-8", errors="replace") as fh:
                 strategy = fh.read().strip()
@@ -261,7 +281,7 @@ class GitGuard:
                     )
                 )
         opts = os.path.join(git_dir, _OPTS)
-        if os.path.isfile(opts) and self._writable(opts):
+        if _OPTS in changed and os.path.isfile(opts) and self._writable(opts):
             bad = [p for p in _opts_strategies(opts) if p not in _BUILTIN_STRATEGIES]
             if bad:
                 notes.append(self._quarantine(opts, f"it names merge strategy {bad[0]!r}, which is not git's own"))

@@ -190,7 +190,7 @@ class ShellPolicy:
         if proxy is not None and holder is not None:
             env.update(proxy_env(holder.proxy_port))
         try:
-            after = self._git_check(spec, session_id)
+            after = self._git_check(spec, session_id, git)
         except (OSError, RuntimeError) as exc:
             return f"Bash: not run: the git folders in the project could not be listed ({exc})."
         sealed, history_hidden = self._sealed_history(spec, git)
@@ -244,11 +244,14 @@ class ShellPolicy:
             return [], None
         return object_dirs(git.mount_points), f"{tracked} is tracked by git and a Read deny rule hides it"
 
-    def _git_check(self, spec: SandboxSpec, session_id: str) -> AfterCall:
+    def _git_check(self, spec: SandboxSpec, session_id: str, git: GitMounts) -> AfterCall:
         """The check of the git dirs the call creates or changes (`gitguard`), against a
         snapshot taken now, or, while background shells of the session run (they may have
-        changed something since), against the one taken before they started."""
-        places = (*spec.writable, *(() if spec.tmp_dir is None else (spec.tmp_dir,)))
+        changed something since), against the one taken before they started. Writable
+        places: the roots, the session's `/tmp` and the git dirs mounted writable (a linked
+        worktree's common dir may lie outside the roots)."""
+        tmp = () if spec.tmp_dir is None else (spec.tmp_dir,)
+        places = (*spec.writable, *tmp, *(Path(p) for p in git.mount_points))
         guard = self._git_guards.get(places)
         if guard is None:
             guard = self._git_guards[places] = GitGuard(spec.writable, places)

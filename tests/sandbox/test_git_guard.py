@@ -207,3 +207,17 @@ async def test_a_background_shell_is_checked_when_it_ends(tmp_path: Path, policy
     host_status(project)
     assert not marker.exists()
     assert (project / "sub" / ".git" / "config.skawld-quarantine").is_file()
+
+
+async def test_your_config_stays_when_the_command_only_moves_its_rebase_state(
+    tmp_path: Path, policy: ShellPolicy
+) -> None:
+    project = repo(tmp_path / "p")
+    nested = repo(project / "tools")
+    git(nested, "commit", "-q", "--allow-empty", "-m", "second")
+    git(nested, "config", "alias.st", "status")  # outside the allowlist: yours, from before
+    command = SANDBOX_IDENTITY + f'GIT_SEQUENCE_EDITOR="{STOP_FIRST}" git -C tools rebase -q -i HEAD~1; true'
+    result = text(await bash(context(project, policy), command))
+    assert (nested / ".git" / "rebase-merge").is_dir(), result
+    assert "skawld-quarantine" not in result
+    assert "alias" in (nested / ".git" / "config").read_text()
