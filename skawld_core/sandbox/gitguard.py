@@ -68,6 +68,10 @@ def _entry_stat(path: str) -> _Stat:
     return st
 
 
+def _is_real_dir(path: str) -> bool:
+    return os.path.isdir(path) and not os.path.islink(path)
+
+
 def _hook_names(hooks: str) -> list[str]:
     try:
         return sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))
@@ -173,15 +177,17 @@ class GitGuard:
         changed_entries = {e: t for e, t in entries.items() if before.entries.get(e) != (_entry_stat(e), t)}
         for git_dir in dirs:
             old, now = before.dirs.get(git_dir), _fingerprint(git_dir)
-            if old == now:
+            # `.git` files and symlinks that now lead here (a `.git` folder is the git dir itself)
+            pointing = [e for e, t in changed_entries.items() if t == git_dir and not _is_real_dir(e)]
+            if old == now and not pointing:
                 continue
             # only what changed is looked at: a config of yours in a git dir whose rebase state moved stays
             changed = {n for i, n in enumerate(_WATCHED) if old is None or old[i] != now[i]}
             if old is None or old[-1] != now[-1]:
                 changed.add("hooks")
-            pointing = [e for e, t in changed_entries.items() if t == git_dir]
+            in_place = set() if old is None else changed
             try:
-                notes += self._check_configs(git_dir, pointing, changed)
+                notes += self._check_configs(git_dir, pointing, changed, in_place)
                 if "hooks" in changed:
                     notes += self._check_hooks(git_dir)
                 notes += self._check_todos(git_dir, before)
@@ -210,7 +216,9 @@ class GitGuard:
             return f"Bash: the sandbox could not move {path} aside ({exc.strerror}): {why}. Check it before running git there."
         return f"Bash: the sandbox moved {path} to {target}: {why}."
 
-    def _check_configs(self, git_dir: str, pointing: list[str], changed: set[str]) -> list[str]:
+    def _check_configs(self, git_dir: str, pointing: list[str], changed: set[str], in_place: set[str]) -> list[str]:
+        """A bad config the command wrote in place is moved aside; one that a `.git` file or
+        symlink the command wrote now leads to (yours, say) stays, and the pointer is moved."""
         notes: list[str] = []
         for name in _CONFIGS:
             path = os.path.join(git_dir, name)
@@ -221,10 +229,10 @@ class GitGuard:
                 continue
             why = (
                 f"a sandboxed command wrote a git config with {', '.join(problems[:3])}"
-                f"{' …' if len(problems) > 3 else ''}, and git outside the sandbox could run a program from it "
-                "(only data keys are kept: see docs/sandbox.md)"
+                f"{' …' if len(problems) > 3 else ''}, or a .git file leading to one, and git outside the "
+                "sandbox could run a program from it (only data keys are kept: see docs/sandbox.md)"
             )
-            if self._writable(path):
+            if self._writable(path) and (name in in_place or not pointing):
                 notes.append(self._quarantine(path, why))
                 continue
             moved = [self._quarantine(e, why) for e in pointing if self._writable(e)]

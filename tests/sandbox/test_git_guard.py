@@ -60,7 +60,7 @@ async def test_a_submodule_through_a_new_modules_dir_is_neutralised(
     )
     result = text(await bash(context(project, policy), command))
     assert "core.fsmonitor" in result and "skawld-quarantine" in result, result
-    assert (project / ".git" / "modules" / "evil" / "config.skawld-quarantine").is_file()
+    assert (project / "sub" / ".git.skawld-quarantine").is_file()  # the .git file leading to it
     host_status(project)
     assert not marker.exists()
 
@@ -94,7 +94,7 @@ async def test_a_git_file_into_the_sessions_tmp_is_neutralised(
     await bash(context(project, policy), command)
     host_status(project)
     assert not marker.exists()
-    assert (host_tmp / "g" / "config.skawld-quarantine").is_file()
+    assert (project / "sub" / ".git.skawld-quarantine").is_file()
 
 
 async def test_a_nested_repository_with_a_hook_is_neutralised(
@@ -220,4 +220,15 @@ async def test_your_config_stays_when_the_command_only_moves_its_rebase_state(
     result = text(await bash(context(project, policy), command))
     assert (nested / ".git" / "rebase-merge").is_dir(), result
     assert "skawld-quarantine" not in result
+    assert "alias" in (nested / ".git" / "config").read_text()
+
+
+async def test_a_git_file_leading_to_your_repository_is_moved_not_your_config(
+    tmp_path: Path, policy: ShellPolicy
+) -> None:
+    project = repo(tmp_path / "p")
+    nested = repo(project / "tools")
+    git(nested, "config", "alias.st", "status")  # yours, outside the allowlist
+    result = text(await bash(context(project, policy), "mkdir other && echo 'gitdir: ../tools/.git' > other/.git"))
+    assert (project / "other" / ".git.skawld-quarantine").is_file(), result
     assert "alias" in (nested / ".git" / "config").read_text()
