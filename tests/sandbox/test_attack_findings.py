@@ -1,8 +1,8 @@
 """One Bash command from a prompt-injected model, in a trusted project, sandboxed (real bwrap).
 
-Holes are strict xfails naming the hole: the suite stays green while they are open and the
-test flips when someone closes one. The rest are attacks that held and that a regression
-could reopen. Each effect is checked from the host side (a marker a host `git` wrote, a host
+A hole, while open, is a strict xfail naming it (none is open here now; the known limit of
+`sandbox.gitHistory: auto` is one in test_git_history.py). The rest are attacks that held or
+were closed, and that a regression could reopen. Each effect is checked from the host side (a marker a host `git` wrote, a host
 file, the secret in the output).
 """
 
@@ -60,7 +60,7 @@ async def run(project: Path, policy: ShellPolicy, command: str) -> str:
     return text(await bash(context(project, policy), command))
 
 
-# --- holes -------------------------------------------------------------------------------
+# --- holes found by the attack, closed ---------------------------------------------------
 
 
 @AS_ROOT
