@@ -21,7 +21,13 @@ Part 3, the session sandbox and the domain proxy:
           sandbox through the proxy, against the same client on the host going
           direct (goal: the proxy adds < 5 ms per request)
 
-    python bench/sandbox.py [--n 50] [--sizes 1000,10000,100000,300000]
+Part 4, many hidden paths: a sandboxed `true` with 1,000 denied files, bwrap
+mounting them all against bwrap mounting the first few and `sandbox/mounter.py`
+the rest, alternated; then --many denied files with the mounter. And the git check
+around each call (`sandbox/gitguard.py`: a snapshot at launch, a look after) in
+the 2,000-file project.
+
+    python bench/sandbox.py [--n 50] [--sizes 1000,10000,100000,300000] [--many 10000]
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from skawld_core.permissions import PermissionEngine
 from skawld_core.permissions.sandbox_spec import read_denied_paths
 from skawld_core.sandbox import Launch, ShellPolicy, probe_bwrap
 from skawld_core.sandbox import hidden as hidden_module
+from skawld_core.sandbox import policy as policy_module
+from skawld_core.sandbox.gitguard import GitGuard
 from skawld_core.tools import BashTool, ToolContext
 from tests.support.big_tree import generate_tree
 
@@ -270,7 +278,70 @@ async def scale(size: int, n: int) -> tuple[float, float, int]:
     return first / base, per_call, readable
 
 
-async def main(n: int, sizes: list[int]) -> int:
+def denied_files(root: Path, count: int) -> PermissionEngine:
+    for i in range(count):
+        folder = root / f"d{i // 100}" / f"e{i % 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".env").write_text(f"SECRET_{i}\n")
+    return deny_env(root)
+
+
+async def many_hidden(n: int, many: int) -> None:
+    """Part 4: bwrap alone against bwrap + the mounter on 1,000 hidden files, then --many."""
+    tool = BashTool()
+    with tempfile.TemporaryDirectory(dir="/var/tmp" if Path("/var/tmp").is_dir() else None) as tmp:
+        roots = {count: Path(tmp) / str(count) for count in (1000, many)}
+        policies = {
+            count: ShellPolicy(sandbox="required", permissions=denied_files(root, count))
+            for count, root in roots.items()
+        }
+
+        async def call(count: int, bwrap_alone: bool) -> float:
+            ctx = ToolContext(
+                cwd=roots[count], session_id="b", run_id="r", tool_use_id="t", extras={"shell_policy": policies[count]}
+            )
+            policy_module.BWRAP_HIDDEN_MAX = 10**9 if bwrap_alone else default
+            try:
+                return await one(tool, ctx)
+            finally:
+                policy_module.BWRAP_HIDDEN_MAX = default
+
+        default = policy_module.BWRAP_HIDDEN_MAX
+        rounds = max(3, min(n, 7))  # bwrap alone takes seconds a call
+        await call(1000, True)
+        await call(1000, False)
+        alone, mounter = [], []
+        for _ in range(rounds):
+            alone.append(await call(1000, True))
+            mounter.append(await call(1000, False))
+        await call(many, False)
+        big = [await call(many, False) for _ in range(rounds)]
+        for policy in policies.values():
+            policy.close()
+    ma, mb = statistics.median(alone), statistics.median(mounter)
+    print(f"Hidden paths: bwrap alone vs bwrap ({default}) + mounter, N={rounds}")
+    print(f"  1,000 hidden, bwrap alone     median {ma:9.2f} ms")
+    print(f"  1,000 hidden, with mounter    median {mb:9.2f} ms   ratio {mb / ma:.3f}x")
+    print(f"  {many:,} hidden, with mounter   median {statistics.median(big):9.2f} ms")
+
+
+def git_check_cost(root: Path, n: int) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    guard = GitGuard([root], [root])
+    before = guard.snapshot()
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        guard.check(before)
+        before = guard.snapshot()
+        times.append((time.perf_counter() - start) * 1000)
+    guard.close()
+    print(
+        f"Git check around a call (snapshot + look after), 2,000-file project: median {statistics.median(times):.3f} ms"
+    )
+
+
+async def main(n: int, sizes: list[int], many: int = 0) -> int:
     probe = probe_bwrap()
     if not probe.ok:
         print(f"bench: the sandbox cannot start here: {probe.reason}", file=sys.stderr)
@@ -285,6 +356,9 @@ async def main(n: int, sizes: list[int]) -> int:
         await pair(f"Bash `true` with a Read deny rule (**/.env) over 2000 files, N={n}", root, n, engine)
         await join_vs_own(root, n)
         proxy_added = await proxy_cost(root, max(n, 50))
+        git_check_cost(root, n)
+    if many:
+        await many_hidden(n, many)
     ok = added < GOAL_MS and proxy_added < 5.0
     if sizes:
         print("Hidden set of a `**/.env` Read deny rule, by repository size (first = cold, per call = warm)")
@@ -298,6 +372,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--sizes", default="1000,10000,100000,300000", help="comma-separated; empty to skip")
+    parser.add_argument("--many", type=int, default=10000, help="denied files for part 4; 0 to skip")
     opts = parser.parse_args()
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
-    sys.exit(asyncio.run(main(opts.n, [int(x) for x in opts.sizes.split(",") if x])))
+    sys.exit(asyncio.run(main(opts.n, [int(x) for x in opts.sizes.split(",") if x], opts.many)))

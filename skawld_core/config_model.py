@@ -271,6 +271,11 @@ class SandboxSection(_Section):
     network: bool | SandboxNetworkSection | None = Field(
         default=None, description="Allow network access inside the sandbox (true/false, or an object)."
     )
+    gitHistory: Literal["auto", "hidden", "visible"] | None = Field(
+        default=None,
+        description="Git's object store inside the sandbox: auto (hidden when a Read-denied file is tracked), "
+        "hidden, or visible (history may show denied files).",
+    )
 
     @property
     def network_enabled(self) -> bool:

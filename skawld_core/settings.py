@@ -205,6 +205,8 @@ class Settings:
             box["allowed_domains"] = allowed
         if denied:
             box["denied_domains"] = denied
+        if section.gitHistory is not None:
+            box["git_history"] = section.gitHistory
         return {**box, "allow_all_unix_sockets": True} if self.sandbox_unix_sockets else box
 
 

@@ -176,6 +176,10 @@ def _sandbox_requests(sandbox: Any, low_box: Any) -> list[TrustRequest]:
         )
         add(TrustRequest("widens", "/sandbox" if isinstance(sandbox, str) else "/sandbox/mode", what))
     out += _network_requests(sandbox.get("network") if isinstance(sandbox, Mapping) else None)
+    low_history = low_box.get("gitHistory") if isinstance(low_box, Mapping) else None
+    if isinstance(sandbox, Mapping) and sandbox.get("gitHistory") == "visible" and low_history != "visible":
+        what = "git history in the sandbox even when it holds files Read deny rules hide"
+        add(TrustRequest("widens", "/sandbox/gitHistory", what))
     return out
 
 

@@ -16,6 +16,8 @@ def bwrap_args(
     git: GitMounts | None = None,
     seccomp_fd: int | None = None,
     joined_net: bool = False,
+    sealed: tuple[str, ...] | list[str] = (),
+    mount_caps: bool = False,
 ) -> list[str]:
     """`bwrap` options (no program name, no command): the whole file system
     read-only, the spec's writable roots writable except their read-only paths
@@ -45,6 +47,8 @@ def bwrap_args(
         args += ["--bind", folder, folder]
     for path in read_only:
         args += ["--ro-bind", path, path]
+    for path in sealed:
+        args += ["--tmpfs", path, "--remount-ro", path]
     for d in spec.hidden_dirs:
         args += ["--tmpfs", d]
     for f in spec.hidden_files:
@@ -54,6 +58,8 @@ def bwrap_args(
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     args += ["--cap-drop", "ALL"]
+    if mount_caps:
+        args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
     return [*args, "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(spec.cwd)]
 
 

@@ -32,7 +32,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitMounts", "git_mounts", "sweep_created"]
+__all__ = [
+    "GitMounts",
+    "git_dir_of",
+    "git_mounts",
+    "reachable_git_dirs",
+    "repository_git_dirs",
+    "sweep_created",
+    "work_tree_of",
+]
 
 _READ_ONLY = ("config", "config.worktree", "hooks", "info", "commondir")
 _CREATED_EMPTY = ("hooks", "info")
@@ -75,19 +83,28 @@ def _is_git_dir(path: Path) -> bool:
 
 
 def _repository_of(root: Path) -> tuple[Path | None, Path | None]:
-    """(the `.git` file, the git dir) of the repository `root` is in (itself or an ancestor
-    below the home directory: a dotfiles repository in `~` is not made writable for a project
-    that merely lies inside it)."""
+    """(the `.git` file, the git dir) of the repository `root` is in."""
+    found = work_tree_of(root)
+    if found is None:
+        return None, None
+    dot_git = found / ".git"
+    if dot_git.is_dir():  # a symlink to a git dir counts (the link itself can be replaced)
+        return None, Path(os.path.realpath(dot_git))
+    return Path(os.path.realpath(dot_git)), _read_gitdir_file(dot_git)
+
+
+def work_tree_of(root: Path) -> Path | None:
+    """The work tree of the repository `root` is in: itself or an ancestor below the home
+    directory (a dotfiles repository in `~` is not made writable for a project that merely
+    lies inside it)."""
     home = Path(os.path.realpath(os.path.expanduser("~")))
     for directory in (root, *root.parents):
         if directory != root and (directory == home or directory in home.parents):
             break
         dot_git = directory / ".git"
-        if dot_git.is_dir():  # a symlink to a git dir counts (the link itself can be replaced)
-            return None, Path(os.path.realpath(dot_git))
-        if dot_git.is_file():
-            return Path(os.path.realpath(dot_git)), _read_gitdir_file(dot_git)
-    return None, None
+        if dot_git.is_dir() or dot_git.is_file():
+            return directory
+    return None
 
 
 def _submodule_dirs(git_dir: Path) -> Iterable[Path]:
@@ -156,29 +173,54 @@ def _config_references(git_dir: Path) -> list[Path]:
 
 def _all_git_dirs(roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     """Every git dir reachable from `roots`, and the `.git` files found on the way."""
-    pending: list[Path] = []
     files: list[Path] = []
     for root in roots:
-        dot_git, git_dir = _repository_of(root)
+        dot_git, _ = _repository_of(root)
         if dot_git is not None:
             files.append(dot_git)
-        if git_dir is not None:
-            pending.append(git_dir)
+    return reachable_git_dirs(repository_git_dirs(roots), files)
+
+
+def repository_git_dirs(roots: Sequence[Path]) -> list[Path]:
+    """The git dirs of the repositories `roots` are in."""
+    return [git_dir for git_dir in (_repository_of(root)[1] for root in roots) if git_dir is not None]
+
+
+def git_dir_of(dot_git: Path) -> Path | None:
+    """The git dir a `.git` entry stands for: the folder itself (through a symlink too),
+    or the target of a `.git` file."""
+    try:
+        if dot_git.is_dir():
+            return Path(os.path.realpath(dot_git))
+        return _read_gitdir_file(dot_git) if dot_git.is_file() else None
+    except OSError:
+        return None
+
+
+def reachable_git_dirs(starts: Iterable[Path], files: list[Path] | None = None) -> tuple[list[Path], list[Path]]:
+    """`starts` and every git dir they lead to (common dirs, submodules' dirs under
+    `modules/`, linked worktrees' dirs), and the submodules' `.git` files found on the way
+    (appended to `files`)."""
+    pending = list(starts)
+    files = [] if files is None else files
     seen: dict[Path, None] = {}
     while pending:
         git_dir = pending.pop()
-        if git_dir in seen or not git_dir.is_dir():
+        try:
+            if git_dir in seen or not git_dir.is_dir():
+                continue
+            seen[git_dir] = None
+            common = _common_dir(git_dir)
+            if common is not None:
+                pending.append(common)
+            for module in _submodule_dirs(git_dir):
+                pending.append(module)
+                dot_git = _submodule_dot_git(module)
+                if dot_git is not None:
+                    files.append(dot_git)
+            pending.extend(_worktree_dirs(git_dir))
+        except OSError:  # a folder we cannot read: git, run by the same user, cannot either
             continue
-        seen[git_dir] = None
-        common = _common_dir(git_dir)
-        if common is not None:
-            pending.append(common)
-        for module in _submodule_dirs(git_dir):
-            pending.append(module)
-            dot_git = _submodule_dot_git(module)
-            if dot_git is not None:
-                files.append(dot_git)
-        pending.extend(_worktree_dirs(git_dir))
     return list(seen), files
 
 

@@ -14,6 +14,7 @@ __all__ = ["SANDBOX_MODES", "SandboxMode", "SandboxSettings", "SandboxStatus", "
 
 SandboxMode = Literal["off", "auto", "required"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "auto", "required")
+GitHistory = Literal["auto", "hidden", "visible"]
 
 
 class SandboxSettings(SkawldModel):
@@ -27,6 +28,9 @@ class SandboxSettings(SkawldModel):
     `allowed_domains` / `denied_domains`: without `network`, the host names
     commands may reach through skawld's proxy (`*.example.com` for subdomains;
     denied wins); none allowed, the sandbox has no network.
+    `git_history`: git's object store inside the sandbox: `"auto"` hides it when a
+    path a Read deny rule hides is tracked by git (`sandbox.git_history`),
+    `"hidden"` always, `"visible"` never.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -36,6 +40,7 @@ class SandboxSettings(SkawldModel):
     allow_all_unix_sockets: bool = Field(default=False, strict=True)
     allowed_domains: tuple[str, ...] = ()
     denied_domains: tuple[str, ...] = ()
+    git_history: GitHistory = "auto"
 
 
 class SandboxStatus(SkawldModel):
@@ -54,6 +59,7 @@ class SandboxStatus(SkawldModel):
     unix_sockets: bool = Field(default=False, exclude_if=lambda v: not v)
     allowed_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
     denied_domains: tuple[str, ...] = Field(default=(), exclude_if=lambda v: not v)
+    git_history: GitHistory = Field(default="auto", exclude_if=lambda v: v == "auto")
 
     def network_text(self) -> str:
         """`network on`, `no network` or `network only to a.org, *.b.org (proxy; denied: c.org)`."""
@@ -73,6 +79,8 @@ class SandboxStatus(SkawldModel):
                     "; warning: host Unix sockets are reachable"
                     " (sandbox.network.allowAllUnixSockets, or no seccomp filter for this machine)"
                 )
+            if self.git_history == "visible":
+                line += "; warning: git history is readable even where it holds Read-denied files (sandbox.gitHistory)"
             return line
         if self.mode == "off":
             return "sandbox: off"

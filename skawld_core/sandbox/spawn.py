@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KILL_GRACE_S",
+    "AfterCall",
     "Launch",
     "Spawned",
     "end_leftovers",
@@ -39,6 +40,18 @@ KILL_GRACE_S = 2.0
 _ACTIVE_GROUPS: set[int] = set()
 
 
+class AfterCall:
+    """What to do once a call has ended, run at most once (a foreground call's result and
+    its process's clean-up both ask); returns lines for the call's result."""
+
+    def __init__(self, work: Callable[[], list[str]]) -> None:
+        self._work: Callable[[], list[str]] | None = work
+
+    def __call__(self) -> list[str]:
+        work, self._work = self._work, None
+        return [] if work is None else work()
+
+
 @dataclass(frozen=True)
 class Launch:
     """What to execute for one Bash call. `token` marks the call's processes.
@@ -46,7 +59,10 @@ class Launch:
     `fds` are handed to the child (the script, bwrap's arguments, the seccomp
     program) and closed in this process once it started (`release`);
     `watched` are paths the call must not create (`gitdirs.sweep_created`);
-    `proxy` is the session's domain proxy when the call reaches the network through it.
+    `after` runs once when the call has ended (`AfterCall`: the git dirs it changed are
+    checked) and returns lines for its result;
+    `proxy` is the session's domain proxy when the call reaches the network through it;
+    `history_hidden` says why git's object store is hidden in the call (`git_history`).
     """
 
     argv: list[str]
@@ -57,7 +73,9 @@ class Launch:
     unix_sockets: bool = True
     fds: list[int] = field(default_factory=list)
     watched: tuple[str, ...] = ()
+    after: AfterCall | None = None
     proxy: DomainProxy | None = None
+    history_hidden: str | None = None
 
     def release(self) -> None:
         """Close the descriptors meant for the child (idempotent)."""
@@ -112,24 +130,34 @@ class Spawned:
     err: asyncio.StreamReader
     transports: list[asyncio.BaseTransport]
     watched: tuple[str, ...] = ()
+    after: AfterCall | None = None
 
     def close(self) -> None:
-        """Forget the process group, close the pipes and remove the watched paths the call made."""
+        """Forget the process group, close the pipes, remove the watched paths the call made
+        and run its after-call checks (their lines are lost here: a background shell's)."""
         _ACTIVE_GROUPS.discard(self.proc.pid)
         for transport in self.transports:
             transport.close()
         sweep_created(self.watched)
+        if self.after is not None:
+            self.after()
 
 
 def sweep_note(launch: Launch) -> str | None:
-    """Remove what the call created of `launch.watched`; a line saying so, or None."""
+    """Remove what the call created of `launch.watched` and run its after-call checks;
+    lines saying what they did, or None."""
     removed = sweep_created(launch.watched)
-    if not removed:
-        return None
-    return (
-        f"Bash: the sandbox removed {', '.join(removed)}: the command created it, and git outside the "
-        "sandbox would read it (it can point git at another config)."
+    lines = (
+        [
+            f"Bash: the sandbox removed {', '.join(removed)}: the command created it, and git outside the "
+            "sandbox would read it (it can point git at another config)."
+        ]
+        if removed
+        else []
     )
+    if launch.after is not None:
+        lines += launch.after()
+    return "\n".join(lines) or None
 
 
 async def spawn(launch: Launch, cwd: Path) -> Spawned:
@@ -176,7 +204,7 @@ async def spawn(launch: Launch, cwd: Path) -> Spawned:
         for transport in transports:
             transport.close()
         raise
-    return Spawned(proc, out_stream, err_stream, transports, launch.watched)
+    return Spawned(proc, out_stream, err_stream, transports, launch.watched, launch.after)
 
 
 async def _reader(fd: int, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:

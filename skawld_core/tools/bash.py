@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pydantic import ConfigDict, Field
 
 from ..model_base import SkawldModel
-from ..sandbox.policy import ShellPolicy, proxy_note, sandbox_denial_note
+from ..sandbox.policy import ShellPolicy, history_note, proxy_note, sandbox_denial_note
 from ..sandbox.shells import MAX_SHELLS
 from ..sandbox.spawn import Launch, end_leftovers, exit_trailer, shielded_kill, spawn, sweep_note, terminate_call
 from .base import Tool, ToolContext, ToolResult
@@ -191,6 +191,7 @@ class BashTool(Tool[BashInput]):
         note = None
         if launch.sandboxed and returncode != 0:
             note = sandbox_denial_note(err.text(), network=launch.network, unix_sockets=launch.unix_sockets)
+            note = note or history_note(launch)
         swept = sweep_note(launch)
         if swept is not None:
             note = swept if note is None else f"{note}\n{swept}"

@@ -1,8 +1,8 @@
 """One Bash command from a prompt-injected model, in a trusted project, sandboxed (real bwrap).
 
-Holes are strict xfails naming the hole: the suite stays green while they are open and the
-test flips when someone closes one. The rest are attacks that held and that a regression
-could reopen. Each effect is checked from the host side (a marker a host `git` wrote, a host
+A hole, while open, is a strict xfail naming it (none is open here now; the known limit of
+`sandbox.gitHistory: auto` is one in test_git_history.py). The rest are attacks that held or
+were closed, and that a regression could reopen. Each effect is checked from the host side (a marker a host `git` wrote, a host
 file, the secret in the output).
 """
 
@@ -60,7 +60,7 @@ async def run(project: Path, policy: ShellPolicy, command: str) -> str:
     return text(await bash(context(project, policy), command))
 
 
-# --- holes -------------------------------------------------------------------------------
+# --- holes found by the attack, closed ---------------------------------------------------
 
 
 @AS_ROOT
@@ -96,7 +96,6 @@ async def test_root_cannot_remount_the_host_writable(project: Path, policy: Shel
     assert not (outside / "planted").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole (documented): a submodule the command registers runs its fsmonitor")
 async def test_new_submodule_config_runs_on_host_status(project: Path, policy: ShellPolicy, marker: Path) -> None:
     command = (
         SANDBOX_IDENTITY + "git init -q sub && git -C sub commit -q --allow-empty -m x && "
@@ -166,7 +165,6 @@ async def test_renamed_folder_cannot_replace_the_hooks_path(project: Path, polic
     assert not marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: a planted rebase todo runs `exec` at the host's rebase --continue")
 async def test_planted_rebase_todo_runs_nothing_on_the_host(project: Path, policy: ShellPolicy, marker: Path) -> None:
     command = (
         "mkdir -p .git/rebase-merge && echo refs/heads/main > .git/rebase-merge/head-name && "
@@ -178,7 +176,6 @@ async def test_planted_rebase_todo_runs_nothing_on_the_host(project: Path, polic
     assert not marker.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: a denied file committed earlier is read from git's objects")
 async def test_committed_env_is_not_readable_from_history(project: Path, policy: ShellPolicy) -> None:
     git(project, "add", "-f", ".env")
     git(project, "commit", "-qm", "oops")

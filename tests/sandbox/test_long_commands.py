@@ -63,15 +63,15 @@ async def test_bwrap_arguments_beyond_the_argv_limit(project: Path) -> None:
 
 
 @needs_bwrap
-async def test_more_hidden_paths_than_bwrap_can_mount_refuse_the_call(project: Path) -> None:
+async def test_more_hidden_paths_than_bwrap_takes_are_hidden_all_the_same(project: Path) -> None:
     files = hidden_files(project / "many", 3_500)
     policy = ShellPolicy(sandbox="required", permissions=ManyHidden(files))
     try:
         result = await bash(context(project, policy), "cat many/* | wc -c")
     finally:
         policy.close()
-    assert result.is_error
-    assert "3,500 paths" in text(result) and "bubblewrap" in text(result)
+    assert not result.is_error
+    assert text(result).startswith("0\n"), text(result)[:300]
 
 
 def open_fds() -> int:
@@ -90,13 +90,13 @@ async def test_no_descriptor_is_left_open(project: Path, any_policy: ShellPolicy
 
 
 @needs_bwrap
-async def test_a_refused_call_leaves_no_descriptor_open(project: Path) -> None:
+async def test_a_call_past_bwraps_arguments_leaves_no_descriptor_open(project: Path) -> None:
     files = hidden_files(project / "many", 3_100)
     policy = ShellPolicy(sandbox="required", permissions=ManyHidden(files))
     try:
         await bash(context(project, policy), "true")
         before = open_fds()
-        assert (await bash(context(project, policy), "true")).is_error
+        assert text(await bash(context(project, policy), "true")).endswith("exit: 0")
         assert open_fds() == before
     finally:
         policy.close()
