@@ -154,13 +154,7 @@ class Agent:
         self.cwd = Path(cwd).resolve() if cwd is not None else Path.cwd()
         self.permission_mode: PermissionMode = permission_mode
         self.system_prompt = system_prompt
-        self.skill_filter: tuple[str, ...] | None = None
-        """Only the skills with these names load (a name, or a plugin skill's ``:name`` suffix);
-        None: every skill found. Set before the extensions connect."""
-        self.system_prompt_replaces_default = False
-        """True: `system_prompt` is the whole system prompt (a host's own prompt, as the Claude
-        Agent SDK's string ``systemPrompt``); skawld's identity, tool protocol and environment
-        blocks are left out."""
+        self._init_host_settings()
         self.instruction_files = [str(p) for p in instruction_files]
         self.nested_instructions = nested_instructions
         self.compaction: CompactionStrategy = compaction or default_compaction()
@@ -170,9 +164,6 @@ class Agent:
         self.max_turns = max_turns
         self.cache_ttl: CacheTtl | None = cache_ttl
         self.tool_concurrency = default_tool_concurrency()
-        # Appends that meet a passing store fault end the run, unless this says to retry them
-        # (`skawld work` does, so a one-second database fault does not run a task twice).
-        self.store_retry: StoreRetry | None = None
         self.config_dirs = self._resolve_config_dirs(config_dir)
         # skills and agents loaded from these (an unaccepted project's) keep no tool grants or model
         self.untrusted_config_dirs = [Path(d).resolve() for d in untrusted_config_dirs]
@@ -218,6 +209,19 @@ class Agent:
         self.hooks: HookRunner | None = HookRunner(hooks) if hooks is not None else None
 
         self._init_lazy_parts(session_store, checkpoints)
+
+    def _init_host_settings(self) -> None:
+        """Knobs a host sets after construction (the SDK dialect, `skawld work`), at their defaults."""
+        self.skill_filter: tuple[str, ...] | None = None
+        """Only the skills with these names load (a name, or a plugin skill's ``:name`` suffix);
+        None: every skill found. Set before the extensions connect."""
+        self.system_prompt_replaces_default = False
+        """True: `system_prompt` is the whole system prompt (a host's own prompt, as the Claude
+        Agent SDK's string ``systemPrompt``); skawld's identity, tool protocol and environment
+        blocks are left out."""
+        # Appends that meet a passing store fault end the run, unless this says to retry them
+        # (`skawld work` does, so a one-second database fault does not run a task twice).
+        self.store_retry: StoreRetry | None = None
 
     def _init_lazy_parts(self, session_store: SessionStore | None, checkpoints: bool | CheckpointEngine | None) -> None:
         """The parts created on first use: the store, the system prompt, extensions, sessions."""
