@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from itertools import accumulate, islice
 from pathlib import Path
 
-from skawld_core.file_index.listed import shared_listing
+from skawld_core.file_index.listed import shared_listing, warm_listing
+from skawld_core.file_index.registry import ready_tree
+from skawld_core.tools.file_search import list_all_files_rg
 
 _AT = re.compile(r"(?:^|(?<=\s))@([^\s@]*)$")
 SKIP = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
@@ -54,7 +56,14 @@ def complete_path(cwd: Path, partial: str, limit: int = 12) -> list[str]:
 def project_files(root: Path) -> list[str]:
     """Every project file relative to `root`, ignore rules applied (the listing
     Glob reads: skawld_core's shared file index, walked once and kept current).
+    While the index is not walked yet, `rg --files` lists them (same filters,
+    native and parallel) and the index is walked in the background.
     Blocking: call it from a thread."""
+    if ready_tree(root) is None:
+        listed = list_all_files_rg(root)
+        if listed is not None:
+            warm_listing(root)
+            return listed
     return list(shared_listing(root).files())
 
 

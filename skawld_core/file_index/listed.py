@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..tools.ignore import EXCLUDE_RANK, IGNORE_FILES, RuleSet, is_ignored, load_rules, parent_rules
-from .registry import shared_tree
+from .registry import shared_tree, warm_tree
 from .tree import DirNode, DirTree, child_path
 
-__all__ = ["ListedView", "shared_listing"]
+__all__ = ["ListedView", "shared_listing", "warm_listing"]
 
 
 @dataclass(frozen=True)
@@ -261,3 +261,9 @@ def shared_listing(root: str | os.PathLike[str]) -> ListedView:
                 _views.pop(key).close()
             view = _views[id(tree)] = ListedView(tree)
         return view
+
+
+def warm_listing(root: str | os.PathLike[str]) -> threading.Thread | None:
+    """Walk `root` and compute its listed view in a background thread (see
+    `registry.warm_tree`), unless its tree is walked or being walked."""
+    return warm_tree(root, lambda tree: shared_listing(tree.root).files())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from ..globs import compile_glob
 from .base import ToolContext, _allow_every_path
 from .globmatch import PathGlob
 from .ignore import walk_files
-from .ripgrep import run_rg
+from .ripgrep import BASE_FLAGS, find_rg, run_rg
 
 # ripgrep's definitions (`rg --type-list`) of the types the fallback understands.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -201,6 +202,30 @@ def list_indexed_with_mtime(query: FileQuery, index_root: Path) -> list[tuple[st
             files = view.select(rel, path=compile_glob(glob.pattern.lstrip("/")).match)
         in_tree = [f"{rel}/{f}" for f in files] if rel else files
         return list(zip(files, view.tree.mtimes(in_tree), strict=True))
+
+
+def list_all_files_rg(root: Path) -> list[str] | None:
+    """Every file `rg --files` lists under `root` (the listed view's filters),
+    relative to it and unsorted, with no output cap; None when rg is missing or fails."""
+    rg = find_rg()
+    if rg is None:
+        return None
+    try:
+        out = subprocess.run(
+            [rg, *BASE_FLAGS, "--files", "--null", "--glob", "!.*"],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    if out.returncode not in (0, 1):
+        return None
+    text = out.stdout.decode("utf-8", errors="surrogateescape")
+    files = text.split("\0")
+    files.pop()  # after the last NUL
+    return files
 
 
 def list_files_py(query: FileQuery) -> list[str]:

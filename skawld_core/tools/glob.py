@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
+from ..file_index.listed import warm_listing
+from ..file_index.registry import ready_tree
 from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_search import (
@@ -86,13 +88,20 @@ class GlobTool(Tool[GlobInput]):
         if not search_root.is_dir():
             return ToolResult(content="No matches found.", summary="no matches")
         query = FileQuery(root=search_root, glob=glob)
+        use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+        # A process's first Glob does not wait for the index's walk: rg answers it, and
+        # the index is walked in the background for the calls after it.
+        cold = self.use_index and use_rg and ready_tree(ctx.cwd) is None
         try:
-            found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd) if self.use_index else None
+            found = None
+            if self.use_index and not cold:
+                found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd)
             if found is None:
-                use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
                 found = await list_files_with_mtime(query, use_rg)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
+        if cold and ctx.cwd.is_dir():
+            warm_listing(ctx.cwd)
         readable = readable_checker(ctx, real_root(search_root))
         if readable is not None:
             found = [item for item in found if readable(item[0])]
