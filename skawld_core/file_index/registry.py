@@ -38,6 +38,11 @@ def shared_tree(root: str | os.PathLike[str]) -> DirTree:
                 walking = _walking[key] = threading.Event()
                 break
         walking.wait()  # then look again: the walk may have failed
+    return _walk(key, walking)
+
+
+def _walk(key: str, walking: threading.Event) -> DirTree:
+    """Walk `key`, whose walk the caller claimed with `walking`, and keep the tree."""
     try:
         built = DirTree(key)  # walked outside the lock: other roots need not wait
         with _lock:
@@ -52,10 +57,16 @@ def shared_tree(root: str | os.PathLike[str]) -> DirTree:
         walking.set()
 
 
-def ready_tree(root: str | os.PathLike[str]) -> DirTree | None:
-    """The tree of `root` if it is walked already, else None (never walks)."""
+def ready_tree(root: str | os.PathLike[str], *, wait: bool = False) -> DirTree | None:
+    """The tree of `root` if it is walked already, else None; never walks. With
+    `wait`, a walk under way (say, `warm_tree`'s) is waited for first."""
+    key = os.path.abspath(root)
     with _lock:
-        return _trees.get(os.path.abspath(root))
+        walking = _walking.get(key) if wait else None
+    if walking is not None:
+        walking.wait()
+    with _lock:
+        return _trees.get(key)
 
 
 def warm_tree(root: str | os.PathLike[str], then: Callable[[DirTree], object] | None = None) -> threading.Thread | None:
@@ -66,10 +77,11 @@ def warm_tree(root: str | os.PathLike[str], then: Callable[[DirTree], object] | 
     with _lock:
         if key in _trees or key in _walking:
             return None
+        walking = _walking[key] = threading.Event()  # claimed now: callers from here on wait for it
 
     def walk() -> None:
         try:
-            tree = shared_tree(key)
+            tree = _walk(key, walking)
             if then is not None:
                 then(tree)
         except Exception:  # best effort: the next caller does the work again and sees the error

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..file_index.listed import shared_listing
 from ..globs import compile_glob
+from . import native_mtimes
 from .base import ToolContext, _allow_every_path
 from .globmatch import PathGlob
 from .ignore import walk_files
@@ -139,15 +140,20 @@ class _MtimeCollector:
 
 
 async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
-    """Files via `rg --files` with their mtimes, stat-ed while rg is still walking."""
+    """Files via `rg --files` with their mtimes, stat-ed while rg is still walking
+    (by `find` in a pipeline when it can, else in Python as rg's output arrives)."""
     root = str(query.root)
-    collect = _MtimeCollector()
-    await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)
     cut = len(root.rstrip("/")) + 1
     found: list[tuple[str, int]] = []
-    for raw, mtime in collect.items:
-        p = raw.decode("utf-8", errors="surrogateescape")
-        found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
+    if native_mtimes.available():  # stat-ed by `find`, natively, while rg walks
+        for p, mtime in await native_mtimes.list_with_mtimes([*query.rg_filter_args(), "--", root], root):
+            found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
+    else:
+        collect = _MtimeCollector()
+        await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)
+        for raw, mtime in collect.items:
+            p = raw.decode("utf-8", errors="surrogateescape")
+            found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
     if query.glob is not None and not query.uses_glob_type:
         match = query.glob.matcher
         found = [item for item in found if match(item[0])]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from skawld_core.file_index.listed import ListedView, shared_listing
+from skawld_core.file_index.registry import ready_tree, shared_tree, warm_tree
 from skawld_core.file_index.tree import DirTree
 from skawld_core.permissions import PermissionEngine
 from skawld_core.sandbox.hidden import hidden_paths
@@ -119,6 +120,34 @@ async def test_glob_sees_files_appear_change_and_go(tmp_path: Path) -> None:
     assert await run() == "b.py\nsub/c.py\na.py"
     (tmp_path / "a.py").unlink()
     assert await run() == "b.py\nsub/c.py"
+
+
+async def test_a_cold_glob_is_answered_by_rg_and_walks_the_index_for_the_next(tmp_path: Path) -> None:
+    if find_rg() is None and not os.environ.get("CI"):
+        pytest.skip("rg is not on PATH")
+    generate_tree(tmp_path, 50)
+    glob = GlobTool()
+    ask = glob.validate({"pattern": "**/file1.py"})
+    assert ready_tree(tmp_path) is None
+    first = (await glob.execute(ask, _ctx(tmp_path))).content
+    assert isinstance(first, str) and len(first.splitlines()) == 3
+    tree = ready_tree(tmp_path, wait=True)  # the walk the first call started in the background
+    assert tree is not None and tree.walks == 1
+    view = shared_listing(tmp_path)
+    assert view.tree is tree
+    (tmp_path / "pkg0" / "mod0" / "file1.py").write_text("")
+    second = (await glob.execute(ask, _ctx(tmp_path))).content
+    assert isinstance(second, str) and "pkg0/mod0/file1.py" in second.splitlines()
+    assert view.tree.walks == 1  # the index answered, kept current
+
+
+def test_two_threads_asking_for_one_tree_share_one_walk(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 2000)
+    warming = warm_tree(tmp_path)
+    assert warming is not None and warm_tree(tmp_path) is None  # already under way
+    tree = shared_tree(tmp_path)  # waits for that walk rather than walking again
+    warming.join()
+    assert tree is ready_tree(tmp_path) and tree.walks == 1 and len(tree.nodes) > 100
 
 
 @pytest.fixture
