@@ -35,9 +35,9 @@ from skawld_core.file_index.registry import close_trees
 from skawld_tui.path_complete import (
     FileIndex,
     at_options,
+    build_file_index,
     complete_path,
     fuzzy_score,
-    project_files,
     quick_at_options,
 )
 from tests.support.big_tree import generate_tree
@@ -70,10 +70,10 @@ def cold_listing(root: Path) -> tuple[float, float, FileIndex]:
     """(listing seconds, seconds the index's background walk then took, the index)."""
     close_trees()
     start = time.perf_counter()
-    index = FileIndex(project_files(root))
+    index = build_file_index(root)
     took = time.perf_counter() - start
     start = time.perf_counter()
-    shared_listing(root).files()  # waits for the walk `project_files` started, so it loads no later timing
+    shared_listing(root).files()  # waits for the walk `build_file_index` started: it loads no later timing
     return took, time.perf_counter() - start, index
 
 

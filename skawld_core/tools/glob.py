@@ -100,8 +100,8 @@ class GlobTool(Tool[GlobInput]):
                 found = await list_files_with_mtime(query, use_rg)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
-        if cold and ctx.cwd.is_dir():
-            warm_listing(ctx.cwd)
+        if cold and ctx.cwd.is_dir():  # once this call is done: the walk would compete with it for the GIL
+            asyncio.get_running_loop().call_soon(warm_listing, ctx.cwd)
         readable = readable_checker(ctx, real_root(search_root))
         if readable is not None:
             found = [item for item in found if readable(item[0])]

@@ -3,6 +3,7 @@ applied for the tools' view and not for the deny view."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -131,7 +132,9 @@ async def test_a_cold_glob_is_answered_by_rg_and_walks_the_index_for_the_next(tm
     assert ready_tree(tmp_path) is None
     first = (await glob.execute(ask, _ctx(tmp_path))).content
     assert isinstance(first, str) and len(first.splitlines()) == 3
-    tree = ready_tree(tmp_path, wait=True)  # the walk the first call started in the background
+    assert ready_tree(tmp_path) is None  # walked only once the call is done, not during it
+    await asyncio.sleep(0)  # one turn of the loop: the walk starts (call_soon), in a thread
+    tree = ready_tree(tmp_path, wait=True)
     assert tree is not None and tree.walks == 1
     view = shared_listing(tmp_path)
     assert view.tree is tree
