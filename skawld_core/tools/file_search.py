@@ -145,9 +145,8 @@ async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
     root = str(query.root)
     cut = len(root.rstrip("/")) + 1
     found: list[tuple[str, int]] = []
-    if native_mtimes.available():  # stat-ed by `find`, natively, while rg walks
-        for p, mtime in await native_mtimes.list_with_mtimes([*query.rg_filter_args(), "--", root], root):
-            found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
+    if native_mtimes.available():  # stat-ed by `find`, natively, while rg walks; paths relative to root
+        found = await native_mtimes.list_with_mtimes(query.rg_filter_args(), root)
     else:
         collect = _MtimeCollector()
         await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)

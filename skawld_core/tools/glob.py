@@ -107,14 +107,27 @@ class GlobTool(Tool[GlobInput]):
             found = [item for item in found if readable(item[0])]
         if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        found.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
-        found.sort(key=itemgetter(1), reverse=True)
-        ordered = [rel for rel, _ in found]
-        total = len(ordered)
-        lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]
+        total = len(found)
+        ordered = [rel for rel, _ in _newest(found, MAX_RESULTS)]
+        lines = [printable(prefix + r) for r in ordered]
         if total > MAX_RESULTS:
             lines.append(f"… (truncated to {MAX_RESULTS} of {total} results)")
         return ToolResult(content="\n".join(lines), summary=f"{total} file(s) matched")
+
+
+def _newest(found: list[tuple[str, int]], limit: int) -> list[tuple[str, int]]:
+    """The first `limit` of `found` newest first, then by path. Sorted by mtime
+    alone first (ints, in C), so only the head and its ties are sorted by path."""
+    found.sort(key=itemgetter(1), reverse=True)
+    end = limit
+    if len(found) > limit:
+        edge = found[limit - 1][1]
+        while end < len(found) and found[end][1] == edge:
+            end += 1
+    head = found[:end]
+    head.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
+    head.sort(key=itemgetter(1), reverse=True)
+    return head[:limit]
 
 
 def _error(message: str) -> ToolResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -22,7 +23,7 @@ from .ripgrep import BASE_FLAGS, RipgrepError, find_rg
 
 __all__ = ["available", "list_with_mtimes"]
 
-_FIND_ARGS = ("-files0-from", "-", "-maxdepth", "0", "-printf", "%T@ %p\\0")
+_FIND_ARGS = ("-files0-from", "-", "-maxdepth", "0", "-printf", "%T@\\0%p\\0")
 
 
 @cache
@@ -41,12 +42,13 @@ def available() -> bool:
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return done.returncode == 0 and done.stdout.endswith(b"\0") and b"." in done.stdout
+    return done.returncode == 0 and re.fullmatch(rb"\d+\.\d{10}\0", done.stdout) is not None
 
 
 async def list_with_mtimes(rg_args: list[str], root: str) -> list[tuple[str, int]]:
     """(path as rg prints it, mtime in ns) of each file `rg --files --null
-    <rg_args>` lists from `root`. A file gone before it was stat-ed is left out.
+    <rg_args>` lists, run in `root` (with no path in `rg_args`, paths are
+    relative to it). A file gone before it was stat-ed is left out.
     Raises `RipgrepError` when rg fails."""
     rg = find_rg()
     find = shutil.which("find")
@@ -90,13 +92,15 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 
 
 def _parse(out: bytes) -> list[tuple[str, int]]:
-    """`%T@ %p` records: whole seconds (floored, so -1.5 s prints as -2.5) and a
-    non-negative fraction of exactly ten decimals, tenths of nanoseconds."""
-    found: list[tuple[str, int]] = []
-    append = found.append
-    for record in out.split(b"\0")[:-1]:
-        stamp, _, raw = record.partition(b" ")
-        sec, _, frac = stamp.partition(b".")
-        mtime = int(sec) * 1_000_000_000 + (int(frac) // 10 if len(frac) == 10 else 0)
-        append((raw.decode("utf-8", errors="surrogateescape"), mtime))
-    return found
+    """`%T@\\0%p\\0` records, split in C: whole seconds (floored, so -1.5 s prints
+    as -2.5) and a non-negative fraction of exactly ten decimals (tenths of ns)."""
+    fields = out.decode("utf-8", errors="surrogateescape").split("\0")
+    fields.pop()  # after the last NUL
+    stamps = fields[0::2]
+    mtimes = [int(s.replace(".", "")) // 10 if s[0] != "-" else _negative(s) for s in stamps]
+    return list(zip(fields[1::2], mtimes, strict=True))
+
+
+def _negative(stamp: str) -> int:
+    sec, _, frac = stamp.partition(".")
+    return int(sec) * 1_000_000_000 + int(frac.ljust(10, "0")[:10]) // 10
