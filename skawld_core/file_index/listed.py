@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..gc_pause import gc_paused
 from ..tools.ignore import EXCLUDE_RANK, IGNORE_FILES, RuleSet, is_ignored, load_rules, parent_rules
 from .registry import shared_tree, warm_tree
 from .tree import DirNode, DirTree, child_path
@@ -162,7 +163,8 @@ class ListedView:
         if self._dirty is None or root not in self._dirs:
             self._dirs = {}
             self._rule_files = {}
-            self._list_subtree(root, tuple(parent_rules(root)), "")
+            with gc_paused():  # a listing per directory, none in a cycle
+                self._list_subtree(root, tuple(parent_rules(root)), "")
         else:
             for path in sorted(self._dirty, key=len):  # parents first
                 listed = self._dirs.get(path)

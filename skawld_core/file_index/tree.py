@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..gc_pause import gc_paused
 from .inotify import DirWatcher
 
 __all__ = ["DirNode", "DirTree", "Listener", "child_path"]
@@ -200,7 +201,8 @@ class DirTree:
         self.unreadable.clear()
         self._mtimes.clear()
         self.walks += 1
-        self._walk_shared(self.root, set())
+        with gc_paused():  # tens of thousands of acyclic listings
+            self._walk_shared(self.root, set())
         self._just_walked = True
         self._start_watching()
 
