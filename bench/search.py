@@ -130,6 +130,7 @@ async def glob_scale(size: int, repeat: int) -> None:
             rg_sorted.append(await timed(lambda: run_rg(["--sortr", "modified", *rg_args])))
             close_trees()  # a new process: no tree (waits for the last call's background walk)
             sk_firsts.append(await timed(lambda: tool.execute(value, ctx)))
+            await asyncio.sleep(0)  # the call scheduled the walk for after it: it starts now
             # what the background walk then takes (the next Glob would wait for it)
             warmed.append(await timed(lambda: shared_listing(root).files()))
         close_trees()
