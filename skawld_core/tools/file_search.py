@@ -217,7 +217,7 @@ def list_all_files_rg(root: Path) -> list[str] | None:
         return None
     try:
         out = subprocess.run(
-            [rg, *BASE_FLAGS, "--files", "--null", "--glob", "!.*"],
+            [rg, *BASE_FLAGS, "--files", "--null", *FileQuery(root=root).rg_filter_args()],
             cwd=root,
             stdin=subprocess.DEVNULL,
             capture_output=True,

@@ -144,6 +144,20 @@ async def test_a_cold_glob_is_answered_by_rg_and_walks_the_index_for_the_next(tm
     assert view.tree.walks == 1  # the index answered, kept current
 
 
+def test_a_cold_at_listing_is_rg_s_and_equals_the_index(tmp_path: Path) -> None:
+    if find_rg() is None and not os.environ.get("CI"):
+        pytest.skip("rg is not on PATH")
+    generate_tree(tmp_path, 200, gitignore="build/\n*.log\npkg0/mod0/sub3/\n")
+    for extra in ("build/x.py", "a.log", ".hidden/y.py", "pkg0/.z.py", "sp ace/é.py"):
+        (tmp_path / extra).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / extra).write_text("")
+    (tmp_path / "link.py").symlink_to(tmp_path / "sp ace" / "é.py")
+    cold = project_files(tmp_path, warm=False)
+    assert ready_tree(tmp_path) is None  # rg listed them: nothing walked
+    assert sorted(cold) == sorted(shared_listing(tmp_path).files()) and "sp ace/é.py" in cold
+    assert len(cold) == 200 - 20 + 1  # pkg0/mod0/sub3/ ignored, the symlink and hidden files left out
+
+
 def test_two_threads_asking_for_one_tree_share_one_walk(tmp_path: Path) -> None:
     generate_tree(tmp_path, 2000)
     warming = warm_tree(tmp_path)
