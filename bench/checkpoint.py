@@ -9,8 +9,13 @@ measured in the same round on the same change: ``git add -A && git write-tree``
 into a scratch index (``GIT_INDEX_FILE``, warmed up once like the shadow
 index). The order alternates between rounds. Prints medians and the ratio.
 Goal: ratio <= 1.2 and snapshot under 0.3 s. The cold snapshot is printed against two cold
-baselines (fresh index): into a fresh object store (what a first snapshot must do: write every
-blob; goal <= 1.5x) and in the project's own `.git`, where committed blobs already exist.
+baselines (fresh index): into a fresh object store (every blob written as a loose object) and
+in the project's own `.git`, where the committed blobs already exist, so git only hashes the
+files (no object is written). The second is about ten times cheaper, and the difference is
+all object writing. A first snapshot now borrows the project's objects (checkpoints/borrow.py):
+it hashes like the second baseline, then packs what it references into the shadow
+(`git repack -a -d`), which neither baseline does but a checkpoint must (so a gc in the project
+never breaks it). The fair comparison is therefore "own .git + that repack"; it is printed too.
 """
 
 from __future__ import annotations
@@ -57,8 +62,8 @@ def baseline(root: Path, index: Path) -> float:
 
 def cold_baselines(root: Path, tmp: Path, name: str = "cold-bare") -> tuple[float, float]:
     """Cold `git add -A && git write-tree` with a fresh index: (into a fresh object store,
-    as the shadow repository's first snapshot must write every blob; into the project's own
-    `.git`, where the committed blobs already exist)."""
+    every blob written; into the project's own `.git`, where the committed blobs already
+    exist and nothing is written)."""
     fresh = tmp / name
     subprocess.run(["git", "init", "-q", "--bare", str(fresh)], check=True)
     env = {**os.environ, "GIT_DIR": str(fresh), "GIT_WORK_TREE": str(root), "GIT_INDEX_FILE": str(fresh / "index")}
@@ -67,6 +72,26 @@ def cold_baselines(root: Path, tmp: Path, name: str = "cold-bare") -> tuple[floa
     subprocess.run(["git", "write-tree"], cwd=root, check=True, env=env, stdout=subprocess.DEVNULL)
     into_fresh = time.perf_counter() - start
     return into_fresh, baseline(root, tmp / "cold-own-index")
+
+
+def repack_time(root: Path, tmp: Path) -> float:
+    """`git repack -a -d` of a tree written into a repository that borrows the
+    project's objects: the part of a first snapshot neither cold baseline has."""
+    borrowed = tmp / "borrowing"
+    subprocess.run(["git", "init", "-q", "--bare", str(borrowed)], check=True)
+    (borrowed / "objects" / "info" / "alternates").write_text(f"{root / '.git' / 'objects'}\n")
+    env = {
+        **os.environ,
+        "GIT_DIR": str(borrowed),
+        "GIT_WORK_TREE": str(root),
+        "GIT_INDEX_FILE": str(borrowed / "index"),
+    }
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+    tree = subprocess.run(["git", "write-tree"], cwd=root, check=True, env=env, capture_output=True, text=True)
+    subprocess.run(["git", "update-ref", "refs/x", tree.stdout.strip()], cwd=root, check=True, env=env)
+    start = time.perf_counter()
+    subprocess.run(["git", "repack", "-a", "-d", "-q"], cwd=root, check=True, env=env)
+    return time.perf_counter() - start
 
 
 async def snapshot(engine: CheckpointEngine) -> float:
@@ -90,6 +115,7 @@ def main() -> None:
         loop = asyncio.new_event_loop()
         cold_fresh, cold_own = cold_baselines(root, Path(tmp))
         cold = loop.run_until_complete(snapshot(engine))
+        repack = repack_time(root, Path(tmp))
         after_fresh, _ = cold_baselines(root, Path(tmp), "cold-bare-after")
         cold_fresh = (cold_fresh + after_fresh) / 2  # one before and one after the snapshot
         baseline(root, index)  # warm the scratch index like the shadow's
@@ -110,13 +136,14 @@ def main() -> None:
     base, snap = statistics.median(base_times), statistics.median(snap_times)
     print(f"repository: {args.files} files, {args.changed} changed per round, {args.runs} rounds")
     print(f"first snapshot (cold):                 {cold * 1000:8.1f} ms")
+    print(f"  cold baseline into a fresh object store: {cold_fresh * 1000:8.1f} ms (ratio {cold / cold_fresh:.2f}x)")
     print(
-        f"  cold baseline into a fresh object store: {cold_fresh * 1000:8.1f} ms "
-        f"(ratio {cold / cold_fresh:.2f}x, goal <= 1.5x)"
+        f"  cold baseline in the project's .git (blobs already stored, nothing written): {cold_own * 1000:8.1f} ms "
+        f"(ratio {cold / cold_own:.2f}x)"
     )
     print(
-        f"  cold baseline in the project's .git (blobs already stored): {cold_own * 1000:8.1f} ms "
-        f"(ratio {cold / cold_own:.2f}x)"
+        f"  fair: that baseline + packing the borrowed objects ({repack * 1000:.1f} ms): "
+        f"{(cold_own + repack) * 1000:8.1f} ms (ratio {cold / (cold_own + repack):.2f}x, goal <= 1.5x)"
     )
     print(f"baseline git add -A && git write-tree: {base * 1000:8.1f} ms (median)")
     print(f"skawld snapshot:                       {snap * 1000:8.1f} ms (median)")

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from itertools import accumulate, islice
 from pathlib import Path
 
-from skawld_core.file_index.listed import shared_listing
+from skawld_core.file_index.listed import shared_listing, warm_listing
+from skawld_core.file_index.registry import ready_tree
+from skawld_core.tools.file_search import list_all_files_rg
 
 _AT = re.compile(r"(?:^|(?<=\s))@([^\s@]*)$")
 SKIP = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
@@ -51,11 +53,28 @@ def complete_path(cwd: Path, partial: str, limit: int = 12) -> list[str]:
     return out
 
 
-def project_files(root: Path) -> list[str]:
+def project_files(root: Path, *, warm: bool = True) -> list[str]:
     """Every project file relative to `root`, ignore rules applied (the listing
     Glob reads: skawld_core's shared file index, walked once and kept current).
+    While the index is not walked yet, `rg --files` lists them (same filters,
+    native and parallel) and, with `warm`, the index is walked in the background.
     Blocking: call it from a thread."""
+    if ready_tree(root) is None:
+        listed = list_all_files_rg(root)
+        if listed is not None:
+            if warm:
+                warm_listing(root)
+            return listed
     return list(shared_listing(root).files())
+
+
+def build_file_index(root: Path) -> FileIndex:
+    """The project's `FileIndex`; the file index is walked in the background only
+    after it is built (the walk would compete for the GIL). Blocking."""
+    index = FileIndex(project_files(root, warm=False))
+    if ready_tree(root) is None:
+        warm_listing(root)
+    return index
 
 
 async def list_project_files(root: Path) -> list[str]:
@@ -273,4 +292,4 @@ def _at_options(cwd: Path, token: str, files: FileIndex | None, limit: int, *, q
 
 async def load_file_index(root: Path) -> FileIndex:
     """The project's `FileIndex`, listed and prepared in a thread."""
-    return await asyncio.to_thread(lambda: FileIndex(project_files(root)))
+    return await asyncio.to_thread(build_file_index, root)

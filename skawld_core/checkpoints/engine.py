@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mappi
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .borrow import alternates_file, borrow_objects, stop_borrowing
 from .git import CheckpointError, git_env, run_git
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -232,6 +233,7 @@ class CheckpointEngine:
                 encoding="utf-8",
             )
             (self.git_dir / "skawld-project").write_text(f"{self.project}\n", encoding="utf-8")
+            borrow_objects(self.git_dir, self._user_git_dir())
         large = self.git_dir / "skawld-large"
         if large.is_file():
             self._large = {p for p in large.read_text(encoding="utf-8").split("\0") if p}
@@ -352,6 +354,10 @@ class CheckpointEngine:
         _, tree_out, _ = await self._git("write-tree")
         commit = self._write_commit(tree_out.decode().strip(), latest, message or "checkpoint")
         self._set_latest(commit)
+        if alternates_file(self.git_dir).is_file():  # copy what it borrowed, then stand alone (borrow.py)
+            code, _, _ = await self._git("repack", "-a", "-d", "-q", check=False)
+            if code == 0:
+                stop_borrowing(self.git_dir)
         return Snapshot(
             commit=commit, changed=len(touched) - len(large), skipped_large=sorted(self._large), skipped_nested=nested
         )

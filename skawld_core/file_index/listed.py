@@ -16,11 +16,12 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..gc_pause import gc_paused
 from ..tools.ignore import EXCLUDE_RANK, IGNORE_FILES, RuleSet, is_ignored, load_rules, parent_rules
-from .registry import shared_tree
+from .registry import shared_tree, warm_tree
 from .tree import DirNode, DirTree, child_path
 
-__all__ = ["ListedView", "shared_listing"]
+__all__ = ["ListedView", "shared_listing", "warm_listing"]
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,8 @@ class ListedView:
         if self._dirty is None or root not in self._dirs:
             self._dirs = {}
             self._rule_files = {}
-            self._list_subtree(root, tuple(parent_rules(root)), "")
+            with gc_paused():  # a listing per directory, none in a cycle
+                self._list_subtree(root, tuple(parent_rules(root)), "")
         else:
             for path in sorted(self._dirty, key=len):  # parents first
                 listed = self._dirs.get(path)
@@ -261,3 +263,9 @@ def shared_listing(root: str | os.PathLike[str]) -> ListedView:
                 _views.pop(key).close()
             view = _views[id(tree)] = ListedView(tree)
         return view
+
+
+def warm_listing(root: str | os.PathLike[str]) -> threading.Thread | None:
+    """Walk `root` and compute its listed view in a background thread (see
+    `registry.warm_tree`), unless its tree is walked or being walked."""
+    return warm_tree(root, lambda tree: shared_listing(tree.root).files())

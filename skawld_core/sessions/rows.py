@@ -9,7 +9,6 @@ column value into that text.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import SessionStoreError
+from ..gc_pause import gc_paused
 from ..messages import InvokedSkillRecord
 from ..model_base import DEFERRED
 from .store import SessionRecord, StoredMessage, Task
@@ -88,15 +88,11 @@ def stored_messages_of(rows: Iterable[Sequence[Any]], where: str) -> list[Stored
     validate raises `SessionStoreError` naming `where` (the session and its store).
     """
     raw = ",".join(f'{{"seq":{seq},"appended_at":"{at}","message":{message}}}' for seq, at, message in rows)
-    paused = gc.isenabled()
-    gc.disable()
     try:
-        return _STORED.validate_json(f"[{raw}]")
+        with gc_paused():
+            return _STORED.validate_json(f"[{raw}]")
     except ValidationError as exc:
         raise SessionStoreError(f"Corrupt message in {where}: {exc}") from exc
-    finally:
-        if paused:
-            gc.enable()
 
 
 async def load_stored_messages(rows: Iterable[Sequence[Any]], where: str) -> list[StoredMessage]:

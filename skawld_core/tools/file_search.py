@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..file_index.listed import shared_listing
 from ..globs import compile_glob
+from . import native_mtimes
 from .base import ToolContext, _allow_every_path
 from .globmatch import PathGlob
 from .ignore import walk_files
-from .ripgrep import run_rg
+from .ripgrep import BASE_FLAGS, find_rg, run_rg
 
 # ripgrep's definitions (`rg --type-list`) of the types the fallback understands.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -138,15 +140,19 @@ class _MtimeCollector:
 
 
 async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
-    """Files via `rg --files` with their mtimes, stat-ed while rg is still walking."""
+    """Files via `rg --files` with their mtimes, stat-ed while rg is still walking
+    (by `find` in a pipeline when it can, else in Python as rg's output arrives)."""
     root = str(query.root)
-    collect = _MtimeCollector()
-    await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)
     cut = len(root.rstrip("/")) + 1
     found: list[tuple[str, int]] = []
-    for raw, mtime in collect.items:
-        p = raw.decode("utf-8", errors="surrogateescape")
-        found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
+    if native_mtimes.available():  # stat-ed by `find`, natively, while rg walks; paths relative to root
+        found = await native_mtimes.list_with_mtimes(query.rg_filter_args(), root)
+    else:
+        collect = _MtimeCollector()
+        await run_rg(["--files", "--null", *query.rg_filter_args(), "--", root], query.root, on_stdout=collect)
+        for raw, mtime in collect.items:
+            p = raw.decode("utf-8", errors="surrogateescape")
+            found.append((p[cut:] if p.startswith(root) else strip_root(p, root), mtime))
     if query.glob is not None and not query.uses_glob_type:
         match = query.glob.matcher
         found = [item for item in found if match(item[0])]
@@ -201,6 +207,30 @@ def list_indexed_with_mtime(query: FileQuery, index_root: Path) -> list[tuple[st
             files = view.select(rel, path=compile_glob(glob.pattern.lstrip("/")).match)
         in_tree = [f"{rel}/{f}" for f in files] if rel else files
         return list(zip(files, view.tree.mtimes(in_tree), strict=True))
+
+
+def list_all_files_rg(root: Path) -> list[str] | None:
+    """Every file `rg --files` lists under `root` (the listed view's filters),
+    relative to it and unsorted, with no output cap; None when rg is missing or fails."""
+    rg = find_rg()
+    if rg is None:
+        return None
+    try:
+        out = subprocess.run(
+            [rg, *BASE_FLAGS, "--files", "--null", *FileQuery(root=root).rg_filter_args()],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    if out.returncode not in (0, 1):
+        return None
+    text = out.stdout.decode("utf-8", errors="surrogateescape")
+    files = text.split("\0")
+    files.pop()  # after the last NUL
+    return files
 
 
 def list_files_py(query: FileQuery) -> list[str]:

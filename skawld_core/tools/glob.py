@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field
 
+from ..file_index.listed import warm_listing
+from ..file_index.registry import ready_tree
 from ..model_base import SkawldModel
 from .base import Tool, ToolContext, ToolResult, error_result
 from .file_search import (
@@ -86,26 +88,46 @@ class GlobTool(Tool[GlobInput]):
         if not search_root.is_dir():
             return ToolResult(content="No matches found.", summary="no matches")
         query = FileQuery(root=search_root, glob=glob)
+        use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
+        # A process's first Glob does not wait for the index's walk: rg answers it, and
+        # the index is walked in the background for the calls after it.
+        cold = self.use_index and use_rg and ready_tree(ctx.cwd) is None
         try:
-            found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd) if self.use_index else None
+            found = None
+            if self.use_index and not cold:
+                found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd)
             if found is None:
-                use_rg = find_rg() is not None if self.use_rg is None else self.use_rg
                 found = await list_files_with_mtime(query, use_rg)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
+        if cold and ctx.cwd.is_dir():  # once this call is done: the walk would compete with it for the GIL
+            asyncio.get_running_loop().call_soon(warm_listing, ctx.cwd)
         readable = readable_checker(ctx, real_root(search_root))
         if readable is not None:
             found = [item for item in found if readable(item[0])]
         if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        found.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
-        found.sort(key=itemgetter(1), reverse=True)
-        ordered = [rel for rel, _ in found]
-        total = len(ordered)
-        lines = [printable(prefix + r) for r in ordered[:MAX_RESULTS]]
+        total = len(found)
+        ordered = [rel for rel, _ in _newest(found, MAX_RESULTS)]
+        lines = [printable(prefix + r) for r in ordered]
         if total > MAX_RESULTS:
             lines.append(f"… (truncated to {MAX_RESULTS} of {total} results)")
         return ToolResult(content="\n".join(lines), summary=f"{total} file(s) matched")
+
+
+def _newest(found: list[tuple[str, int]], limit: int) -> list[tuple[str, int]]:
+    """The first `limit` of `found` newest first, then by path. Sorted by mtime
+    alone first (ints, in C), so only the head and its ties are sorted by path."""
+    found.sort(key=itemgetter(1), reverse=True)
+    end = limit
+    if len(found) > limit:
+        edge = found[limit - 1][1]
+        while end < len(found) and found[end][1] == edge:
+            end += 1
+    head = found[:end]
+    head.sort(key=itemgetter(0))  # two C-level stable sorts: newest first, then by path
+    head.sort(key=itemgetter(1), reverse=True)
+    return head[:limit]
 
 
 def _error(message: str) -> ToolResult:

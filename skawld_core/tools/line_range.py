@@ -5,6 +5,10 @@ line that spans chunks goes through an incremental UTF-8 decoder that keeps only
 `max_chars` characters and counts the rest. So a 1 GB file with no newline costs one chunk of
 memory, not the whole line, and the text is the same as decoding each line whole
 (`errors="replace"`, a trailing `\\r` dropped) and cutting it after.
+
+Counting what is cut stops `LINE_SCAN_BYTES` into a line: a longer line ends the range with a
+marker saying how much was cut at least and that the rest was not read, so a page costs the
+same whatever the file's size.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ from __future__ import annotations
 import codecs
 from typing import BinaryIO
 
-from .text_format import truncation_marker
+from .text_format import truncation_marker, unmeasured_marker
 
 CHUNK_BYTES = 256 * 1024
+LINE_SCAN_BYTES = 8 * 1024 * 1024  # of one line, read to count what is cut
 _NEWLINE = 0x0A
 
 
@@ -41,10 +46,12 @@ class _LongLine:
         self._kept_chars = 0
         self._chars = 0
         self._last = ""
+        self.bytes = 0
 
     def feed(self, raw: bytes) -> None:
         if not raw:
             return
+        self.bytes += len(raw)
         if self._kept_chars >= self._max and not self._decoder.getstate()[0] and raw.isascii():
             self._chars += len(raw)  # ASCII past the head: count without decoding
             self._last = chr(raw[-1])
@@ -70,14 +77,25 @@ class _LongLine:
             return kept[:chars]
         return kept + truncation_marker(chars - self._max)
 
+    def finish_unread(self) -> str:
+        """The head and a marker for a line whose end was not read."""
+        self._take(self._decoder.decode(b"", final=True))
+        return "".join(self._kept) + unmeasured_marker(max(self._chars - self._max, 0))
+
 
 def read_line_range(
-    fh: BinaryIO, offset: int, limit: int, max_chars: int, chunk_bytes: int = CHUNK_BYTES
+    fh: BinaryIO,
+    offset: int,
+    limit: int,
+    max_chars: int,
+    chunk_bytes: int = CHUNK_BYTES,
+    line_scan_bytes: int = LINE_SCAN_BYTES,
 ) -> tuple[list[str], int]:
     """Lines `offset..offset+limit-1` (1-based) of `fh`, each cut to `max_chars` characters.
 
     Returns the lines and the number of lines read through: the file's total line count when
-    the range reaches past the end, else the number of the last line returned.
+    the range reaches past the end, else the number of the last line returned. A line with
+    no end within `line_scan_bytes` is the range's last (see `unmeasured_marker`).
     """
     picked: list[str] = []
     done = 0  # lines finished so far
@@ -96,6 +114,9 @@ def read_line_range(
                 long_line = long_line or _LongLine(max_chars)
                 long_line.feed(chunk[pos:])
                 started = True
+                if long_line.bytes > line_scan_bytes:
+                    picked.append(long_line.finish_unread())
+                    return picked, done + 1
                 break
             if long_line is None:
                 picked.append(clip_line(decode_line(chunk[pos:nl]), max_chars))

@@ -8,6 +8,11 @@ def truncation_marker(omitted: int) -> str:
     return f"… ({omitted} chars truncated)"
 
 
+def unmeasured_marker(at_least: int) -> str:
+    """The marker of a line cut without reading to its end: `… (N+ chars truncated; …)`."""
+    return f"… ({at_least}+ chars truncated; the rest of this line was not read)"
+
+
 def truncate_text(text: str, limit: int) -> str:
     """`text` unchanged when within `limit`, else cut with a newline and the marker."""
     if len(text) <= limit:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..attachments import expand_mentions, mentions
 from ..images import typed_images
-from ..path_complete import FileIndex, at_options, at_token, project_files
+from ..path_complete import FileIndex, at_options, at_token, build_file_index
 from ..shell_line import run_shell_line, shell_command
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def make_completer(words: Iterable[str] | Completer, cwd: Path | None = None) ->
 
         def _files(self) -> FileIndex:
             if self.files is None:
-                self.files = FileIndex(project_files(self.cwd))
+                self.files = build_file_index(self.cwd)
             return self.files
 
         def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 from skawld_core import Agent
 from skawld_core.checkpoints import CheckpointEngine, CheckpointError
+from skawld_core.checkpoints.borrow import alternates_file
 from skawld_core.sessions import SqliteSessionStore
 from skawld_core.sessions.meta import prompt_points
 from skawld_core.testing import ScriptedProvider, reply, tool_call
@@ -214,6 +216,25 @@ async def test_snapshot_ignores_shadow_user_state_and_skips_large_files(repo: Pa
     await engine.restore(snap.commit)
     assert (repo / "big.dat").read_bytes() == b"y" * 5000  # skipped at that snapshot: left alone
     assert dot_git_hashes(repo) == git_before
+
+
+async def test_a_first_snapshot_borrows_the_project_objects_then_stands_alone(repo: Path, tmp_path: Path) -> None:
+    engine = CheckpointEngine(repo, root=tmp_path / "cp")
+    git_before = dot_git_hashes(repo)
+    snap = await engine.snapshot()
+    assert not alternates_file(engine.git_dir).exists()  # repacked, no longer borrowing
+    counts = dict(
+        line.split(": ")
+        for line in git(engine.git_dir, f"--git-dir={engine.git_dir}", "count-objects", "-v").splitlines()
+    )
+    assert counts["count"] == "0" and int(counts["in-pack"]) >= 6  # blobs, trees, the commit: one pack
+    assert dot_git_hashes(repo) == git_before  # the project's .git was only read
+    (repo / "app.py").write_text("broken\n")
+    (repo / "config.txt").unlink()
+    shutil.rmtree(repo / ".git" / "objects")  # the project loses every object (say, a gc after a rewrite)
+    await engine.restore(snap.commit)
+    assert (repo / "app.py").read_text() == "def answer():\n    return 1\n"
+    assert (repo / "config.txt").read_text() == "mode = slow\nlocal = 1\n"
 
 
 async def test_no_change_reuses_the_last_checkpoint(repo: Path, tmp_path: Path) -> None:

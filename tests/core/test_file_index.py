@@ -3,6 +3,7 @@ applied for the tools' view and not for the deny view."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from skawld_core.file_index.listed import ListedView, shared_listing
+from skawld_core.file_index.registry import ready_tree, shared_tree, warm_tree
 from skawld_core.file_index.tree import DirTree
 from skawld_core.permissions import PermissionEngine
 from skawld_core.sandbox.hidden import hidden_paths
@@ -119,6 +121,50 @@ async def test_glob_sees_files_appear_change_and_go(tmp_path: Path) -> None:
     assert await run() == "b.py\nsub/c.py\na.py"
     (tmp_path / "a.py").unlink()
     assert await run() == "b.py\nsub/c.py"
+
+
+async def test_a_cold_glob_is_answered_by_rg_and_walks_the_index_for_the_next(tmp_path: Path) -> None:
+    if find_rg() is None and not os.environ.get("CI"):
+        pytest.skip("rg is not on PATH")
+    generate_tree(tmp_path, 50)
+    glob = GlobTool()
+    ask = glob.validate({"pattern": "**/file1.py"})
+    assert ready_tree(tmp_path) is None
+    first = (await glob.execute(ask, _ctx(tmp_path))).content
+    assert isinstance(first, str) and len(first.splitlines()) == 3
+    assert ready_tree(tmp_path) is None  # walked only once the call is done, not during it
+    await asyncio.sleep(0)  # one turn of the loop: the walk starts (call_soon), in a thread
+    tree = ready_tree(tmp_path, wait=True)
+    assert tree is not None and tree.walks == 1
+    view = shared_listing(tmp_path)
+    assert view.tree is tree
+    (tmp_path / "pkg0" / "mod0" / "file1.py").write_text("")
+    second = (await glob.execute(ask, _ctx(tmp_path))).content
+    assert isinstance(second, str) and "pkg0/mod0/file1.py" in second.splitlines()
+    assert view.tree.walks == 1  # the index answered, kept current
+
+
+def test_a_cold_at_listing_is_rg_s_and_equals_the_index(tmp_path: Path) -> None:
+    if find_rg() is None and not os.environ.get("CI"):
+        pytest.skip("rg is not on PATH")
+    generate_tree(tmp_path, 200, gitignore="build/\n*.log\npkg0/mod0/sub3/\n")
+    for extra in ("build/x.py", "a.log", ".hidden/y.py", "pkg0/.z.py", "sp ace/é.py"):
+        (tmp_path / extra).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / extra).write_text("")
+    (tmp_path / "link.py").symlink_to(tmp_path / "sp ace" / "é.py")
+    cold = project_files(tmp_path, warm=False)
+    assert ready_tree(tmp_path) is None  # rg listed them: nothing walked
+    assert sorted(cold) == sorted(shared_listing(tmp_path).files()) and "sp ace/é.py" in cold
+    assert len(cold) == 200 - 20 + 1  # pkg0/mod0/sub3/ ignored, the symlink and hidden files left out
+
+
+def test_two_threads_asking_for_one_tree_share_one_walk(tmp_path: Path) -> None:
+    generate_tree(tmp_path, 2000)
+    warming = warm_tree(tmp_path)
+    assert warming is not None and warm_tree(tmp_path) is None  # already under way
+    tree = shared_tree(tmp_path)  # waits for that walk rather than walking again
+    warming.join()
+    assert tree is ready_tree(tmp_path) and tree.walks == 1 and len(tree.nodes) > 100
 
 
 @pytest.fixture

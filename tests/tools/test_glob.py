@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
 
 from skawld_core.errors import ToolInputError
 from skawld_core.tools import GlobTool
+from skawld_core.tools.glob import _newest
 
 from .conftest import HAS_RG, call, make_ctx, text_of
 from .search_tree import build_tree
@@ -156,3 +158,12 @@ async def test_fallback_sees_gitignore_changes(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("b.py\n")
     os.utime(tmp_path / ".gitignore", ns=(1, 1))
     assert text_of(await call(g, ctx, pattern="*.py")) == "a.py"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_newest_head_is_the_full_sort_head(seed: int) -> None:
+    rng = random.Random(seed)
+    found = [(f"d{rng.randrange(50)}/f{i}.py", rng.choice([1, 2, 3, rng.randrange(10**6)])) for i in range(3000)]
+    expected = sorted(found, key=lambda item: (-item[1], item[0]))[:1000]
+    assert _newest(list(found), 1000) == expected
+    assert _newest(list(found[:10]), 1000) == sorted(found[:10], key=lambda item: (-item[1], item[0]))

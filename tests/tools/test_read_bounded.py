@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from skawld_core.tools import ReadTool, ToolContext
-from skawld_core.tools.line_range import read_line_range
-from skawld_core.tools.text_format import truncation_marker
+from skawld_core.tools.line_range import CHUNK_BYTES, LINE_SCAN_BYTES, read_line_range
+from skawld_core.tools.text_format import truncation_marker, unmeasured_marker
 
 from .conftest import call, text_of
 
@@ -63,7 +63,38 @@ async def test_one_gb_line_read_in_bounded_memory(tmp_path: Path, ctx: ToolConte
         tracemalloc.stop()
         os.unlink(path)
     assert peak < 64 * 1024 * 1024, f"peak {peak} bytes"
-    assert text_of(result) == "     1\t" + "y" * 2000 + truncation_marker(ONE_GB - 2000)
+    head, _, marker = text_of(result).partition("…")
+    assert head == "     1\t" + "y" * 2000
+    cut = int(marker.removeprefix(" (").split("+")[0])  # counted, then the rest left unread
+    assert "…" + marker == unmeasured_marker(cut) and LINE_SCAN_BYTES - 2000 <= cut < LINE_SCAN_BYTES + CHUNK_BYTES
+
+
+class _CountingReader(io.BytesIO):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.consumed = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        got = super().read(size)
+        self.consumed += len(got)
+        return got
+
+
+@pytest.mark.parametrize("text", ["x", "é", "😀"])
+def test_a_page_reads_a_bounded_part_of_a_line_of_any_text(text: str) -> None:
+    data = (text * 600_000).encode()
+    fh = _CountingReader(data + b"\nnext\n")
+    lines, done = read_line_range(fh, 1, 5, 100, chunk_bytes=4096, line_scan_bytes=64 * 1024)
+    assert fh.consumed <= 64 * 1024 + 4096 < len(data)
+    assert done == 1 and len(lines) == 1 and lines[0].startswith(text * 100 + "… (")
+    counted = int(lines[0][len(text) * 100 + 3 :].split("+")[0])
+    assert lines[0] == text * 100 + unmeasured_marker(counted)
+    assert counted == (fh.consumed // len(text.encode())) - 100  # every character read is counted
+    # within the scan limit the count is exact, as before
+    assert read_line_range(io.BytesIO(data + b"\nnext\n"), 1, 5, 100, chunk_bytes=4096, line_scan_bytes=len(data)) == (
+        [text * 100 + truncation_marker(600_000 - 100), "next"],
+        2,
+    )
 
 
 async def test_long_line_then_more_lines_at_offset(tmp_path: Path, ctx: ToolContext) -> None:
