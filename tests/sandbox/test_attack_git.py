@@ -1,0 +1,94 @@
+"""Attacks on "git is data, never code" and on `sandbox.gitHistory` from one sandboxed command.
+
+Written from docs/sandbox.md and observed behaviour only (not from the implementation). Each
+attack runs real Bash calls under real bubblewrap, then does what the user does next on the host
+(`git status`, `git commit`, `git submodule update`, ...) and checks that a planted program never
+ran, or that a Read-denied secret never appeared in the output. Escapes are strict xfails naming
+the hole (the builder flips them when closing it); the rest held and guard against regressions.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skawld_core.permissions import PermissionEngine
+from skawld_core.sandbox import ShellPolicy
+
+from .conftest import bash, context, needs_bwrap, text
+from .test_git_confined import SANDBOX_IDENTITY, fsmonitor_config, git, host_status, repo
+
+pytestmark = [needs_bwrap, pytest.mark.timeout(120)]
+
+ENV_RULE = {"kind": "path", "tools": ["Read"], "paths": ["**/.env"], "decision": "deny"}
+SECRET = "SECRET=hunter2\n"
+
+
+def printable(config: str) -> str:
+    return config.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def gitlink(path: str) -> str:
+    return f"git update-index --add --cacheinfo 160000,$(git -C '{path}' rev-parse HEAD),'{path}'"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return repo(tmp_path / "project")
+
+
+@pytest.fixture
+def policy(project: Path) -> Iterator[ShellPolicy]:
+    engine = PermissionEngine(rules=[ENV_RULE], project_root=project)
+    p = ShellPolicy(sandbox="required", permissions=engine)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    return tmp_path / "host-ran-code"
+
+
+async def run(project: Path, policy: ShellPolicy, command: str) -> str:
+    return text(await bash(context(project, policy), command))
+
+
+def host_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+# --- holes: sandbox.gitHistory "auto" ----------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto only asks the root's repository: a nested repository's HEAD tracking a hidden .env "
+    "leaves its objects readable (git -C vendor show HEAD:.env)",
+)
+async def test_a_nested_repositorys_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
+    nested = repo(project / "vendor")
+    (nested / ".env").write_text(SECRET)
+    git(nested, "add", "-f", ".env")
+    git(nested, "commit", "-qm", "oops")
+    out = await run(project, policy, "cat vendor/.env; git -C vendor show HEAD:.env")
+    assert "hunter2" not in out
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto checks the main worktree's index and HEAD only: a .env tracked on the branch of a "
+    "linked worktree inside the project is readable through the shared objects (git show feat:.env)",
+)
+async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
+    linked = project / "wt"
+    git(project, "worktree", "add", "-q", str(linked), "-b", "feat")
+    (linked / ".env").write_text(SECRET)
+    git(linked, "add", "-f", ".env")
+    git(linked, "commit", "-qm", "oops")
+    out = await run(project, policy, "cat wt/.env; git show feat:.env")
+    assert "hunter2" not in out
