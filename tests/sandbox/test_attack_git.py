@@ -92,3 +92,44 @@ async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, 
     git(linked, "commit", "-qm", "oops")
     out = await run(project, policy, "cat wt/.env; git show feat:.env")
     assert "hunter2" not in out
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto looks at the index and HEAD only: a .env that `git stash -u` stored and "
+    "`git stash apply` brought back is readable from the stash's untracked-files commit",
+)
+async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
+    (project / ".env").write_text(SECRET)
+    git(project, "stash", "-u")
+    git(project, "stash", "apply")
+    out = await run(project, policy, "cat .env; git show 'stash@{0}^3:.env'")
+    assert "hunter2" not in out
+
+
+# --- holes: host code through git ---------------------------------------------------------------
+
+SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | head -1); "
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core.worktree is an allowlisted key: a new submodule's config points its work tree into the "
+    "session's /tmp (host path read from /proc/self/mountinfo), where a nested submodule's .git file leads "
+    "to a git dir with core.fsmonitor; neither .git entry lies under a writable root, so the check never "
+    "looks, and the host's top-level `git status` runs the program",
+)
+async def test_a_submodule_work_tree_in_the_sessions_tmp_runs_nothing(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    command = SANDBOX_IDENTITY + SESSION_TMP_ON_HOST + (
+        "git init -q n && git -C n commit -q --allow-empty -m x && "
+        "mkdir -p /tmp/wt && git init -q /tmp/wt/sub && git -C /tmp/wt/sub commit -q --allow-empty -m y && "
+        'mv /tmp/wt/sub/.git /tmp/evilgd && echo "gitdir: $H/evilgd" > /tmp/wt/sub/.git && '
+        f"printf '{printable(fsmonitor_config(marker))}' >> /tmp/evilgd/config && "
+        "git -C n update-index --add --cacheinfo 160000,$(git --git-dir=/tmp/evilgd rev-parse HEAD),sub && "
+        f"{gitlink('n')} && git config --file n/.git/config core.worktree $H/wt"
+    )
+    await run(project, policy, command)
+    host_status(project)
+    assert not marker.exists()
