@@ -107,6 +107,40 @@ async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPoli
     assert "hunter2" not in out
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto only asks the root's repository: a submodule whose HEAD tracks a .env keeps "
+    ".git/modules/<name>/objects readable (git -C sm show HEAD:.env)",
+)
+async def test_a_submodules_tracked_env_stays_out_of_reach(tmp_path: Path, project: Path, policy: ShellPolicy) -> None:
+    upstream = repo(tmp_path / "upstream")
+    (upstream / ".env").write_text(SECRET)
+    git(upstream, "add", "-f", ".env")
+    git(upstream, "commit", "-qm", "oops")
+    git(project, "submodule", "add", "-q", str(upstream), "sm")
+    git(project, "commit", "-qm", "submodule")
+    out = await run(project, policy, "cat sm/.env; git -C sm show HEAD:.env")
+    assert "hunter2" not in out
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto looks at the index and HEAD only: a .env once staged and unstaged (git add -f .env; "
+    "git reset .env) is a dangling blob, readable with git cat-file --batch-all-objects or git fsck --lost-found",
+)
+async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
+    (project / ".env").write_text(SECRET)
+    git(project, "add", "-f", ".env")
+    git(project, "reset", "-q", ".env")
+    out = await run(
+        project,
+        policy,
+        "git cat-file --batch-all-objects --batch | grep -a hunter; "
+        "git fsck --lost-found >/dev/null 2>&1; cat .git/lost-found/other/*",
+    )
+    assert "hunter2" not in out
+
+
 # --- holes: host code through git ---------------------------------------------------------------
 
 SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | head -1); "
