@@ -141,6 +141,23 @@ async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: Shell
     assert "hunter2" not in out
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="gitHistory auto trusts the index and HEAD the sandbox can write: one call untracks the .env "
+    "(git update-index --force-remove .env; HEAD -> an unborn branch), the next call's objects are visible "
+    "and git show main:.env prints it",
+)
+async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path, policy: ShellPolicy) -> None:
+    (project / ".env").write_text(SECRET)
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-qm", "oops")
+    first = await run(
+        project, policy, "git update-index --force-remove .env; printf 'ref: refs/heads/nowhere\\n' > .git/HEAD"
+    )
+    second = await run(project, policy, "git show main:.env; printf 'ref: refs/heads/main\\n' > .git/HEAD")
+    assert "hunter2" not in first + second
+
+
 # --- holes: host code through git ---------------------------------------------------------------
 
 SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | head -1); "
