@@ -9,7 +9,6 @@ the hole (the builder flips them when closing it); the rest held and guard again
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,14 +172,192 @@ SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | h
 async def test_a_submodule_work_tree_in_the_sessions_tmp_runs_nothing(
     project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
-    command = SANDBOX_IDENTITY + SESSION_TMP_ON_HOST + (
-        "git init -q n && git -C n commit -q --allow-empty -m x && "
-        "mkdir -p /tmp/wt && git init -q /tmp/wt/sub && git -C /tmp/wt/sub commit -q --allow-empty -m y && "
-        'mv /tmp/wt/sub/.git /tmp/evilgd && echo "gitdir: $H/evilgd" > /tmp/wt/sub/.git && '
-        f"printf '{printable(fsmonitor_config(marker))}' >> /tmp/evilgd/config && "
-        "git -C n update-index --add --cacheinfo 160000,$(git --git-dir=/tmp/evilgd rev-parse HEAD),sub && "
-        f"{gitlink('n')} && git config --file n/.git/config core.worktree $H/wt"
+    command = (
+        SANDBOX_IDENTITY
+        + SESSION_TMP_ON_HOST
+        + (
+            "git init -q n && git -C n commit -q --allow-empty -m x && "
+            "mkdir -p /tmp/wt && git init -q /tmp/wt/sub && git -C /tmp/wt/sub commit -q --allow-empty -m y && "
+            'mv /tmp/wt/sub/.git /tmp/evilgd && echo "gitdir: $H/evilgd" > /tmp/wt/sub/.git && '
+            f"printf '{printable(fsmonitor_config(marker))}' >> /tmp/evilgd/config && "
+            "git -C n update-index --add --cacheinfo 160000,$(git --git-dir=/tmp/evilgd rev-parse HEAD),sub && "
+            f"{gitlink('n')} && git config --file n/.git/config core.worktree $H/wt"
+        )
     )
     await run(project, policy, command)
     host_status(project)
     assert not marker.exists()
+
+
+# --- attacks that held ---------------------------------------------------------------------------
+
+
+async def test_a_daemon_a_call_leaves_behind_does_not_outlive_it(project: Path, policy: ShellPolicy) -> None:
+    late = project / "written-after-the-check"
+    out = await run(
+        project,
+        policy,
+        f"(setsid sh -c 'sleep 1; touch {late}' >/dev/null 2>&1 &); "
+        f"nohup sh -c 'sleep 1; touch {late}' >/dev/null 2>&1 & disown; echo started",
+    )
+    assert "started" in out
+    # Something that outlived the call would write within a second; a host process we do not parent
+    # cannot be awaited, so a second sandboxed call (which starts after the first call's clean-up) waits.
+    await run(project, policy, "sleep 2")
+    assert not late.exists()
+
+
+async def test_a_config_rewritten_to_the_same_size_and_time_is_caught(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    evil = fsmonitor_config(marker)
+    benign = "[core]\n\tbare = false\n"
+    benign += "#" * (len(evil) - len(benign) - 1) + "\n"
+    stamp = "touch -d '2020-01-01 00:00:00' vend/.git/config"
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q vend && git -C vend commit -q --allow-empty -m x && "
+        f"printf '{printable(benign)}' > vend/.git/config && {stamp}",
+    )
+    await run(
+        project,
+        policy,
+        f"printf '{printable(evil)}' > /tmp/c && cat /tmp/c > vend/.git/config && {stamp} && {gitlink('vend')}",
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_retargeting_a_symlink_under_a_git_file_is_caught(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    # The planted git dir is not named .git, so only following the chain reaches it.
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q n && git -C n commit -q --allow-empty -m x && "
+        "cp -r n/.git good && cp -r n/.git bad && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> bad/config && "
+        f"ln -s good link && rm -rf n/.git && echo 'gitdir: ../link' > n/.git && {gitlink('n')}",
+    )
+    await run(project, policy, "ln -sfn bad link")
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_renaming_a_folder_under_a_git_file_is_caught(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q n && git -C n commit -q --allow-empty -m x && "
+        "mkdir store other && cp -r n/.git store/x && cp -r n/.git other/x && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> other/x/config && "
+        f"rm -rf n/.git && echo 'gitdir: ../store/x' > n/.git && {gitlink('n')}",
+    )
+    await run(project, policy, "mv store store_old && mv other store")
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_new_commondir_into_the_sessions_tmp_is_caught(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    command = (
+        SANDBOX_IDENTITY
+        + SESSION_TMP_ON_HOST
+        + (
+            "git init -q n && git -C n commit -q --allow-empty -m x && mkdir -p /tmp/cd && cp -r n/.git/. /tmp/cd/ && "
+            f"printf '{printable(fsmonitor_config(marker))}' >> /tmp/cd/config && {gitlink('n')} && "
+            "echo $H/cd > n/.git/commondir"
+        )
+    )
+    await run(project, policy, command)
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_new_config_worktree_is_caught(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q n && git -C n commit -q --allow-empty -m x && "
+        "git config --file n/.git/config core.repositoryformatversion 1 && "
+        "git config --file n/.git/config extensions.worktreeConfig true && "
+        f"printf '{printable(fsmonitor_config(marker))}' > n/.git/config.worktree && {gitlink('n')}",
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_submodule_path_with_a_newline_is_caught(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + 'd=$\'a\\nb\'; git init -q "$d" && git -C "$d" commit -q --allow-empty -m x && '
+        f"printf '{printable(fsmonitor_config(marker))}' >> \"$d/.git/config\" && "
+        'git update-index --add --cacheinfo 160000,$(git -C "$d" rev-parse HEAD),"$d"',
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_submodule_planted_after_thousands_of_new_folders_is_caught(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "for i in $(seq 1 3000); do mkdir -p f/$i; done; "
+        "git init -q f/1/n && git -C f/1/n commit -q --allow-empty -m x && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> f/1/n/.git/config && {gitlink('f/1/n')}",
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["exec touch {m}", "  \\t exec touch {m}", "x\\ttouch {m}"],
+    ids=["exec", "indented", "short-with-tab"],
+)
+async def test_exec_lines_in_a_planted_todo_are_commented_out_every_time(
+    project: Path, policy: ShellPolicy, marker: Path, line: str
+) -> None:
+    todo = ".git/rebase-merge/git-rebase-todo"
+    planted = f"printf '{line.format(m=marker)}\\n' > {todo}"
+    await run(
+        project,
+        policy,
+        "mkdir -p .git/rebase-merge && echo refs/heads/main > .git/rebase-merge/head-name && "
+        "git rev-parse HEAD > .git/rebase-merge/onto && git rev-parse HEAD > .git/rebase-merge/orig-head && "
+        f"touch .git/rebase-merge/interactive && {planted}",
+    )
+    # Planted again: the commented-out line at launch must not make the same line count as the user's.
+    await run(project, policy, planted)
+    host_git(project, "rebase", "--continue")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("core.sshCommand", "x"),
+        ("core.fsmonitor", "0x1"),
+        ("core.alternateRefsCommand", "x"),
+        ("protocol.ext.allow", "always"),
+        ("url.ext::sh.insteadOf", "https"),
+        ("remote.o.vcs", "x"),
+        ("submodule.x.update", "!x"),
+        ("pull.twohead", "x"),
+        ("diff.x.textconv", "x"),
+        ("gpg.ssh.defaultKeyCommand", "x"),
+    ],
+)
+async def test_program_running_keys_in_a_new_config_are_quarantined(
+    project: Path, policy: ShellPolicy, key: str, value: str
+) -> None:
+    await run(project, policy, f"git init -q n && git config --file n/.git/config '{key}' '{value}'")
+    quarantined = project / "n" / ".git" / "config.skawld-quarantine"
+    assert quarantined.is_file()
+    assert host_git(project / "n", "config", "--file", str(quarantined), key).stdout.strip() == value
