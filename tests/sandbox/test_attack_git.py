@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from skawld_core import Agent
 from skawld_core.permissions import PermissionEngine
 from skawld_core.sandbox import ShellPolicy
+from skawld_core.sessions import InMemorySessionStore
+from skawld_core.testing import ScriptedProvider
 
 from .conftest import bash, context, needs_bwrap, text
+from .test_background import shell_id, until_output
 from .test_git_confined import SANDBOX_IDENTITY, fsmonitor_config, git, host_status, repo
 
 pytestmark = [needs_bwrap, pytest.mark.timeout(120)]
@@ -185,6 +189,29 @@ async def test_a_submodule_work_tree_in_the_sessions_tmp_runs_nothing(
         )
     )
     await run(project, policy, command)
+    host_status(project)
+    assert not marker.exists()
+
+
+def background_plant(marker: Path) -> str:
+    return SANDBOX_IDENTITY + (
+        "git init -q sub && git -C sub commit -q --allow-empty -m x && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> sub/.git/config && {gitlink('sub')}; "
+        "echo planted; sleep 600"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="documented ('Between a command and its check'): a background shell that plants a submodule config "
+    "and keeps running is checked only when it ends; meanwhile the host's git status runs the program",
+)
+async def test_a_running_background_shells_plant_runs_nothing_meanwhile(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    ctx = context(project, policy)
+    sid = shell_id(await bash(ctx, background_plant(marker), run_in_background=True))
+    await until_output(ctx, sid, "planted")
     host_status(project)
     assert not marker.exists()
 
@@ -361,3 +388,20 @@ async def test_program_running_keys_in_a_new_config_are_quarantined(
     quarantined = project / "n" / ".git" / "config.skawld-quarantine"
     assert quarantined.is_file()
     assert host_git(project / "n", "config", "--file", str(quarantined), key).stdout.strip() == value
+
+
+async def test_a_background_shells_plant_is_quarantined_when_the_agent_closes(project: Path, marker: Path) -> None:
+    agent = Agent(
+        provider=ScriptedProvider([]),
+        model="m",
+        session_store=InMemorySessionStore(),
+        cwd=project,
+        sandbox="required",
+    )
+    ctx = context(project, agent.shell_policy)
+    sid = shell_id(await bash(ctx, background_plant(marker), run_in_background=True))
+    await until_output(ctx, sid, "planted")
+    await agent.close()
+    host_status(project)
+    assert not marker.exists()
+    assert (project / "sub" / ".git" / "config.skawld-quarantine").is_file()
