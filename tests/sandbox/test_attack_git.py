@@ -405,3 +405,76 @@ async def test_a_background_shells_plant_is_quarantined_when_the_agent_closes(pr
     host_status(project)
     assert not marker.exists()
     assert (project / "sub" / ".git" / "config.skawld-quarantine").is_file()
+
+
+async def test_a_submodule_path_that_is_not_utf8_is_caught(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + 'd=$\'\\xff\\xfe\'; git init -q "$d" && git -C "$d" commit -q --allow-empty -m x && '
+        f"printf '{printable(fsmonitor_config(marker))}' >> \"$d/.git/config\" && "
+        'git update-index --add --cacheinfo 160000,$(git -C "$d" rev-parse HEAD),"$d"',
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_git_symlink_into_the_sessions_tmp_is_caught(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + SESSION_TMP_ON_HOST + "git init -q n && git -C n commit -q --allow-empty -m x && "
+        "mv n/.git /tmp/ngd && ln -s $H/ngd n/.git && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> /tmp/ngd/config && {gitlink('n')}",
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("blocker", ["mkdir -p {q}/x/y", "echo keep > {q}"], ids=["full-folder", "file"])
+async def test_a_taken_quarantine_name_does_not_keep_the_config(
+    project: Path, policy: ShellPolicy, marker: Path, blocker: str
+) -> None:
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q n && git -C n commit -q --allow-empty -m x && "
+        f"{blocker.format(q='n/.git/config.skawld-quarantine')} && "
+        f"printf '{printable(fsmonitor_config(marker))}' >> n/.git/config && {gitlink('n')}",
+    )
+    host_status(project)
+    assert not marker.exists()
+
+
+async def test_a_hook_for_git_submodule_update_is_moved_aside(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    hook = f"#!/bin/sh\\ntouch {marker}\\n"
+    await run(
+        project,
+        policy,
+        SANDBOX_IDENTITY + "git init -q n && git -C n commit -q --allow-empty -m one && "
+        "git -C n commit -q --allow-empty -m two && mkdir -p n/.git/hooks.skawld-quarantine/a && "
+        f"printf '{hook}' > n/.git/hooks/post-checkout && chmod +x n/.git/hooks/post-checkout && "
+        "git update-index --add --cacheinfo 160000,$(git -C n rev-parse HEAD~1),n && "
+        "printf '[submodule \"n\"]\\n\\tpath = n\\n\\turl = ./n\\n' > .gitmodules && "
+        "git add .gitmodules && git commit -qm s",
+    )
+    done = host_git(project, "-c", "protocol.file.allow=always", "submodule", "update", "--init")
+    assert "checked out" in done.stdout  # the hook's moment came
+    assert not marker.exists()
+
+
+async def test_exec_in_a_linked_worktrees_rebase_is_commented_out(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    linked = project / "wt"
+    git(project, "worktree", "add", "-q", str(linked), "-b", "side")
+    state = ".git/worktrees/wt/rebase-merge"
+    await run(
+        project,
+        policy,
+        f"mkdir -p {state} && echo refs/heads/side > {state}/head-name && "
+        f"git rev-parse HEAD > {state}/onto && git rev-parse HEAD > {state}/orig-head && "
+        f"echo 'exec touch {marker}' > {state}/git-rebase-todo && touch {state}/interactive",
+    )
+    host_git(linked, "rebase", "--continue")
+    assert not marker.exists()
