@@ -478,3 +478,38 @@ async def test_exec_in_a_linked_worktrees_rebase_is_commented_out(
     )
     host_git(linked, "rebase", "--continue")
     assert not marker.exists()
+
+
+async def test_a_background_shells_daemon_does_not_plant_after_its_check(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    late = project / "written-after-the-check"
+    payload = f"sleep 1; touch {late}; " + background_plant(marker).replace("; echo planted; sleep 600", "")
+    (project / "payload.sh").write_text(payload)
+    ctx = context(project, policy)
+    command = "(setsid sh payload.sh >/dev/null 2>&1 &); nohup sh payload.sh >/dev/null 2>&1 & disown; echo launched"
+    sid = shell_id(await bash(ctx, command, run_in_background=True))
+    await until_output(ctx, sid, "exit")
+    await run(project, policy, "sleep 3")  # a survivor would have written by now
+    host_status(project)
+    assert not late.exists()
+    assert not marker.exists()
+
+
+async def test_a_tracked_env_is_out_of_reach_through_alternates_proc_and_clones(
+    project: Path, policy: ShellPolicy
+) -> None:
+    (project / ".env").write_text(SECRET)
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-qm", "oops")
+    git(project, "gc", "-q")
+    command = (
+        "b=$(git ls-files -s .env | cut -d' ' -f2); git init -q /tmp/x; "
+        "for p in $PWD/.git/objects /proc/self/root$PWD/.git/objects /proc/1/cwd/.git/objects; do "
+        "echo $p > /tmp/x/.git/objects/info/alternates; git -C /tmp/x cat-file -p $b; done; "
+        "cat .git/objects/pack/* .git/objects/??/* 2>/dev/null | strings | grep -a hunter; "
+        "git clone -q --no-local $PWD /tmp/c; cat /tmp/c/.env; git log -p --all | grep hunter"
+    )
+    out = await run(project, policy, command)
+    assert "Not a valid object name" in out  # the blob id is known; its content is not
+    assert "hunter2" not in out
