@@ -216,6 +216,27 @@ async def test_a_running_background_shells_plant_runs_nothing_meanwhile(
     assert not marker.exists()
 
 
+HUSKY_RUNNER = '#!/bin/sh\nexec sh -e "$(dirname "$0")/../$(basename "$0")" "$@"\n'  # husky 9's `_/h`, in short
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="documented class ('Programs the config names inside the project'), most common form: husky sets "
+    "core.hooksPath = .husky/_ (read-only), whose hooks run the user's .husky/<hook> scripts one folder up, "
+    "which stay writable; a sandboxed edit of .husky/pre-commit runs at the host's next git commit",
+)
+async def test_a_husky_hook_script_cannot_be_replaced(project: Path, policy: ShellPolicy, marker: Path) -> None:
+    runner = project / ".husky" / "_"
+    runner.mkdir(parents=True)
+    (runner / "pre-commit").write_text(HUSKY_RUNNER)
+    (runner / "pre-commit").chmod(0o755)
+    (project / ".husky" / "pre-commit").write_text("npm test\n")
+    git(project, "config", "core.hooksPath", ".husky/_")
+    await run(project, policy, f"echo 'touch {marker}' > .husky/pre-commit")
+    host_git(project, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "mine")
+    assert not marker.exists()
+
+
 # --- attacks that held ---------------------------------------------------------------------------
 
 
