@@ -19,7 +19,7 @@ from .gitdirs import git_mounts
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
-from .proxy import DomainProxy, refusal_text
+from .proxy import DomainProxy, NetworkAsk, refusal_text
 from .seccomp import UnsupportedArchitecture, unix_socket_filter
 from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
@@ -40,6 +40,8 @@ class ShellPolicy:
     `SpecSource`) turns the sandbox's floor into each call's `SandboxSpec`:
     it adds the paths Read deny rules hide. The per-session `/tmp` directories
     live under one private temporary directory, removed by `close()`.
+    `network_ask` (set by an interactive host: the app, the plain mode) is asked
+    about names the domain lists leave out; without it they are refused.
     """
 
     def __init__(
@@ -60,6 +62,8 @@ class ShellPolicy:
         self.networks = SessionNetworks()
         self.proxy_resolve: dict[str, str] = {}  # name -> address the proxy connects to (tests)
         self._proxies: dict[str, DomainProxy] = {}
+        self.network_ask: NetworkAsk | None = None
+        self.network_ask_timeout = 120.0  # seconds a request waits for the answer, then is refused
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -209,7 +213,12 @@ class ShellPolicy:
         proxy = self._proxies.get(session_id)
         if proxy is None:
             path = self._proxy_path(session_id)
-            proxy = DomainProxy(lambda: self.domains, self.proxy_resolve)
+            proxy = DomainProxy(
+                lambda: self.domains,
+                self.proxy_resolve,
+                asker=lambda: self.network_ask,
+                ask_timeout=self.network_ask_timeout,
+            )
             try:
                 Path(path).unlink(missing_ok=True)
                 proxy.listen(path)
