@@ -124,9 +124,8 @@ class DomainProxy:
         if verdict == "unlisted":
             earlier = self.refused.get(host)  # a no (or silence) holds until the call's end
             refusal = earlier if earlier in ("declined", "unanswered") else await self._ask(host)
-            if refusal is None:
-                return None
-        self.refused[host] = refusal
+        if refusal is not None:
+            self.refused[host] = refusal
         return refusal
 
     async def _ask(self, host: str) -> Refusal | None:
