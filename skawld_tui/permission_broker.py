@@ -209,7 +209,7 @@ class PermissionBroker:
         if engine is None:
             raise RuntimeError("the agent is not ready")
         path = remember_allow_rules(engine.project_root, rules, env=self.env)
-        existing = set(engine.rules)
+        existing = list(engine.rules)  # a list: some rules (domain rules) hold lists and cannot be hashed
         for rule in parse_claude_rules(list(rules), "allow").rules:
             if rule not in existing:
                 engine.add_rule(rule)

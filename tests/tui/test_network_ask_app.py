@@ -18,6 +18,7 @@ from skawld_core.messages import ToolResultBlock
 from skawld_core.testing import reply, text, tool_call
 from skawld_core.tools.bash import BashTool
 from skawld_tui.app.screens.network_ask import NetworkAskScreen
+from skawld_tui.app.widgets.blocks import NoteLine
 from tests.sandbox.conftest import needs_bwrap
 from tests.sandbox.test_domain_proxy import _serve
 
@@ -88,6 +89,9 @@ async def test_always_saves_the_rule_and_the_next_call_is_not_asked(tmp_path: Pa
         await run_done(pilot)
         saved = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
         assert saved == {"permissions": {"allow": ["WebFetch(domain:ask.test)"]}}
+        notes = [str(n.render()) for n in app.query(NoteLine)]
+        assert any("always allowed in this project: WebFetch(domain:ask.test)" in n for n in notes), notes
+        assert app.agent.shell_policy.domains.verdict("ask.test") == "allow"  # the rule is live
         await send(pilot, "again")
         await run_done(pilot, runs=2)
         results = _results(app)
