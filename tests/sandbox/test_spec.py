@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skawld_core.sandbox.spec import base_spec, global_git_config
+from skawld_core.sandbox.spec import SandboxSpec, base_spec, global_git_config
 
 
 @pytest.fixture
@@ -94,6 +94,28 @@ def test_programs_under_run_on_path_are_kept(home: Path, tmp_path: Path, monkeyp
         "/run/no-such-folder-here"
         not in base_spec(tmp_path, [], network=False, unix_sockets=False, tmp_dir=None).kept_read_only
     )
+
+
+def test_path_entries_never_keep_run_itself(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    existing = sorted(p for p in os.listdir("/run") if os.path.isdir(os.path.join("/run", p)))
+    if not existing:
+        pytest.skip("/run has no folder here")
+    top = existing[0]
+    monkeypatch.setenv("PATH", os.pathsep.join(["/run/", "/run//", "/run/../etc", f"/run//{top}/bin", "/run/./"]))
+    spec = base_spec(tmp_path, [], network=False, unix_sockets=False, tmp_dir=None)
+    assert [k for k in spec.kept_read_only if k.startswith("/run")] == [f"/run/{top}"]
+
+
+def test_a_spec_has_no_network_and_no_unix_sockets_unless_given(tmp_path: Path) -> None:
+    spec = SandboxSpec(cwd=tmp_path, writable=(tmp_path,))
+    assert spec.network is False and spec.unix_sockets is False  # fail closed
+
+
+def test_an_existing_xdg_git_folder_is_kept(home: Path) -> None:
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "config").write_text("[core]\n")
+    assert global_git_config(home, [home]) == [home / ".gitconfig", home / ".config" / "git"]
+    assert (home / ".config" / "git" / "config").read_text() == "[core]\n"
 
 
 def test_global_git_config_inside_a_root_is_created_and_kept_read_only(home: Path) -> None:
