@@ -159,7 +159,8 @@ def test_the_session_namespace_works_for_an_unprivileged_user(base: Path) -> Non
     port = random.randrange(20000, 60000)
     (base / "session.py").write_text(SESSION)
     (base / "session.py").chmod(0o644)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(base / "home"), "PYTHONPATH": str(ROOT), "CI": ""}
+    path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+    env = {"PATH": path, "HOME": str(base / "home"), "PYTHONPATH": str(ROOT), "CI": ""}
     run = [*_as_nobody(), sys.executable, str(base / "session.py"), str(base / "project"), str(port)]
     script = _opening_script() + "\nexec " + " ".join(f"'{a}'" for a in run)
     done = subprocess.run(
