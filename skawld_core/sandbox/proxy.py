@@ -27,7 +27,7 @@ import struct
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal
 
-from .domains import DomainPolicy
+from .domains import DomainPolicy, normalize_host
 
 __all__ = ["DomainProxy", "NetworkAsk", "Refusal", "refusal_text"]
 
@@ -117,6 +117,7 @@ class DomainProxy:
 
     async def _check(self, host: str) -> Refusal | None:
         """None when `host` may be reached; else why not (recorded for the Bash result)."""
+        host = normalize_host(host)  # one answer per name, whatever its spelling
         verdict = self.domains().verdict(host)
         if verdict == "allow" or (verdict == "unlisted" and host in self.allowed_by_user):
             return None
@@ -150,7 +151,7 @@ class DomainProxy:
         return None
 
     async def _open(self, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(host, host), port), 30)
+        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(normalize_host(host), host), port), 30)
 
     async def _http(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = first + await reader.readuntil(b"\r\n\r\n")

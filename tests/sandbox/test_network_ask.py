@@ -61,8 +61,8 @@ async def test_yes_opens_the_name_for_the_rest_of_the_session(
     ctx = context(project, policy)
     first = await bash(ctx, f"curl -sS http://ask.test:{http_port}/ && curl -sS http://ask.test:{http_port}/")
     assert text(first).startswith(f"hello from ask.test:{http_port}\nhello from ask.test:{http_port}\n"), text(first)
-    second = await bash(ctx, f"curl -sS http://ask.test:{http_port}/")
-    assert text(second).startswith(f"hello from ask.test:{http_port}\n"), text(second)
+    second = await bash(ctx, f"curl -sS http://ASK.test.:{http_port}/")  # another spelling of the name
+    assert text(second).startswith(f"hello from ASK.test.:{http_port}\n"), text(second)
     assert asker.asked == ["ask.test"]  # asked once, for the session
     listed = await bash(ctx, f"curl -sS http://pkgs.test:{http_port}/")
     assert "hello" in text(listed) and asker.asked == ["ask.test"]  # a listed name is not asked about
