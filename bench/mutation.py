@@ -74,7 +74,7 @@ _SANDBOX_TESTS = [
 TESTS: dict[str, list[str]] = {
     "permissions/shell_analysis.py": _ANALYZER_TESTS,
     "permissions/shell_syntax.py": _ANALYZER_TESTS,
-    "permissions/shell_wrappers.py": _ANALYZER_TESTS,
+    "permissions/shell_wrappers.py": ["tests/core/test_shell_wrappers.py", *_ANALYZER_TESTS],
     "permissions/shell_evaluation.py": _ANALYZER_TESTS,
     "permissions/bash_rules.py": _ANALYZER_TESTS,
     "permissions/bash.py": _ANALYZER_TESTS,
