@@ -303,9 +303,7 @@ def _shell(words: tuple[Word, ...]) -> Inner:
             rest.pop(0)
             break
         if v in _SHELL_ARG_OPTIONS:
-            rest.pop(0)
-            if rest:
-                rest.pop(0)
+            del rest[:2]  # the option and its argument
             continue
         if v.startswith("--"):
             rest.pop(0)

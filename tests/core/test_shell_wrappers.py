@@ -3,7 +3,7 @@
 denied command through behind a wrapper, so each case pins the exact result.
 
 Words are written one per argument; a word starting with `$` is dynamic (known only when
-the command runs)."""
+the command runs; after `%`, the rest is a dynamic word's text, `%-e$X`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from skawld_core.permissions.shell_wrappers import inner_commands
 
 
 def _word(token: str) -> Word:
+    if token.startswith("%"):  # dynamic, with source text that does not start with `$`
+        return Word(token[1:], static=False)
     return Word(token, static=False) if token.startswith("$") else Word(token)
 
 
@@ -60,6 +62,7 @@ def inner(*tokens: str) -> list[str]:
         (["sudo", "A=1", "rm"], ["run:rm"]),
         (["sudo", "-l"], ["nothing"]),
         (["sudo", "-u", "root"], ["nothing"]),
+        (["sudo", "-u", "sis"], ["nothing"]),  # an option's argument is not an option
         (["sudo", "-s"], ["?"]),
         (["sudo", "-i"], ["?"]),
         (["sudo", "-Es"], ["?"]),
@@ -70,6 +73,7 @@ def inner(*tokens: str) -> list[str]:
         (["doas", "-s"], ["?"]),
         (["env", "A=1", "B=2", "rm", "x"], ["run:rm x"]),
         (["env", "-", "rm"], ["run:rm"]),
+        (["env", "-", "-u", "HOME", "rm"], ["run:rm"]),
         (["env", "-i", "A=1", "rm"], ["run:rm"]),
         (["env", "-u", "HOME", "rm"], ["run:rm"]),
         (["env", "-S", "rm -rf x", "y"], ["script:rm -rf x 'y'"]),
@@ -97,6 +101,10 @@ def inner(*tokens: str) -> list[str]:
         (["timeout", "5", "-s", "KILL", "rm"], ["run:-s KILL rm"]),  # options end at the duration
         (["timeout"], ["nothing"]),
         (["timeout", "$T", "rm"], ["?"]),
+        (["timeout", "--", "$T", "rm"], ["?"]),
+        (["chrt", "5", "rm", "x"], ["run:rm x"]),
+        (["taskset", "0x1", "rm", "x"], ["run:rm x"]),
+        (["chroot", "/srv", "rm", "x"], ["run:rm x"]),
         (["setarch", "x86_64", "rm", "x"], ["run:rm x"]),
         (["setarch", "x86_64", "-R", "rm", "x"], ["run:rm x"]),  # options after the operand too
         (["gosu", "nobody", "rm", "x"], ["run:rm x"]),
@@ -137,6 +145,7 @@ def inner(*tokens: str) -> list[str]:
         (["runuser", "-u", "bob", "--", "-c", "x"], ["run:-c x"]),
         (["runuser", "-g", "wheel", "bob", "rm", "x"], ["run:rm x"]),
         (["runuser", "bob"], ["?"]),
+        (["runuser", "$U", "rm", "x"], ["?"]),
         (["script", "-q", "-c", "rm x", "/dev/null"], ["script:rm x"]),
         (["sg", "wheel", "-c", "rm x"], ["script:rm x"]),
         # shells
@@ -155,6 +164,10 @@ def inner(*tokens: str) -> list[str]:
         (["bash", "-c"], ["nothing"]),
         (["bash", "-c", "$X"], ["?"]),
         (["bash", "$X"], ["?"]),
+        (["bash", "%-e$X", "-c", "rm x"], ["?"]),
+        (["bash", "-c", "--", "$X"], ["?"]),
+        (["bash", "--login", "-c", "rm x"], ["script:rm x"]),
+        (["bash", "-o"], ["?"]),
         # find, watch, trap
         (["find", ".", "-exec", "rm", "{}", ";"], ["run:rm {} …"]),
         (
@@ -164,6 +177,7 @@ def inner(*tokens: str) -> list[str]:
         (["find", ".", "-name", "x", "-ok", "rm", "{}", ";", "-print"], ["run:rm {} …"]),
         (["find", ".", "-exec", ";"], []),
         (["find", "$D", "-name", "x"], ["?"]),
+        (["find", ".", "$X", "-print"], ["?"]),
         (["find", ".", "-name", "$X"], []),  # the last word: nothing can follow it
         (["find", "-exec", "rm", "{}", ";"], ["run:rm {} …"]),
         (["watch", "-n", "1", "rm", "x"], ["script:rm x"]),
