@@ -109,7 +109,7 @@ def _first_closed_folder(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-def _opening_script() -> str:
+def _opening_script(stash: Path) -> str:
     """Shell lines that make the interpreter and the worktree reachable for nobody in a
     private mount namespace: each closed folder becomes a tmpfs with only the needed entry."""
     needed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.executable, ROOT)}
@@ -118,7 +118,7 @@ def _opening_script() -> str:
         found = _first_closed_folder(path)
         if found is not None:
             closed.setdefault(found[0], set()).add(found[1])
-    lines = ["set -e", "stash=$(mktemp -d /tmp/skawld-open.XXXXXX)"]
+    lines = ["set -e", f"stash='{stash}'", "mkdir -p $stash"]
     entries = [(folder, name) for folder, names in closed.items() for name in sorted(names)]
     for index, (folder, name) in enumerate(entries):
         lines += [f"mkdir $stash/{index}", f"mount --bind '{folder / name}' $stash/{index}"]
@@ -162,7 +162,7 @@ def test_the_session_namespace_works_for_an_unprivileged_user(base: Path) -> Non
     path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
     env = {"PATH": path, "HOME": str(base / "home"), "PYTHONPATH": str(ROOT), "CI": ""}
     run = [*_as_nobody(), sys.executable, str(base / "session.py"), str(base / "project"), str(port)]
-    script = _opening_script() + "\nexec " + " ".join(f"'{a}'" for a in run)
+    script = _opening_script(base / "stash") + "\nexec " + " ".join(f"'{a}'" for a in run)
     done = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
         capture_output=True,
