@@ -74,7 +74,7 @@ _SANDBOX_TESTS = [
 TESTS: dict[str, list[str]] = {
     "permissions/shell_analysis.py": _ANALYZER_TESTS,
     "permissions/shell_syntax.py": _ANALYZER_TESTS,
-    "permissions/shell_wrappers.py": _ANALYZER_TESTS,
+    "permissions/shell_wrappers.py": ["tests/core/test_shell_wrappers.py", *_ANALYZER_TESTS],
     "permissions/shell_evaluation.py": _ANALYZER_TESTS,
     "permissions/bash_rules.py": _ANALYZER_TESTS,
     "permissions/bash.py": _ANALYZER_TESTS,
@@ -82,6 +82,14 @@ TESTS: dict[str, list[str]] = {
     "permissions/write_scope.py": ["tests/core/test_write_scope.py", "tests/core/test_permissions.py"],
     "permissions/remembered.py": ["tests/core/test_permissions.py", "tests/cli/test_permissions_cli.py"],
     **{f"sandbox/{p.name}": _SANDBOX_TESTS for p in (PACKAGE / "sandbox").glob("*.py")},
+    "sandbox/spec.py": ["tests/sandbox/test_spec.py", *_SANDBOX_TESTS],
+    "sandbox/domains.py": [
+        "tests/sandbox/test_domain_policy.py",
+        "tests/tools/test_web_fetch_permissions.py",
+        "tests/sandbox/test_domain_proxy.py",
+    ],
+    "sandbox/seccomp.py": ["tests/sandbox/test_seccomp_program.py", "tests/sandbox/test_unix_sockets.py"],
+    "sandbox/proxy.py": ["tests/sandbox/test_domain_proxy.py", "tests/sandbox/test_network_ask.py"],
 }
 
 _FLIP = {

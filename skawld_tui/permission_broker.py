@@ -9,6 +9,11 @@ would save comes from `skawld_core.permissions.suggest` and is shown by the aske
 The rules "always" saves are `skawld_core.permissions.suggest`'s (Claude Code's syntax),
 saved by `skawld_core.permissions.remembered` into ``.claude/settings.local.json`` and added
 to the running engine at once.
+
+`PermissionBroker.ask_network` is the sandbox proxy's `NetworkAsk` (a sandboxed command
+wants a host name the domain lists leave out): once opens the name for the session,
+always also saves ``WebFetch(domain:NAME)`` (the rule Claude Code's "don't ask again"
+saves; the sandbox merges its domains into ``allowedDomains``), no refuses.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PermissionAnswer",
+    "NetworkChoice",
     "PermissionAsker",
     "PermissionBroker",
     "PlanReply",
@@ -36,6 +42,7 @@ __all__ = [
 ]
 
 Choice = Literal["allow", "always", "session", "deny"]
+NetworkChoice = Literal["once", "always", "no"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,10 @@ class PermissionAsker(Protocol):
 
     async def ask_plan(self, req: CanUseToolRequest) -> PlanReply | None:
         """Show an ExitPlanMode plan and ask how to go on (None: no answer)."""
+        ...
+
+    async def ask_network(self, host: str, rule: str) -> NetworkChoice | None:
+        """Ask whether sandboxed commands may reach `host`; always saves `rule` (None: no answer)."""
         ...
 
     def interrupt(self) -> None:
@@ -198,12 +209,26 @@ class PermissionBroker:
         if engine is None:
             raise RuntimeError("the agent is not ready")
         path = remember_allow_rules(engine.project_root, rules, env=self.env)
-        existing = set(engine.rules)
+        existing = list(engine.rules)  # a list: some rules (domain rules) hold lists and cannot be hashed
         for rule in parse_claude_rules(list(rules), "allow").rules:
             if rule not in existing:
                 engine.add_rule(rule)
                 self._added.append(rule)
         return path
+
+    async def ask_network(self, host: str) -> bool:
+        """The sandbox proxy's `NetworkAsk`: may sandboxed commands reach `host`?"""
+        rule = network_rule(host)
+        async with self.lock:
+            answer = await self.asker.ask_network(host, rule)
+        if answer == "always":
+            try:
+                path = self.remember((rule,))
+            except Exception as exc:  # allowed for the session still; the user is told why nothing stuck
+                self.asker.notice(f"could not save {rule}: {exc}", warning=True)
+            else:
+                self.asker.notice(f"always allowed in this project: {rule} (saved to {_short(path)})")
+        return answer in ("once", "always")
 
     # -- the callback ----------------------------------------------------------------
 
@@ -256,6 +281,11 @@ class PermissionBroker:
         if answer.choice == "accept_edits":
             return PermissionAllow(set_mode="acceptEdits")
         return PermissionDeny(message=keep_planning_message(answer.feedback))
+
+
+def network_rule(host: str) -> str:
+    """The rule "always" saves for a host the sandbox asked about."""
+    return f"WebFetch(domain:{host})"
 
 
 def _short(path: Path) -> str:

@@ -10,7 +10,7 @@ Shell scripts (`bash -c`, `eval`) are returned as text, to be parsed again.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from .shell_syntax import Word
 
@@ -35,12 +35,11 @@ class Inner:
 class _Spec:
     """Option syntax of a wrapper: short options taking an argument, long ones likewise."""
 
-    short_arg: str = ""
-    long_arg: frozenset[str] = field(default_factory=frozenset)
-    positional: int = 0  # fixed operands before the command (timeout's duration, chrt's priority)
+    short_arg: str
+    long_arg: frozenset[str]
+    positional: int  # fixed operands before the command (timeout's duration, chrt's priority)
     # short options after which the program runs no command (`command -v`, `ionice -p`)
-    no_command: str = ""
-    stop_at_first_operand: bool = True
+    no_command: str
 
 
 def _spec(short_arg: str = "", long_arg: str = "", positional: int = 0, no_command: str = "") -> _Spec:
@@ -133,7 +132,7 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 def inner_commands(words: tuple[Word, ...]) -> list[Inner]:
     """What `words` (a command whose name is known) runs besides itself, if anything."""
-    name = os.path.basename(words[0].value) or words[0].value
+    name = os.path.basename(words[0].value)
     if name in _SHELLS:
         return [_shell(words)]
     if name == "eval":
@@ -197,8 +196,6 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
             if name == "flock" and key == "--command":
                 return Inner(script=attached, via=name)
             continue
-        if name == "nice" and v[1:].isdigit():
-            continue  # old-style `nice -10 cmd`
         # a cluster of short options; the first one taking an argument consumes the rest or the next word
         for pos in range(1, len(v)):
             opt = v[pos]
@@ -220,14 +217,7 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
                 if name == "flock" and opt == "c":
                     return Inner(script=attached, via=name)
                 break
-    if (
-        not rest
-        and name in ("sudo", "doas")
-        and any(
-            w.static and w.value[:1] == "-" and w.value[1:2] != "-" and ("s" in w.value or "i" in w.value)
-            for w in words[1:]
-        )
-    ):
+    if not rest and name in ("sudo", "doas") and any(_starts_shell(w) for w in words[1:]):
         return Inner(unknown=f"`{name}` starts a shell that reads commands from standard input", via=name)
     if split_string is not None:
         # `env -S 'rm -rf x' y` runs the split string's words, then the remaining operands.
@@ -250,6 +240,16 @@ def _wrapped(name: str, spec: _Spec, words: tuple[Word, ...]) -> Inner:
     if name == "xargs" and not rest:
         rest = [Word("echo")]
     return Inner(words=tuple(rest), open_ended=name == "xargs", via=name)
+
+
+def _starts_shell(word: Word) -> bool:
+    """`sudo -s`, `-i` (alone or in a cluster), `--shell`, `--login`: a shell, without a command."""
+    v = word.value
+    if not word.static or not v.startswith("-"):
+        return False
+    if v.startswith("--"):
+        return v in ("--shell", "--login")
+    return "s" in v or "i" in v
 
 
 def _script_c(name: str, words: tuple[Word, ...]) -> Inner:
@@ -303,9 +303,7 @@ def _shell(words: tuple[Word, ...]) -> Inner:
             rest.pop(0)
             break
         if v in _SHELL_ARG_OPTIONS:
-            rest.pop(0)
-            if rest:
-                rest.pop(0)
+            del rest[:2]  # the option and its argument
             continue
         if v.startswith("--"):
             rest.pop(0)

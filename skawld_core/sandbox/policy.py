@@ -23,7 +23,7 @@ from .mounter import mounter_argv
 from .payload import data_fd
 from .probe import probe_bwrap
 from .procs import CALL_TOKEN_VAR, enable_subreaper
-from .proxy import DomainProxy, refusal_text
+from .proxy import DomainProxy, NetworkAsk, refusal_text
 from .seccomp import UnsupportedArchitecture, unix_socket_filter
 from .session_net import SessionNetworks
 from .settings import SandboxSettings, SandboxStatus, coerce_sandbox
@@ -44,6 +44,8 @@ class ShellPolicy:
     `SpecSource`) turns the sandbox's floor into each call's `SandboxSpec`:
     it adds the paths Read deny rules hide. The per-session `/tmp` directories
     live under one private temporary directory, removed by `close()`.
+    `network_ask` (set by an interactive host: the app, the plain mode) is asked
+    about names the domain lists leave out; without it they are refused.
     """
 
     def __init__(
@@ -66,6 +68,8 @@ class ShellPolicy:
         self._proxies: dict[str, DomainProxy] = {}
         self._git_guards: dict[tuple[Path, ...], GitGuard] = {}
         self._git_baselines: dict[str, GitSnapshot] = {}
+        self.network_ask: NetworkAsk | None = None
+        self.network_ask_timeout = 120.0  # seconds a request waits for the answer, then is refused
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -280,7 +284,12 @@ class ShellPolicy:
         proxy = self._proxies.get(session_id)
         if proxy is None:
             path = self._proxy_path(session_id)
-            proxy = DomainProxy(lambda: self.domains, self.proxy_resolve)
+            proxy = DomainProxy(
+                lambda: self.domains,
+                self.proxy_resolve,
+                asker=lambda: self.network_ask,
+                ask_timeout=self.network_ask_timeout,
+            )
             try:
                 Path(path).unlink(missing_ok=True)
                 proxy.listen(path)

@@ -8,6 +8,13 @@ exposed as `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY`. The requested name is
 checked, never an address it resolves to; SOCKS5 requests by address are IP
 literals (allowed only when listed). `resolve` maps names to the addresses to
 connect to (a `curl --resolve` for tests); refusals are kept for the Bash result.
+
+An unlisted name is asked about when the session has an asker (`NetworkAsk`: the
+app's dialog, the plain mode's prompt): the connection is held, without blocking
+the event loop, until the answer or `ask_timeout` (no answer refuses). A yes
+opens the name for the rest of the session; concurrent requests for one name
+share one question; a no is not asked again until the call's refusals are
+taken (`take_refused`). Denied names are never asked about.
 """
 
 from __future__ import annotations
@@ -17,32 +24,55 @@ import contextlib
 import ipaddress
 import socket
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Literal
 
-from .domains import DomainPolicy, Verdict
+from .domains import DomainPolicy, normalize_host
 
-__all__ = ["DomainProxy", "refusal_text"]
+__all__ = ["DomainProxy", "NetworkAsk", "Refusal", "refusal_text"]
+
+NetworkAsk = Callable[[str], Awaitable[bool]]
+"""Asks the user whether sandboxed commands may reach a host name (True: yes)."""
+
+Refusal = Literal["deny", "unlisted", "declined", "unanswered"]
+"""Why a host was refused: denied, not listed (nobody to ask), the user said no, no answer in time."""
 
 _HEADER_LIMIT = 64 * 1024
 _SOCKS_NOT_ALLOWED = 0x02
 _SOCKS_UNREACHABLE = 0x04
 
 
-def refusal_text(host: str, verdict: Verdict) -> str:
+def refusal_text(host: str, verdict: Refusal) -> str:
     """Why the proxy refused `host`, naming the setting."""
     if verdict == "deny":
         return f"network access to {host} is denied (sandbox.network.deniedDomains)"
+    if verdict == "declined":
+        return f"network access to {host}: the user said no (sandbox.network.allowedDomains does not list it)"
+    if verdict == "unanswered":
+        return f"network access to {host}: the question was not answered in time (sandbox.network.allowedDomains)"
     return f"network access to {host} is not allowed (add it to sandbox.network.allowedDomains)"
 
 
 class DomainProxy:
     """One listener on a Unix socket path (`listen`), closed by `close`; `domains`
-    is asked on each request (rules added during the session count at once)."""
+    is asked on each request (rules added during the session count at once), and
+    `asker` for the session's `NetworkAsk` (None: unlisted names are refused)."""
 
-    def __init__(self, domains: Callable[[], DomainPolicy], resolve: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        domains: Callable[[], DomainPolicy],
+        resolve: Mapping[str, str] | None = None,
+        *,
+        asker: Callable[[], NetworkAsk | None] = lambda: None,
+        ask_timeout: float = 120.0,
+    ) -> None:
         self.domains = domains
         self.resolve = dict(resolve or {})
-        self.refused: dict[str, Verdict] = {}
+        self.asker = asker
+        self.ask_timeout = ask_timeout
+        self.refused: dict[str, Refusal] = {}
+        self.allowed_by_user: set[str] = set()  # "yes" answers, for the rest of the session
+        self._questions: dict[str, asyncio.Task[bool]] = {}
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -58,7 +88,7 @@ class DomainProxy:
     async def _serve(self, sock: socket.socket) -> None:
         self._server = await asyncio.start_unix_server(self._client, sock=sock)
 
-    def take_refused(self) -> dict[str, Verdict]:
+    def take_refused(self) -> dict[str, Refusal]:
         """The hosts refused since the last call."""
         refused, self.refused = self.refused, {}
         return refused
@@ -67,7 +97,7 @@ class DomainProxy:
         """Stop listening (open tunnels end with their peers)."""
         if self._server is not None:
             self._server.close()
-        for task in list(self._tasks):
+        for task in [*self._tasks, *self._questions.values()]:
             task.cancel()
 
     # -- one client ----------------------------------------------------------
@@ -85,14 +115,43 @@ class DomainProxy:
             with contextlib.suppress(OSError):
                 writer.close()
 
-    def _check(self, host: str) -> Verdict:
+    async def _check(self, host: str) -> Refusal | None:
+        """None when `host` may be reached; else why not (recorded for the Bash result)."""
+        host = normalize_host(host)  # one answer per name, whatever its spelling
         verdict = self.domains().verdict(host)
-        if verdict != "allow":
-            self.refused[host] = verdict
-        return verdict
+        if verdict == "allow" or (verdict == "unlisted" and host in self.allowed_by_user):
+            return None
+        refusal: Refusal | None = verdict
+        if verdict == "unlisted":
+            earlier = self.refused.get(host)  # a no (or silence) holds until the call's end
+            refusal = earlier if earlier in ("declined", "unanswered") else await self._ask(host)
+        if refusal is not None:
+            self.refused[host] = refusal
+        return refusal
+
+    async def _ask(self, host: str) -> Refusal | None:
+        """The user's answer about `host`, one question per name at a time."""
+        ask = self.asker()
+        if ask is None:
+            return "unlisted"
+        question = self._questions.get(host)
+        if question is None:
+            question = asyncio.get_running_loop().create_task(_bounded(ask(host), self.ask_timeout))
+            self._questions[host] = question
+            question.add_done_callback(lambda _: self._questions.pop(host, None))
+        try:
+            allowed = await asyncio.shield(question)
+        except TimeoutError:
+            return "unanswered"
+        except Exception:  # an asker that fails refuses, like a no
+            return "declined"
+        if not allowed:
+            return "declined"
+        self.allowed_by_user.add(host)
+        return None
 
     async def _open(self, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(host, host), port), 30)
+        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(normalize_host(host), host), port), 30)
 
     async def _http(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = first + await reader.readuntil(b"\r\n\r\n")
@@ -110,9 +169,9 @@ class DomainProxy:
             authority, slash, path = after.partition("/")
             host, port = _split_host_port(authority, 80)
             upstream_head = f"{method} {slash + path or '/'} {version}\r\n".encode("latin-1") + rest
-        verdict = self._check(host)
-        if verdict != "allow":
-            return await _reply(writer, 403, "skawld sandbox: " + refusal_text(host, verdict))
+        refusal = await self._check(host)
+        if refusal is not None:
+            return await _reply(writer, 403, "skawld sandbox: " + refusal_text(host, refusal))
         try:
             up_reader, up_writer = await self._open(host, port)
         except (OSError, TimeoutError) as exc:
@@ -141,7 +200,7 @@ class DomainProxy:
         if version != 5 or command != 1:  # CONNECT only
             writer.write(_socks_reply(0x07))
             return
-        if self._check(host) != "allow":
+        if await self._check(host) is not None:
             writer.write(_socks_reply(_SOCKS_NOT_ALLOWED))
             return
         try:
@@ -151,6 +210,10 @@ class DomainProxy:
             return
         writer.write(_socks_reply(0x00))
         await _pipe_both(reader, writer, up_reader, up_writer)
+
+
+async def _bounded(answer: Awaitable[bool], timeout: float) -> bool:
+    return await asyncio.wait_for(answer, timeout)
 
 
 def _socks_reply(code: int) -> bytes:

@@ -1,8 +1,8 @@
 """One network namespace per session: what lets a server started by one sandboxed
 Bash call be reached by the next, and by no other session.
 
-A *holder* process (`unshare --net`, plus `--user --map-current-user` when we
-are not root) creates the namespace, brings its loopback up and waits on its
+A *holder* process (`unshare --net`, plus `--user --map-current-user --keep-caps`
+when we are not root) creates the namespace, brings its loopback up and waits on its
 stdin; each sandboxed call of the session joins it (`nsenter`) before bwrap
 starts, and bwrap then keeps the network it was given instead of making its
 own. The holder ends when the session ends (`SessionNetworks.end`), or when
@@ -103,7 +103,9 @@ def start_holder(proxy_socket: str | None = None) -> NetHolder | str:
         return "unshare or nsenter (util-linux) is not installed"
     as_root = os.geteuid() == 0
     # As root, no user namespace: root inside one could not read files of unmapped owners.
-    argv = [unshare, "--net"] if as_root else [unshare, "--user", "--map-current-user", "--net"]
+    # Not root: --keep-caps, or the holder (not uid 0 in its namespace) loses CAP_NET_ADMIN at
+    # exec and cannot bring `lo` up (EPERM).
+    argv = [unshare, "--net"] if as_root else [unshare, "--user", "--map-current-user", "--keep-caps", "--net"]
     try:
         proc = subprocess.Popen(
             [*argv, "--", sys.executable, "-I", "-c", _HOLDER, *([proxy_socket] if proxy_socket else [])],

@@ -79,8 +79,10 @@ def _emptied(home: Path | None) -> tuple[list[str], list[str]]:
     if resolv.startswith("/run/") and os.path.isfile(resolv):
         kept.append(resolv)  # systemd-resolved: /etc/resolv.conf points into /run
     for entry in os.environ.get("PATH", "").split(os.pathsep):
-        # NixOS keeps the system's programs under /run/current-system and /run/wrappers
-        if entry.startswith("/run/") and len(entry.split("/")) > 2:
+        # NixOS keeps the system's programs under /run/current-system and /run/wrappers;
+        # normalized, so `/run/`, `/run//x` or `/run/../etc` never keep /run (or /) itself
+        entry = os.path.normpath(entry)
+        if entry.startswith("/run/"):
             top = "/run/" + entry.split("/")[2]
             if os.path.isdir(top) and top not in kept:
                 kept.append(top)

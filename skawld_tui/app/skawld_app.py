@@ -225,6 +225,7 @@ class SkawldApp(SessionsMixin, App[int]):
             from .screens.elicitation import elicit_in_app  # lazy: imported above, after the first frame
 
             self.agent.elicit = lambda request: elicit_in_app(self, request)  # MCP servers' questions: a form
+            self.agent.shell_policy.network_ask = self.broker.ask_network  # the sandbox's network question
         except Exception as exc:
             from .widgets.blocks import ErrorBlock  # lazy: after the first frame
 

@@ -391,6 +391,7 @@ async def run_plain(
     try:
         chat.agent = agent_factory(chat.can_use_tool, chat.ask_user)
         chat.agent.elicit = chat.elicit  # MCP servers' questions, asked line by line
+        chat.agent.shell_policy.network_ask = chat.broker.ask_network  # the sandbox's network question
     except Exception as exc:
         chat.out(f"could not start the agent: {type(exc).__name__}: {exc}", style="bold red")
         return 1

@@ -3,6 +3,7 @@
 The question shows what it is about in full (the command, the diff, or the
 input), then offers the same answers as the app's dialog: once (y), always in
 this project (a, naming the exact rule it saves), this session (s), no (n).
+The sandbox's network question offers yes for this session (y), always (a), no (n).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from skawld_core.permissions.suggest import RuleOffer
 
 from ..file_diff import proposed_change, unified_diff
-from ..permission_broker import PermissionAnswer
+from ..permission_broker import NetworkChoice, PermissionAnswer
 
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
@@ -89,6 +90,21 @@ class PlainPermissionAsker:
             if answer in ("n", "no", ""):
                 feedback = await chat.ask("  what should change (optional): ")
                 return PlainPlanAnswer("keep_planning", feedback)
+
+    async def ask_network(self, host: str, rule: str) -> NetworkChoice | None:
+        """The sandbox's network question: once (for this session), always (saves `rule`), no."""
+        chat = self.chat
+        chat.out(f"? Allow network access to {host}? (a sandboxed command asks; allowedDomains does not list it)",
+                 style="bold yellow")  # fmt: skip
+        chat.out(f"  [a] saves {rule} to .claude/settings.local.json", style="dim")
+        while True:
+            answer = (await chat.ask("  [y]es, this session / [a]lways in this project / [n]o: ")).lower()
+            if answer in ("y", "yes"):
+                return "once"
+            if answer in ("a", "always"):
+                return "always"
+            if answer in ("n", "no", ""):
+                return "no"
 
     def interrupt(self) -> None:
         if self.chat.session is not None:

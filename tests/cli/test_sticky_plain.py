@@ -20,10 +20,10 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 class Terminal:
     """A child on a pseudo-terminal; `expect` reads until a text shows up (bounded)."""
 
-    def __init__(self, cli: CliEnv) -> None:
+    def __init__(self, cli: CliEnv, *args: str) -> None:
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(
-            [*skawld_command(), *cli.args("--plain")],
+            [*skawld_command(), *cli.args("--plain", *args)],
             stdin=slave,
             stdout=slave,
             stderr=slave,

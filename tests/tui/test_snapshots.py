@@ -18,6 +18,7 @@ from skawld_core.testing import ScriptedProvider, reply, text, thinking, tool_ca
 from skawld_core.tools.bash import BashTool
 from skawld_core.tools.edit import EditTool
 from skawld_core.tools.read import ReadTool
+from skawld_tui.app.screens.network_ask import NetworkAskScreen
 from skawld_tui.app.screens.permission import PermissionScreen
 from skawld_tui.app.widgets.blocks import AssistantMarkdown
 from skawld_tui.app.widgets.tool_panel import ToolPanel
@@ -152,6 +153,18 @@ def test_permission_modal(snap_compare: Any, project: Path) -> None:
         await ready(pilot)
         await send(pilot, "run the tests")
         await until(lambda: isinstance(pilot.app.screen, PermissionScreen), pilot)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_network_ask_modal(snap_compare: Any, project: Path) -> None:
+    app = make_app(cwd=project)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        pilot.app.push_screen(NetworkAskScreen("pypi.org", "WebFetch(domain:pypi.org)"))
+        await until(lambda: isinstance(pilot.app.screen, NetworkAskScreen), pilot)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -24,8 +24,9 @@ from textual.widgets import Button, Input, Label, Static
 from skawld_core.permissions.suggest import RuleOffer
 
 from ...file_diff import proposed_change, render_diff
-from ...permission_broker import Choice, PermissionAnswer
+from ...permission_broker import Choice, NetworkChoice, PermissionAnswer
 from ..widgets.blocks import NoteLine
+from .network_ask import NetworkAskScreen
 
 if TYPE_CHECKING:
     from skawld_core.permissions import CanUseToolRequest
@@ -152,7 +153,8 @@ async def ask_modal(app: ChatApp, screen: Screen[Any]) -> Any:
 
 
 class AppPermissionAsker:
-    """The app's `PermissionAsker`: the permission modal and the plan dialog."""
+    """The app's `PermissionAsker`: the permission modal, the sandbox's network question
+    and the plan dialog."""
 
     def __init__(self, app: ChatApp) -> None:
         self.app = app
@@ -182,6 +184,13 @@ class AppPermissionAsker:
 
         answer = await ask_modal(self.app, PlanScreen(str(req.input.get("plan", ""))))
         return answer if isinstance(answer, PlanAnswer) else None
+
+    async def ask_network(self, host: str, rule: str) -> NetworkChoice | None:
+        try:
+            answer = await ask_modal(self.app, NetworkAskScreen(host, rule))
+        finally:
+            self.app.state.asks_done += 1
+        return answer if answer in ("once", "always", "no") else None
 
     def interrupt(self) -> None:
         # The denial is recorded as the call's result, then the run stops at that boundary.
