@@ -218,11 +218,12 @@ async def test_localhost_under_star_does_not_reach_the_hosts_loopback(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="hole: the proxy asks about the literal name `*` and 'always' saves WebFetch(domain:*), which opens "
-    "every name (in this session at once, and in later ones); 'once' for `*` opens only the name `*`",
+    reason="hole: the proxy asks about the literal name `*` (or `*.example`) and 'always' saves WebFetch(domain:*), "
+    "which opens every name (in this session at once, and in later ones); 'once' for `*` opens only the name `*`",
 )
+@pytest.mark.parametrize("name", ["*", "*.example"])
 async def test_always_for_a_wildcard_looking_name_saves_only_that_name(
-    project: Path, servers: Servers, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    project: Path, servers: Servers, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
 ) -> None:
     from skawld_core import Agent
     from skawld_core.sessions import InMemorySessionStore
@@ -258,13 +259,64 @@ async def test_always_for_a_wildcard_looking_name_saves_only_that_name(
         asker = AlwaysAsker()
         policy.network_ask = PermissionBroker(asker, lambda: agent).ask_network  # type: ignore[arg-type]
         servers.clear()
-        await raw(project, policy, "http", connect(f"*:{servers.ports['unlisted']}"))
-        assert [host for host, _ in asker.asked] == ["*"]  # the question the user answered "always" to
+        await raw(project, policy, "http", connect(f"{name}:{servers.ports['unlisted']}"))
+        assert asker.asked == [(name, f"WebFetch(domain:{name})")]  # the question the user answered "always" to
         out = await raw(project, policy, "http", connect(f"other.example:{servers.ports['unlisted']}"))
         assert "hello unlisted" not in out, out  # never asked about, yet reached
-        assert [host for host, _ in asker.asked] == ["*", "other.example"]
+        assert [host for host, _ in asker.asked] == [name, "other.example"]
     finally:
         await agent.close()
+
+
+# IDNA makes `bücher.test` and `xn--bcher-kva.test` one DNS name (getaddrinfo encodes the first into the
+# second); the test resolver maps both, as DNS would.
+IDN = {"bücher.test": "127.0.0.2", "xn--bcher-kva.test": "127.0.0.2"}
+
+
+async def idn_attempt(project: Path, servers: Servers, denied: str, protocol: str) -> str:
+    """Asks for the punycode name `xn--bcher-kva.test` (what curl sends, over HTTP and SOCKS5 alike)."""
+    policy = ShellPolicy(
+        sandbox={"mode": "required", "network": False, "allowed_domains": ["*.test"], "denied_domains": [denied]}
+    )
+    policy.proxy_resolve.update(IDN)
+    try:
+        servers.clear()
+        port = servers.ports["denied"]
+        if protocol == "http":
+            return await raw(project, policy, "http", connect(f"xn--bcher-kva.test:{port}"))
+        return await raw(project, policy, "socks5", socks_name(b"xn--bcher-kva.test", port))
+    finally:
+        policy.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: an international name in deniedDomains is denied in one spelling only: over HTTP the punycode "
+    "request is compared as sent (a Unicode entry misses it: `curl http://bücher.test/` passes), over SOCKS5 it "
+    "is decoded to Unicode first (a punycode entry misses it: `curl -x $ALL_PROXY`, socks5h, passes)",
+)
+@pytest.mark.parametrize(
+    ("denied", "protocol"),
+    [("bücher.test", "http"), ("xn--bcher-kva.test", "socks5")],
+    ids=["unicode-entry-http", "punycode-entry-socks5"],
+)
+async def test_a_denied_international_name_is_denied_whatever_the_spelling(
+    project: Path, servers: Servers, denied: str, protocol: str
+) -> None:
+    out = await idn_attempt(project, servers, denied, protocol)
+    assert servers.hits["denied"] == [], out
+
+
+@pytest.mark.parametrize(
+    ("denied", "protocol"),
+    [("bücher.test", "socks5"), ("xn--bcher-kva.test", "http")],
+    ids=["unicode-entry-socks5", "punycode-entry-http"],
+)
+async def test_a_denied_international_name_in_the_spelling_the_protocol_compares(
+    project: Path, servers: Servers, denied: str, protocol: str
+) -> None:
+    out = await idn_attempt(project, servers, denied, protocol)
+    assert servers.hits["denied"] == [] and "is denied" in out, out
 
 
 @pytest.mark.xfail(
