@@ -375,6 +375,20 @@ async def test_the_question_does_not_show_a_homograph_of_a_listed_name(project: 
         policy.close()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: a numeric IPv4 spelling is asked about as written (`2130706434`, `0x7f.2`), not as the address "
+    "it is (127.0.0.2, the host's loopback here): the user cannot tell what they allow",
+)
+@pytest.mark.parametrize("spelling", ["2130706434", "0x7f.2"])
+async def test_the_question_names_the_address_a_numeric_spelling_means(
+    project: Path, listed: ShellPolicy, servers: Servers, spelling: str
+) -> None:
+    asker = listed.network_ask = Asker()
+    await raw(project, listed, "http", connect(f"{spelling}:{servers.ports['denied']}"))
+    assert asker.asked == ["127.0.0.2"], asker.asked
+
+
 # --- attacks that held -------------------------------------------------------------------
 
 
@@ -415,6 +429,8 @@ async def test_url_tricks_do_not_reach_the_name_after_the_at_sign_or_hash(
         assert "hello denied" not in out, (url, out)
     out = await raw(project, listed, "http", connect(f"bad.test:{b}@pkgs.test:{a}"))
     assert "hello" not in out
+    out = await raw(project, listed, "http", connect(f"pkgs.test.other.example:{servers.ports['unlisted']}"))
+    assert "network access to pkgs.test.other.example is not allowed" in out and "hello" not in out
     assert servers.hits["denied"] == []
 
 
