@@ -224,7 +224,7 @@ class GitGuard:
             path = os.path.join(git_dir, name)
             if not os.path.isfile(path) or (name not in changed and not pointing):
                 continue
-            problems = config_problems(path)
+            problems = [*config_problems(path), *self._work_tree_problems(git_dir, path)]
             if not problems:
                 continue
             why = (
@@ -241,6 +241,21 @@ class GitGuard:
                 f"with {', '.join(problems[:3])}: look at it before running git there."
             ]
         return notes
+
+    def _work_tree_problems(self, git_dir: str, config: str) -> list[str]:
+        """`core.worktree` values leading outside the roots: the checks after a call look
+        for `.git` entries under the roots only, so a work tree elsewhere (the session's
+        `/tmp`, say) could hold a planted `.git` that the host's git would enter."""
+        entries = config_entries(config)
+        if isinstance(entries, str):
+            return []
+        roots = [os.path.realpath(r).rstrip("/") + "/" for r in self.roots]
+        return [
+            f"core.worktree = {value} (outside the project)"
+            for key, value in entries
+            if key == "core.worktree"
+            and not any((os.path.realpath(os.path.join(git_dir, value or "")) + "/").startswith(r) for r in roots)
+        ]
 
     def _check_hooks(self, git_dir: str) -> list[str]:
         hooks = os.path.join(git_dir, "hooks")

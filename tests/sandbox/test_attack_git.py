@@ -166,13 +166,6 @@ async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path,
 SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | head -1); "
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core.worktree is an allowlisted key: a new submodule's config points its work tree into the "
-    "session's /tmp (host path read from /proc/self/mountinfo), where a nested submodule's .git file leads "
-    "to a git dir with core.fsmonitor; neither .git entry lies under a writable root, so the check never "
-    "looks, and the host's top-level `git status` runs the program",
-)
 async def test_a_submodule_work_tree_in_the_sessions_tmp_runs_nothing(
     project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
