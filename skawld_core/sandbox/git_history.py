@@ -4,12 +4,16 @@ Hiding part of a pack is impossible, so the choice is the object store whole
 (`sandbox.gitHistory`): `"visible"`, `"hidden"` (sealed in every call: an empty
 read-only folder over each git dir's `objects/`, so git inside refuses cleanly),
 or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
-the index or in `HEAD`'s tree, by a repository of the writable roots. A file
-that only older commits hold is not detected by `"auto"`.
+the index or in the tree of `HEAD` or of any ref (branches, tags, remotes,
+the stash's top commit), by any git dir reachable from the writable roots
+(nested repositories, submodules, linked worktrees). A file that only older
+commits (or a stash's untracked-files parent, or a dangling blob) hold is not
+detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
+session, so a command cannot untrack a file to unhide history.
 
-The question is answered by git on the host (`ls-files`, `ls-tree` with
-literal pathspecs for the hidden paths), and the answer is kept until the
-index, `HEAD` or the hidden set change.
+The question is answered by git on the host (`ls-files` with literal
+pathspecs, `cat-file --batch-check` on `<tip>:<path>`), and the answers are
+kept per index state and per set of tips.
 """
 
 from __future__ import annotations
@@ -19,8 +23,6 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-
-from .gitdirs import git_dir_of, work_tree_of
 
 __all__ = ["object_dirs", "tracked_hidden"]
 
@@ -36,51 +38,71 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _git_lines(git: str, work_tree: Path, args: list[str], paths: list[str]) -> list[str] | None:
+def _git(git: str, git_dir: str, args: list[str], stdin: bytes | None = None) -> bytes | None:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1"}
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "-C", str(work_tree), *args, "--", *paths],
+            [git, "-c", "core.fsmonitor=false", f"--git-dir={git_dir}", "--work-tree=/", *args],
+            cwd="/",
             env=env,
+            input=stdin,
             capture_output=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if done.returncode != 0:
-        return None
-    return [p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p]
+    return done.stdout if done.returncode == 0 else None
 
 
-def _tracked(git: str, work_tree: Path, rel: list[str]) -> str | None:
-    for args in (["ls-files", "-z", "--cached"], ["ls-tree", "-r", "-z", "--name-only", "HEAD"]):
-        lines = _git_lines(git, work_tree, args, rel)
-        if lines:
-            return str(work_tree / lines[0])
-    return None
+def _in_index(git: str, git_dir: str, rel: list[str]) -> str | None:
+    key = ("index", git_dir, _stamp(os.path.join(git_dir, "index")), tuple(rel))
+    if key not in _cache:
+        out = _git(git, git_dir, ["ls-files", "-z", "--cached", "--", *rel]) or b""
+        _cache[key] = next((p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p), None)
+    return _cache[key]
 
 
-def tracked_hidden(roots: Sequence[Path], hidden: Sequence[str]) -> str | None:
-    """A hidden path (file, or one inside a hidden folder) that a repository of `roots`
-    tracks (index or `HEAD`), or None. Ask git only when something changed."""
+def _at_tips(git: str, git_dir: str, rel: list[str]) -> str | None:
+    """A path of `rel` that HEAD or any ref's tree holds (one `cat-file --batch-check`
+    for every tip and path; the answer is kept per set of tips)."""
+    refs = _git(git, git_dir, ["for-each-ref", "--format=%(objectname)"]) or b""
+    tips = sorted({"HEAD", *refs.decode("ascii", "replace").split()})
+    key = ("tips", git_dir, tuple(tips), tuple(rel))
+    if key not in _cache:
+        queries = [f"{tip}:{path}" for tip in tips for path in rel]
+        out = _git(
+            git, git_dir, ["cat-file", "--batch-check"], "\n".join(queries).encode("utf-8", "surrogateescape") + b"\n"
+        )
+        lines = [] if out is None else out.decode("utf-8", "replace").splitlines()
+        found = [q for q, line in zip(queries, lines, strict=False) if not line.endswith(" missing")]
+        _cache[key] = found[0].split(":", 1)[1] if found else None
+    return _cache[key]
+
+
+def tracked_hidden(
+    git_dirs: Sequence[str], work_trees: Sequence[Path], hidden: Sequence[str]
+) -> tuple[str, str] | None:
+    """A hidden path (file, or one inside a hidden folder; relative to its work tree) that
+    one of `git_dirs` tracks, and that git dir, in its index or in the tree of `HEAD` or any ref, or None. The paths asked are the
+    hidden ones relative to each of `work_trees` (the folders holding a `.git`), so a
+    nested repository's, a submodule's and a linked worktree's count too."""
     git = shutil.which("git")
     if git is None or not hidden:
         return None
-    for work_tree in dict.fromkeys(w for w in (work_tree_of(r) for r in roots) if w is not None):
+    rel: set[str] = set()
+    for work_tree in work_trees:
         prefix = str(work_tree).rstrip("/") + "/"
-        rel = sorted(p[len(prefix) :] for p in hidden if p.startswith(prefix))
-        if not rel:
-            continue
-        git_dir = str(git_dir_of(work_tree / ".git"))
-        state = tuple(_stamp(os.path.join(git_dir, n)) for n in ("index", "HEAD", "logs/HEAD", "packed-refs"))
-        key = (str(work_tree), state, tuple(rel))
-        if key not in _cache:
-            if len(_cache) >= _MAX_CACHE:
-                _cache.clear()
-            _cache[key] = _tracked(git, work_tree, rel)
-        if _cache[key] is not None:
-            return _cache[key]
+        rel.update(p[len(prefix) :] for p in hidden if p.startswith(prefix))
+    if not rel:
+        return None
+    if len(_cache) >= _MAX_CACHE:
+        _cache.clear()
+    paths = sorted(rel)
+    for git_dir in git_dirs:
+        found = _in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)
+        if found is not None:
+            return found, git_dir
     return None
 
 

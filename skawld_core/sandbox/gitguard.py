@@ -136,7 +136,9 @@ class GitGuard:
             found += [p for p in (*hidden.files, *hidden.dirs) if os.path.basename(p) == ".git"]
         return found
 
-    def _reachable(self) -> tuple[list[str], dict[str, str | None]]:
+    def reachable(self) -> tuple[list[str], dict[str, str | None]]:
+        """Every git dir reachable from the roots now, and each `.git` entry under the
+        roots with the git dir it leads to (None: none)."""
         entries: dict[str, str | None] = {}
         for dot_git in self._dot_gits():
             target = git_dir_of(Path(dot_git))
@@ -147,7 +149,7 @@ class GitGuard:
 
     def snapshot(self) -> GitSnapshot:
         """The state now (taken at a call's launch)."""
-        dirs, entries = self._reachable()
+        dirs, entries = self.reachable()
         snap = GitSnapshot()
         for git_dir in dirs:
             snap.dirs[git_dir] = _fingerprint(git_dir)
@@ -167,7 +169,7 @@ class GitGuard:
         """Look at what changed since `before` and neutralise what could run code on the
         host; one line per action."""
         try:
-            dirs, entries = self._reachable()
+            dirs, entries = self.reachable()
         except (OSError, RuntimeError) as exc:
             roots = ", ".join(str(r) for r in self.roots)
             return [

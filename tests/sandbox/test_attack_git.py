@@ -68,11 +68,6 @@ def host_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 # --- holes: sandbox.gitHistory "auto" ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto only asks the root's repository: a nested repository's HEAD tracking a hidden .env "
-    "leaves its objects readable (git -C vendor show HEAD:.env)",
-)
 async def test_a_nested_repositorys_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     nested = repo(project / "vendor")
     (nested / ".env").write_text(SECRET)
@@ -82,11 +77,6 @@ async def test_a_nested_repositorys_tracked_env_stays_out_of_reach(project: Path
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto checks the main worktree's index and HEAD only: a .env tracked on the branch of a "
-    "linked worktree inside the project is readable through the shared objects (git show feat:.env)",
-)
 async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     linked = project / "wt"
     git(project, "worktree", "add", "-q", str(linked), "-b", "feat")
@@ -110,11 +100,6 @@ async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPoli
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto only asks the root's repository: a submodule whose HEAD tracks a .env keeps "
-    ".git/modules/<name>/objects readable (git -C sm show HEAD:.env)",
-)
 async def test_a_submodules_tracked_env_stays_out_of_reach(tmp_path: Path, project: Path, policy: ShellPolicy) -> None:
     upstream = repo(tmp_path / "upstream")
     (upstream / ".env").write_text(SECRET)
@@ -144,12 +129,6 @@ async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: Shell
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto trusts the index and HEAD the sandbox can write: one call untracks the .env "
-    "(git update-index --force-remove .env; HEAD -> an unborn branch), the next call's objects are visible "
-    "and git show main:.env prints it",
-)
 async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "add", "-f", ".env")
@@ -159,6 +138,23 @@ async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path,
     )
     second = await run(project, policy, "git show main:.env; printf 'ref: refs/heads/main\\n' > .git/HEAD")
     assert "hunter2" not in first + second
+
+
+async def test_a_command_cannot_drop_every_ref_to_unhide_history(project: Path, policy: ShellPolicy) -> None:
+    """The decision is sticky: with the index entry, every ref and HEAD gone, nothing on disk
+    says the .env was tracked, but the session saw it once."""
+    (project / ".env").write_text(SECRET)
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-qm", "oops")
+    first = await run(
+        project,
+        policy,
+        "git ls-files -s .env | cut -d' ' -f2 > oid; git update-index --force-remove .env; "
+        "git update-ref -d refs/heads/main; printf 'ref: refs/heads/nowhere\\n' > .git/HEAD",
+    )
+    second = await run(project, policy, "git cat-file -p $(cat oid)")
+    assert "hunter2" not in first + second
+    assert "is hidden in the sandbox" in second, second
 
 
 # --- holes: host code through git ---------------------------------------------------------------
