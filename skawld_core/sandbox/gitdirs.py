@@ -144,7 +144,9 @@ def _submodule_dot_git(module_dir: Path) -> Path | None:
 def _config_references(git_dir: Path) -> list[Path]:
     """Files git's config makes code or config: `core.hooksPath` and `include.path` /
     `includeIf.*.path` (a project may keep its hooks or an included config in the work tree,
-    where a command could rewrite them). A simple reading of git's syntax: one key per line."""
+    where a command could rewrite them), and a hooks path's parent when the path is named
+    `_` (husky's layout, whose hooks run the scripts beside it). A simple reading of git's
+    syntax: one key per line."""
     found: list[Path] = []
     for name in ("config", "config.worktree"):
         config = git_dir / name
@@ -167,7 +169,11 @@ def _config_references(git_dir: Path) -> list[Path]:
             if not target.is_absolute():
                 base = git_dir.parent if key == "hookspath" else config.parent
                 target = base / target
-            found.append(Path(os.path.realpath(target)))
+            target = Path(os.path.realpath(target))
+            found.append(target)
+            if key == "hookspath" and target.name == "_" and not git_dir.parent.is_relative_to(target.parent):
+                # husky 9: the hooks in `.husky/_` run the user's scripts one folder up (`.husky/pre-commit`)
+                found.append(target.parent)
     return found
 
 

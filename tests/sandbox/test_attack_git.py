@@ -208,12 +208,6 @@ async def test_a_running_background_shells_plant_runs_nothing_meanwhile(
 HUSKY_RUNNER = '#!/bin/sh\nexec sh -e "$(dirname "$0")/../$(basename "$0")" "$@"\n'  # husky 9's `_/h`, in short
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="documented class ('Programs the config names inside the project'), most common form: husky sets "
-    "core.hooksPath = .husky/_ (read-only), whose hooks run the user's .husky/<hook> scripts one folder up, "
-    "which stay writable; a sandboxed edit of .husky/pre-commit runs at the host's next git commit",
-)
 async def test_a_husky_hook_script_cannot_be_replaced(project: Path, policy: ShellPolicy, marker: Path) -> None:
     runner = project / ".husky" / "_"
     runner.mkdir(parents=True)
@@ -224,6 +218,16 @@ async def test_a_husky_hook_script_cannot_be_replaced(project: Path, policy: She
     await run(project, policy, f"echo 'touch {marker}' > .husky/pre-commit")
     host_git(project, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "mine")
     assert not marker.exists()
+
+
+async def test_a_hooks_path_named_underscore_at_the_top_keeps_the_project_writable(
+    project: Path, policy: ShellPolicy
+) -> None:
+    """Husky's layout makes `_`'s parent read-only, but never the work tree itself."""
+    (project / "_").mkdir()
+    git(project, "config", "core.hooksPath", "_")
+    out = await run(project, policy, "echo ok > written && cat written")
+    assert "ok" in out and (project / "written").read_text() == "ok\n", out
 
 
 # --- attacks that held ---------------------------------------------------------------------------
