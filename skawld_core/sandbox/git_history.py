@@ -4,11 +4,11 @@ Hiding part of a pack is impossible, so the choice is the object store whole
 (`sandbox.gitHistory`): `"visible"`, `"hidden"` (sealed in every call: an empty
 read-only folder over each git dir's `objects/`, so git inside refuses cleanly),
 or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
-the index or in the tree of `HEAD` or of any ref (branches, tags, remotes,
-the stash's top commit), by any git dir reachable from the writable roots
-(nested repositories, submodules, linked worktrees). A file that only older
-commits (or a stash's untracked-files parent, or a dangling blob) hold is not
-detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
+the index or in the tree of `HEAD`, of any ref (branches, tags, remotes) or of
+any stash entry (with its index and untracked-files commits), by any git dir
+reachable from the writable roots (nested repositories, submodules, linked
+worktrees). A file that only older commits, a dropped stash or a dangling blob
+hold is not detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
 session, so a command cannot untrack a file to unhide history.
 
 The question is answered by git on the host (`ls-files` with literal
@@ -64,10 +64,15 @@ def _in_index(git: str, git_dir: str, rel: list[str]) -> str | None:
 
 
 def _at_tips(git: str, git_dir: str, rel: list[str]) -> str | None:
-    """A path of `rel` that HEAD or any ref's tree holds (one `cat-file --batch-check`
-    for every tip and path; the answer is kept per set of tips)."""
-    refs = _git(git, git_dir, ["for-each-ref", "--format=%(objectname)"]) or b""
-    tips = sorted({"HEAD", *refs.decode("ascii", "replace").split()})
+    """A path of `rel` that HEAD's or any ref's tree holds, or any stash entry's (its
+    index commit `^2` and untracked-files commit `^3` too); one `cat-file --batch-check`
+    for every tip and path, the answer kept per set of tips."""
+    refs = (_git(git, git_dir, ["for-each-ref", "--format=%(objectname) %(refname)"]) or b"").decode("ascii", "replace")
+    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines())}
+    if any(line.endswith(" refs/stash") for line in refs.splitlines()):
+        entries = (_git(git, git_dir, ["log", "-g", "--format=%H", "refs/stash"]) or b"").decode("ascii", "replace")
+        found_tips.update(f"{entry}{parent}" for entry in entries.split() for parent in ("", "^2", "^3"))
+    tips = sorted(found_tips)
     key = ("tips", git_dir, tuple(tips), tuple(rel))
     if key not in _cache:
         queries = [f"{tip}:{path}" for tip in tips for path in rel]

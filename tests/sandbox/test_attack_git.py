@@ -87,11 +87,6 @@ async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, 
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto looks at the index and HEAD only: a .env that `git stash -u` stored and "
-    "`git stash apply` brought back is readable from the stash's untracked-files commit",
-)
 async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "stash", "-u")
