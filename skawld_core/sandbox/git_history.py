@@ -7,13 +7,15 @@ or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
 the index or in the tree of `HEAD`, of any ref (branches, tags, remotes) or of
 any stash entry (with its index and untracked-files commits), by any git dir
 reachable from the writable roots (nested repositories, submodules, linked
-worktrees). A file that only older commits, a dropped stash or a dangling blob
-hold is not detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
+worktrees), or when a hidden file's current content is an object there (an
+older commit, a dropped stash, a dangling blob). An older content of the file
+that only such objects hold is not detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
 session, so a command cannot untrack a file to unhide history.
 
 The question is answered by git on the host (`ls-files` with literal
-pathspecs, `cat-file --batch-check` on `<tip>:<path>`), and the answers are
-kept per index state and per set of tips.
+pathspecs, `cat-file --batch-check` on `<tip>:<path>` and on the hidden files'
+blob ids from `hash-object`), and the answers are kept per index state, per
+set of tips and per file stat (the blob lookup runs in every call).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ __all__ = ["object_dirs", "tracked_hidden"]
 
 _cache: dict[tuple[object, ...], str | None] = {}
 _MAX_CACHE = 64
+_blob_cache: dict[str, tuple[tuple[int, int, int] | None, str]] = {}
+_MAX_BLOB_CACHE = 100_000
+_MAX_BLOB = 1 << 20
 
 
 def _stamp(path: str) -> tuple[int, int, int] | None:
@@ -38,11 +43,13 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _git(git: str, git_dir: str, args: list[str], stdin: bytes | None = None) -> bytes | None:
+def _git(git: str, git_dir: str | None, args: list[str], stdin: bytes | None = None) -> bytes | None:
+    """Git's output (None: it failed), run on `git_dir` (None: outside any repository)."""
+    where = [] if git_dir is None else [f"--git-dir={git_dir}", "--work-tree=/"]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1"}
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", f"--git-dir={git_dir}", "--work-tree=/", *args],
+            [git, "-c", "core.fsmonitor=false", *where, *args],
             cwd="/",
             env=env,
             input=stdin,
@@ -85,27 +92,72 @@ def _at_tips(git: str, git_dir: str, rel: list[str]) -> str | None:
     return _cache[key]
 
 
+def _blob_ids(git: str, files: Sequence[str]) -> dict[str, str]:
+    """The blob id each hidden file's content has now (`hash-object`, no filters; kept
+    per file stat), for the small non-empty files only: a secret is small, and an empty
+    blob is in most repositories."""
+    todo: list[str] = []
+    ids: dict[str, str] = {}
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not 0 < st.st_size <= _MAX_BLOB or "\n" in path:
+            continue
+        known = _blob_cache.get(path)
+        if known is not None and known[0] == _stamp(path):
+            ids[known[1]] = path
+        else:
+            todo.append(path)
+    if todo:
+        if len(_blob_cache) >= _MAX_BLOB_CACHE:
+            _blob_cache.clear()
+        out = _git(
+            git,
+            None,
+            ["hash-object", "--no-filters", "--stdin-paths"],
+            "\n".join(todo).encode("utf-8", "surrogateescape") + b"\n",
+        )
+        for path, oid in zip(todo, (out or b"").decode("ascii", "replace").split(), strict=False):
+            _blob_cache[path] = (_stamp(path), oid)
+            ids[oid] = path
+    return ids
+
+
+def _holds_blob(git: str, git_dir: str, ids: dict[str, str]) -> str | None:
+    """The hidden file whose current content is an object of `git_dir` (committed, stashed,
+    or staged once and left dangling), or None. Not kept: objects come and go."""
+    oids = sorted(ids)
+    out = _git(git, git_dir, ["cat-file", "--batch-check"], "".join(f"{o}\n" for o in oids).encode())
+    lines = [] if out is None else out.decode("utf-8", "replace").splitlines()
+    return next((ids[o] for o, line in zip(oids, lines, strict=False) if not line.endswith(" missing")), None)
+
+
 def tracked_hidden(
-    git_dirs: Sequence[str], work_trees: Sequence[Path], hidden: Sequence[str]
+    git_dirs: Sequence[str], work_trees: Sequence[Path], hidden_files: Sequence[str], hidden_dirs: Sequence[str]
 ) -> tuple[str, str] | None:
     """A hidden path (file, or one inside a hidden folder; relative to its work tree) that
-    one of `git_dirs` tracks, and that git dir, in its index or in the tree of `HEAD` or any ref, or None. The paths asked are the
-    hidden ones relative to each of `work_trees` (the folders holding a `.git`), so a
-    nested repository's, a submodule's and a linked worktree's count too."""
+    one of `git_dirs` holds, and that git dir: in its index or in the tree of `HEAD`, any
+    ref or stash entry (the paths asked are the hidden ones relative to each of
+    `work_trees`, the folders holding a `.git`, so a nested repository's, a submodule's and
+    a linked worktree's count too), or as an object with a hidden file's current content
+    (then the path is absolute). None: none found."""
     git = shutil.which("git")
+    hidden = [*hidden_files, *hidden_dirs]
     if git is None or not hidden:
         return None
     rel: set[str] = set()
     for work_tree in work_trees:
         prefix = str(work_tree).rstrip("/") + "/"
         rel.update(p[len(prefix) :] for p in hidden if p.startswith(prefix))
-    if not rel:
-        return None
     if len(_cache) >= _MAX_CACHE:
         _cache.clear()
     paths = sorted(rel)
+    ids = _blob_ids(git, hidden_files)
     for git_dir in git_dirs:
-        found = _in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)
+        found = (_in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)) if paths else None
+        found = found or (_holds_blob(git, git_dir, ids) if ids else None)
         if found is not None:
             return found, git_dir
     return None

@@ -250,11 +250,12 @@ class ShellPolicy:
         if why is None:
             roots = [w for w in (work_tree_of(r) for r in spec.writable) if w is not None]
             work_trees = dict.fromkeys([*roots, *(Path(e).parent for e in entries)])
-            tracked = tracked_hidden(dirs, list(work_trees), [*spec.hidden_files, *spec.hidden_dirs])
+            tracked = tracked_hidden(dirs, list(work_trees), spec.hidden_files, spec.hidden_dirs)
             if tracked is None:
                 return [], None
             path, git_dir = tracked
-            why = f"{path} is tracked by git (in {git_dir}) and a Read deny rule hides it"
+            held = f"{path}'s content is in git's objects" if os.path.isabs(path) else f"{path} is tracked by git"
+            why = f"{held} (in {git_dir}) and a Read deny rule hides it"
             self._history_sealed[session_id] = why
         return object_dirs(dirs), why
 

@@ -106,11 +106,6 @@ async def test_a_submodules_tracked_env_stays_out_of_reach(tmp_path: Path, proje
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto looks at the index and HEAD only: a .env once staged and unstaged (git add -f .env; "
-    "git reset .env) is a dangling blob, readable with git cat-file --batch-all-objects or git fsck --lost-found",
-)
 async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "add", "-f", ".env")
