@@ -15,7 +15,8 @@ session, so a command cannot untrack a file to unhide history.
 The question is answered by git on the host (`ls-files` with literal
 pathspecs, `cat-file --batch-check` on `<tip>:<path>` and on the hidden files'
 blob ids from `hash-object`), and the answers are kept per index state, per
-set of tips and per file stat (the blob lookup runs in every call).
+set of tips and per file stat, and each git dir's whole answer until its index,
+HEAD, refs, reflogs or object folders change (their mtimes).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+
+from .gitdirs import common_dir
 
 __all__ = ["object_dirs", "tracked_hidden"]
 
@@ -41,6 +44,35 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _dir_stamps(top: str) -> list[tuple[str, int]]:
+    """Every folder under `top` with its mtime: a ref or loose object written (by renaming a
+    lock file, or into a new fan-out folder) changes its folder's."""
+    found: list[tuple[str, int]] = []
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            found.append((folder, os.stat(folder).st_mtime_ns))
+            with os.scandir(folder) as entries:
+                pending += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    return found
+
+
+def _state(git_dir: str) -> tuple[object, ...]:
+    """What the answer for `git_dir` depends on: its index and HEAD, and the refs, reflogs
+    and objects of it and its common dir. Unchanged: the last answer stands."""
+    common = common_dir(Path(git_dir))
+    bases = dict.fromkeys([git_dir, *([] if common is None else [str(common)])])
+    stamps: list[object] = [_stamp(os.path.join(git_dir, n)) for n in ("index", "HEAD")]
+    for base in bases:
+        stamps.append(_stamp(os.path.join(base, "packed-refs")))
+        for sub in ("refs", "logs", "objects"):
+            stamps += _dir_stamps(os.path.join(base, sub))
+    return tuple(stamps)
 
 
 def _git(git: str, git_dir: str | None, args: list[str], stdin: bytes | None = None) -> bytes | None:
@@ -127,7 +159,7 @@ def _blob_ids(git: str, files: Sequence[str]) -> dict[str, str]:
 
 def _holds_blob(git: str, git_dir: str, ids: dict[str, str]) -> str | None:
     """The hidden file whose current content is an object of `git_dir` (committed, stashed,
-    or staged once and left dangling), or None. Not kept: objects come and go."""
+    or staged once and left dangling), or None."""
     oids = sorted(ids)
     out = _git(git, git_dir, ["cat-file", "--batch-check"], "".join(f"{o}\n" for o in oids).encode())
     lines = [] if out is None else out.decode("utf-8", "replace").splitlines()
@@ -156,10 +188,13 @@ def tracked_hidden(
     paths = sorted(rel)
     ids = _blob_ids(git, hidden_files)
     for git_dir in git_dirs:
-        found = (_in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)) if paths else None
-        found = found or (_holds_blob(git, git_dir, ids) if ids else None)
-        if found is not None:
-            return found, git_dir
+        key = ("state", git_dir, _state(git_dir), tuple(paths), tuple(sorted(ids)))
+        if key not in _cache:
+            found = (_in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)) if paths else None
+            _cache[key] = found or (_holds_blob(git, git_dir, ids) if ids else None)
+        held = _cache[key]
+        if held is not None:
+            return held, git_dir
     return None
 
 

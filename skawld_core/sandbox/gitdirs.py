@@ -34,6 +34,7 @@ from pathlib import Path
 
 __all__ = [
     "GitMounts",
+    "common_dir",
     "git_dir_of",
     "git_mounts",
     "reachable_git_dirs",
@@ -70,7 +71,8 @@ def _read_gitdir_file(dot_git: Path) -> Path | None:
     return Path(os.path.realpath(dot_git.parent / line[len("gitdir:") :].strip()))
 
 
-def _common_dir(git_dir: Path) -> Path | None:
+def common_dir(git_dir: Path) -> Path | None:
+    """The common dir a linked worktree's or submodule's git dir names (`commondir`), or None."""
     try:
         text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
@@ -216,7 +218,7 @@ def reachable_git_dirs(starts: Iterable[Path], files: list[Path] | None = None) 
             if git_dir in seen or not git_dir.is_dir():
                 continue
             seen[git_dir] = None
-            common = _common_dir(git_dir)
+            common = common_dir(git_dir)
             if common is not None:
                 pending.append(common)
             for module in _submodule_dirs(git_dir):
