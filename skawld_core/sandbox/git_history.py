@@ -4,12 +4,19 @@ Hiding part of a pack is impossible, so the choice is the object store whole
 (`sandbox.gitHistory`): `"visible"`, `"hidden"` (sealed in every call: an empty
 read-only folder over each git dir's `objects/`, so git inside refuses cleanly),
 or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
-the index or in `HEAD`'s tree, by a repository of the writable roots. A file
-that only older commits hold is not detected by `"auto"`.
+the index or in the tree of `HEAD`, of any ref (branches, tags, remotes) or of
+any stash entry (with its index and untracked-files commits), by any git dir
+reachable from the writable roots (nested repositories, submodules, linked
+worktrees), or when a hidden file's current content is an object there (an
+older commit, a dropped stash, a dangling blob). An older content of the file
+that only such objects hold is not detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
+session, so a command cannot untrack a file to unhide history.
 
-The question is answered by git on the host (`ls-files`, `ls-tree` with
-literal pathspecs for the hidden paths), and the answer is kept until the
-index, `HEAD` or the hidden set change.
+The question is answered by git on the host (`ls-files` with literal
+pathspecs, `cat-file --batch-check` on `<tip>:<path>` and on the hidden files'
+blob ids from `hash-object`), and the answers are kept per index state, per
+set of tips and per file stat, and each git dir's whole answer until its index,
+HEAD, refs, reflogs or object folders change (their mtimes).
 """
 
 from __future__ import annotations
@@ -20,12 +27,15 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from .gitdirs import git_dir_of, work_tree_of
+from .gitdirs import common_dir
 
 __all__ = ["object_dirs", "tracked_hidden"]
 
 _cache: dict[tuple[object, ...], str | None] = {}
 _MAX_CACHE = 64
+_blob_cache: dict[str, tuple[tuple[int, int, int] | None, str]] = {}
+_MAX_BLOB_CACHE = 100_000
+_MAX_BLOB = 1 << 20
 
 
 def _stamp(path: str) -> tuple[int, int, int] | None:
@@ -36,51 +46,155 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _git_lines(git: str, work_tree: Path, args: list[str], paths: list[str]) -> list[str] | None:
+def _dir_stamps(top: str) -> list[tuple[str, int]]:
+    """Every folder under `top` with its mtime: a ref or loose object written (by renaming a
+    lock file, or into a new fan-out folder) changes its folder's."""
+    found: list[tuple[str, int]] = []
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            found.append((folder, os.stat(folder).st_mtime_ns))
+            with os.scandir(folder) as entries:
+                pending += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    return found
+
+
+def _state(git_dir: str) -> tuple[object, ...]:
+    """What the answer for `git_dir` depends on: its index and HEAD, and the refs, reflogs
+    and objects of it and its common dir. Unchanged: the last answer stands."""
+    common = common_dir(Path(git_dir))
+    bases = dict.fromkeys([git_dir, *([] if common is None else [str(common)])])
+    stamps: list[object] = [_stamp(os.path.join(git_dir, n)) for n in ("index", "HEAD")]
+    for base in bases:
+        stamps.append(_stamp(os.path.join(base, "packed-refs")))
+        for sub in ("refs", "logs", "objects"):
+            stamps += _dir_stamps(os.path.join(base, sub))
+    return tuple(stamps)
+
+
+def _git(git: str, git_dir: str | None, args: list[str], stdin: bytes | None = None) -> bytes | None:
+    """Git's output (None: it failed), run on `git_dir` (None: outside any repository)."""
+    where = [] if git_dir is None else [f"--git-dir={git_dir}", "--work-tree=/"]
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1"}
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "-C", str(work_tree), *args, "--", *paths],
+            [git, "-c", "core.fsmonitor=false", *where, *args],
+            cwd="/",
             env=env,
+            input=stdin,
             capture_output=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if done.returncode != 0:
-        return None
-    return [p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p]
+    return done.stdout if done.returncode == 0 else None
 
 
-def _tracked(git: str, work_tree: Path, rel: list[str]) -> str | None:
-    for args in (["ls-files", "-z", "--cached"], ["ls-tree", "-r", "-z", "--name-only", "HEAD"]):
-        lines = _git_lines(git, work_tree, args, rel)
-        if lines:
-            return str(work_tree / lines[0])
-    return None
+def _in_index(git: str, git_dir: str, rel: list[str]) -> str | None:
+    key = ("index", git_dir, _stamp(os.path.join(git_dir, "index")), tuple(rel))
+    if key not in _cache:
+        out = _git(git, git_dir, ["ls-files", "-z", "--cached", "--", *rel]) or b""
+        _cache[key] = next((p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p), None)
+    return _cache[key]
 
 
-def tracked_hidden(roots: Sequence[Path], hidden: Sequence[str]) -> str | None:
-    """A hidden path (file, or one inside a hidden folder) that a repository of `roots`
-    tracks (index or `HEAD`), or None. Ask git only when something changed."""
+def _at_tips(git: str, git_dir: str, rel: list[str]) -> str | None:
+    """A path of `rel` that HEAD's or any ref's tree holds, or any stash entry's (its
+    index commit `^2` and untracked-files commit `^3` too); one `cat-file --batch-check`
+    for every tip and path, the answer kept per set of tips."""
+    refs = (_git(git, git_dir, ["for-each-ref", "--format=%(objectname) %(refname)"]) or b"").decode("ascii", "replace")
+    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines())}
+    if any(line.endswith(" refs/stash") for line in refs.splitlines()):
+        entries = (_git(git, git_dir, ["log", "-g", "--format=%H", "refs/stash"]) or b"").decode("ascii", "replace")
+        found_tips.update(f"{entry}{parent}" for entry in entries.split() for parent in ("", "^2", "^3"))
+    tips = sorted(found_tips)
+    key = ("tips", git_dir, tuple(tips), tuple(rel))
+    if key not in _cache:
+        queries = [f"{tip}:{path}" for tip in tips for path in rel]
+        out = _git(
+            git, git_dir, ["cat-file", "--batch-check"], "\n".join(queries).encode("utf-8", "surrogateescape") + b"\n"
+        )
+        lines = [] if out is None else out.decode("utf-8", "replace").splitlines()
+        found = [q for q, line in zip(queries, lines, strict=False) if not line.endswith(" missing")]
+        _cache[key] = found[0].split(":", 1)[1] if found else None
+    return _cache[key]
+
+
+def _blob_ids(git: str, files: Sequence[str]) -> dict[str, str]:
+    """The blob id each hidden file's content has now (`hash-object`, no filters; kept
+    per file stat), for the small non-empty files only: a secret is small, and an empty
+    blob is in most repositories."""
+    todo: list[str] = []
+    ids: dict[str, str] = {}
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not 0 < st.st_size <= _MAX_BLOB or "\n" in path:
+            continue
+        known = _blob_cache.get(path)
+        if known is not None and known[0] == _stamp(path):
+            ids[known[1]] = path
+        else:
+            todo.append(path)
+    if todo:
+        if len(_blob_cache) >= _MAX_BLOB_CACHE:
+            _blob_cache.clear()
+        out = _git(
+            git,
+            None,
+            ["hash-object", "--no-filters", "--stdin-paths"],
+            "\n".join(todo).encode("utf-8", "surrogateescape") + b"\n",
+        )
+        for path, oid in zip(todo, (out or b"").decode("ascii", "replace").split(), strict=False):
+            _blob_cache[path] = (_stamp(path), oid)
+            ids[oid] = path
+    return ids
+
+
+def _holds_blob(git: str, git_dir: str, ids: dict[str, str]) -> str | None:
+    """The hidden file whose current content is an object of `git_dir` (committed, stashed,
+    or staged once and left dangling), or None."""
+    oids = sorted(ids)
+    out = _git(git, git_dir, ["cat-file", "--batch-check"], "".join(f"{o}\n" for o in oids).encode())
+    lines = [] if out is None else out.decode("utf-8", "replace").splitlines()
+    return next((ids[o] for o, line in zip(oids, lines, strict=False) if not line.endswith(" missing")), None)
+
+
+def tracked_hidden(
+    git_dirs: Sequence[str], work_trees: Sequence[Path], hidden_files: Sequence[str], hidden_dirs: Sequence[str]
+) -> tuple[str, str] | None:
+    """A hidden path (file, or one inside a hidden folder; relative to its work tree) that
+    one of `git_dirs` holds, and that git dir: in its index or in the tree of `HEAD`, any
+    ref or stash entry (the paths asked are the hidden ones relative to each of
+    `work_trees`, the folders holding a `.git`, so a nested repository's, a submodule's and
+    a linked worktree's count too), or as an object with a hidden file's current content
+    (then the path is absolute). None: none found."""
     git = shutil.which("git")
+    hidden = [*hidden_files, *hidden_dirs]
     if git is None or not hidden:
         return None
-    for work_tree in dict.fromkeys(w for w in (work_tree_of(r) for r in roots) if w is not None):
+    rel: set[str] = set()
+    for work_tree in work_trees:
         prefix = str(work_tree).rstrip("/") + "/"
-        rel = sorted(p[len(prefix) :] for p in hidden if p.startswith(prefix))
-        if not rel:
-            continue
-        git_dir = str(git_dir_of(work_tree / ".git"))
-        state = tuple(_stamp(os.path.join(git_dir, n)) for n in ("index", "HEAD", "logs/HEAD", "packed-refs"))
-        key = (str(work_tree), state, tuple(rel))
+        rel.update(p[len(prefix) :] for p in hidden if p.startswith(prefix))
+    if len(_cache) >= _MAX_CACHE:
+        _cache.clear()
+    paths = sorted(rel)
+    ids = _blob_ids(git, hidden_files)
+    for git_dir in git_dirs:
+        key = ("state", git_dir, _state(git_dir), tuple(paths), tuple(sorted(ids)))
         if key not in _cache:
-            if len(_cache) >= _MAX_CACHE:
-                _cache.clear()
-            _cache[key] = _tracked(git, work_tree, rel)
-        if _cache[key] is not None:
-            return _cache[key]
+            found = (_in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)) if paths else None
+            _cache[key] = found or (_holds_blob(git, git_dir, ids) if ids else None)
+        held = _cache[key]
+        if held is not None:
+            return held, git_dir
     return None
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 __all__ = [
     "GitMounts",
+    "common_dir",
     "git_dir_of",
     "git_mounts",
     "reachable_git_dirs",
@@ -70,7 +71,8 @@ def _read_gitdir_file(dot_git: Path) -> Path | None:
     return Path(os.path.realpath(dot_git.parent / line[len("gitdir:") :].strip()))
 
 
-def _common_dir(git_dir: Path) -> Path | None:
+def common_dir(git_dir: Path) -> Path | None:
+    """The common dir a linked worktree's or submodule's git dir names (`commondir`), or None."""
     try:
         text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
@@ -144,7 +146,9 @@ def _submodule_dot_git(module_dir: Path) -> Path | None:
 def _config_references(git_dir: Path) -> list[Path]:
     """Files git's config makes code or config: `core.hooksPath` and `include.path` /
     `includeIf.*.path` (a project may keep its hooks or an included config in the work tree,
-    where a command could rewrite them). A simple reading of git's syntax: one key per line."""
+    where a command could rewrite them), and a hooks path's parent when the path is named
+    `_` (husky's layout, whose hooks run the scripts beside it). A simple reading of git's
+    syntax: one key per line."""
     found: list[Path] = []
     for name in ("config", "config.worktree"):
         config = git_dir / name
@@ -167,7 +171,11 @@ def _config_references(git_dir: Path) -> list[Path]:
             if not target.is_absolute():
                 base = git_dir.parent if key == "hookspath" else config.parent
                 target = base / target
-            found.append(Path(os.path.realpath(target)))
+            target = Path(os.path.realpath(target))
+            found.append(target)
+            if key == "hookspath" and target.name == "_" and not git_dir.parent.is_relative_to(target.parent):
+                # husky 9: the hooks in `.husky/_` run the user's scripts one folder up (`.husky/pre-commit`)
+                found.append(target.parent)
     return found
 
 
@@ -210,7 +218,7 @@ def reachable_git_dirs(starts: Iterable[Path], files: list[Path] | None = None) 
             if git_dir in seen or not git_dir.is_dir():
                 continue
             seen[git_dir] = None
-            common = _common_dir(git_dir)
+            common = common_dir(git_dir)
             if common is not None:
                 pending.append(common)
             for module in _submodule_dirs(git_dir):

@@ -136,7 +136,9 @@ class GitGuard:
             found += [p for p in (*hidden.files, *hidden.dirs) if os.path.basename(p) == ".git"]
         return found
 
-    def _reachable(self) -> tuple[list[str], dict[str, str | None]]:
+    def reachable(self) -> tuple[list[str], dict[str, str | None]]:
+        """Every git dir reachable from the roots now, and each `.git` entry under the
+        roots with the git dir it leads to (None: none)."""
         entries: dict[str, str | None] = {}
         for dot_git in self._dot_gits():
             target = git_dir_of(Path(dot_git))
@@ -147,7 +149,7 @@ class GitGuard:
 
     def snapshot(self) -> GitSnapshot:
         """The state now (taken at a call's launch)."""
-        dirs, entries = self._reachable()
+        dirs, entries = self.reachable()
         snap = GitSnapshot()
         for git_dir in dirs:
             snap.dirs[git_dir] = _fingerprint(git_dir)
@@ -167,7 +169,7 @@ class GitGuard:
         """Look at what changed since `before` and neutralise what could run code on the
         host; one line per action."""
         try:
-            dirs, entries = self._reachable()
+            dirs, entries = self.reachable()
         except (OSError, RuntimeError) as exc:
             roots = ", ".join(str(r) for r in self.roots)
             return [
@@ -224,7 +226,7 @@ class GitGuard:
             path = os.path.join(git_dir, name)
             if not os.path.isfile(path) or (name not in changed and not pointing):
                 continue
-            problems = config_problems(path)
+            problems = [*config_problems(path), *self._work_tree_problems(git_dir, path)]
             if not problems:
                 continue
             why = (
@@ -241,6 +243,21 @@ class GitGuard:
                 f"with {', '.join(problems[:3])}: look at it before running git there."
             ]
         return notes
+
+    def _work_tree_problems(self, git_dir: str, config: str) -> list[str]:
+        """`core.worktree` values leading outside the roots: the checks after a call look
+        for `.git` entries under the roots only, so a work tree elsewhere (the session's
+        `/tmp`, say) could hold a planted `.git` that the host's git would enter."""
+        entries = config_entries(config)
+        if isinstance(entries, str):
+            return []
+        roots = [os.path.realpath(r).rstrip("/") + "/" for r in self.roots]
+        return [
+            f"core.worktree = {value} (outside the project)"
+            for key, value in entries
+            if key == "core.worktree"
+            and not any((os.path.realpath(os.path.join(git_dir, value or "")) + "/").startswith(r) for r in roots)
+        ]
 
     def _check_hooks(self, git_dir: str) -> list[str]:
         hooks = os.path.join(git_dir, "hooks")

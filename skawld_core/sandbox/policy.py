@@ -17,7 +17,7 @@ from ..session_env import session_env
 from .argv import bwrap_args
 from .domains import DomainPolicy
 from .git_history import object_dirs, tracked_hidden
-from .gitdirs import GitMounts, git_mounts
+from .gitdirs import GitMounts, git_mounts, work_tree_of
 from .gitguard import GitGuard, GitSnapshot
 from .mounter import mounter_argv
 from .payload import data_fd
@@ -70,6 +70,7 @@ class ShellPolicy:
         self._git_baselines: dict[str, GitSnapshot] = {}
         self.network_ask: NetworkAsk | None = None
         self.network_ask_timeout = 120.0  # seconds a request waits for the answer, then is refused
+        self._history_sealed: dict[str, str] = {}  # session -> why (sticky: see `_sealed_history`)
 
     def status(self) -> SandboxStatus:
         """Whether Bash runs sandboxed (probes bubblewrap once per process)."""
@@ -197,7 +198,7 @@ class ShellPolicy:
             after = self._git_check(spec, session_id, git)
         except (OSError, RuntimeError) as exc:
             return f"Bash: not run: the git folders in the project could not be listed ({exc})."
-        sealed, history_hidden = self._sealed_history(spec, git)
+        sealed, history_hidden = self._sealed_history(spec, session_id, git)
         args = bwrap_args(spec, git=git, seccomp_fd=seccomp, joined_net=join is not None, sealed=sealed)
         command = shell_argv
         hidden = len(spec.hidden_files) + len(spec.hidden_dirs)
@@ -236,17 +237,42 @@ class ShellPolicy:
             history_hidden=history_hidden,
         )
 
-    def _sealed_history(self, spec: SandboxSpec, git: GitMounts) -> tuple[list[str], str | None]:
-        """The object stores to hide in this call (`sandbox.gitHistory`), and why."""
+    def _sealed_history(self, spec: SandboxSpec, session_id: str, git: GitMounts) -> tuple[list[str], str | None]:
+        """The object stores to hide in this call (`sandbox.gitHistory`), and why: every
+        git dir reachable from the roots (nested repositories and submodules too). In
+        `"auto"`, once a hidden path was seen tracked the stores stay hidden for the rest
+        of the session: the index and refs it was seen in are writable inside."""
         mode = self.settings.git_history
-        if mode == "visible" or not git.mount_points:
+        if mode == "visible":
+            return [], None
+        dirs, entries = self._guard(spec, git).reachable()
+        if not dirs:
             return [], None
         if mode == "hidden":
-            return object_dirs(git.mount_points), 'sandbox.gitHistory is "hidden"'
-        tracked = tracked_hidden(spec.writable, [*spec.hidden_files, *spec.hidden_dirs])
-        if tracked is None:
-            return [], None
-        return object_dirs(git.mount_points), f"{tracked} is tracked by git and a Read deny rule hides it"
+            return object_dirs(dirs), 'sandbox.gitHistory is "hidden"'
+        why = self._history_sealed.get(session_id)
+        if why is None:
+            roots = [w for w in (work_tree_of(r) for r in spec.writable) if w is not None]
+            work_trees = dict.fromkeys([*roots, *(Path(e).parent for e in entries)])
+            tracked = tracked_hidden(dirs, list(work_trees), spec.hidden_files, spec.hidden_dirs)
+            if tracked is None:
+                return [], None
+            path, git_dir = tracked
+            held = f"{path}'s content is in git's objects" if os.path.isabs(path) else f"{path} is tracked by git"
+            why = f"{held} (in {git_dir}) and a Read deny rule hides it"
+            self._history_sealed[session_id] = why
+        return object_dirs(dirs), why
+
+    def _guard(self, spec: SandboxSpec, git: GitMounts) -> GitGuard:
+        """The session's `GitGuard` for these writable places. Writable places: the roots,
+        the session's `/tmp` and the git dirs mounted writable (a linked worktree's common
+        dir may lie outside the roots)."""
+        tmp = () if spec.tmp_dir is None else (spec.tmp_dir,)
+        places = (*spec.writable, *tmp, *(Path(p) for p in git.mount_points))
+        guard = self._git_guards.get(places)
+        if guard is None:
+            guard = self._git_guards[places] = GitGuard(spec.writable, places)
+        return guard
 
     def _git_check(self, spec: SandboxSpec, session_id: str, git: GitMounts) -> AfterCall:
         """The check of the git dirs the call creates or changes (`gitguard`), against a
@@ -338,6 +364,7 @@ class ShellPolicy:
             guard.close()
         self._git_guards.clear()
         self._git_baselines.clear()
+        self._history_sealed.clear()
         if self._tmp_root is not None:
             shutil.rmtree(self._tmp_root, ignore_errors=True)
             self._tmp_root = None

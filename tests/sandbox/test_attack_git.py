@@ -68,11 +68,6 @@ def host_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 # --- holes: sandbox.gitHistory "auto" ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto only asks the root's repository: a nested repository's HEAD tracking a hidden .env "
-    "leaves its objects readable (git -C vendor show HEAD:.env)",
-)
 async def test_a_nested_repositorys_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     nested = repo(project / "vendor")
     (nested / ".env").write_text(SECRET)
@@ -82,11 +77,6 @@ async def test_a_nested_repositorys_tracked_env_stays_out_of_reach(project: Path
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto checks the main worktree's index and HEAD only: a .env tracked on the branch of a "
-    "linked worktree inside the project is readable through the shared objects (git show feat:.env)",
-)
 async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     linked = project / "wt"
     git(project, "worktree", "add", "-q", str(linked), "-b", "feat")
@@ -97,11 +87,6 @@ async def test_a_linked_worktrees_tracked_env_stays_out_of_reach(project: Path, 
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto looks at the index and HEAD only: a .env that `git stash -u` stored and "
-    "`git stash apply` brought back is readable from the stash's untracked-files commit",
-)
 async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "stash", "-u")
@@ -110,11 +95,6 @@ async def test_a_stashed_env_stays_out_of_reach(project: Path, policy: ShellPoli
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto only asks the root's repository: a submodule whose HEAD tracks a .env keeps "
-    ".git/modules/<name>/objects readable (git -C sm show HEAD:.env)",
-)
 async def test_a_submodules_tracked_env_stays_out_of_reach(tmp_path: Path, project: Path, policy: ShellPolicy) -> None:
     upstream = repo(tmp_path / "upstream")
     (upstream / ".env").write_text(SECRET)
@@ -126,11 +106,6 @@ async def test_a_submodules_tracked_env_stays_out_of_reach(tmp_path: Path, proje
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto looks at the index and HEAD only: a .env once staged and unstaged (git add -f .env; "
-    "git reset .env) is a dangling blob, readable with git cat-file --batch-all-objects or git fsck --lost-found",
-)
 async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "add", "-f", ".env")
@@ -144,12 +119,6 @@ async def test_a_once_staged_env_stays_out_of_reach(project: Path, policy: Shell
     assert "hunter2" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gitHistory auto trusts the index and HEAD the sandbox can write: one call untracks the .env "
-    "(git update-index --force-remove .env; HEAD -> an unborn branch), the next call's objects are visible "
-    "and git show main:.env prints it",
-)
 async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path, policy: ShellPolicy) -> None:
     (project / ".env").write_text(SECRET)
     git(project, "add", "-f", ".env")
@@ -161,18 +130,28 @@ async def test_a_command_cannot_untrack_the_env_to_unhide_history(project: Path,
     assert "hunter2" not in first + second
 
 
+async def test_a_command_cannot_drop_every_ref_to_unhide_history(project: Path, policy: ShellPolicy) -> None:
+    """The decision is sticky: with the index entry, every ref and HEAD gone, nothing on disk
+    says the .env was tracked, but the session saw it once."""
+    (project / ".env").write_text(SECRET)
+    git(project, "add", "-f", ".env")
+    git(project, "commit", "-qm", "oops")
+    first = await run(
+        project,
+        policy,
+        "git ls-files -s .env | cut -d' ' -f2 > oid; git update-index --force-remove .env; "
+        "git update-ref -d refs/heads/main; printf 'ref: refs/heads/nowhere\\n' > .git/HEAD",
+    )
+    second = await run(project, policy, "git cat-file -p $(cat oid)")
+    assert "hunter2" not in first + second
+    assert "is hidden in the sandbox" in second, second
+
+
 # --- holes: host code through git ---------------------------------------------------------------
 
 SESSION_TMP_ON_HOST = "H=$(awk '$5==\"/tmp\"{print $4}' /proc/self/mountinfo | head -1); "
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core.worktree is an allowlisted key: a new submodule's config points its work tree into the "
-    "session's /tmp (host path read from /proc/self/mountinfo), where a nested submodule's .git file leads "
-    "to a git dir with core.fsmonitor; neither .git entry lies under a writable root, so the check never "
-    "looks, and the host's top-level `git status` runs the program",
-)
 async def test_a_submodule_work_tree_in_the_sessions_tmp_runs_nothing(
     project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
@@ -219,12 +198,6 @@ async def test_a_running_background_shells_plant_runs_nothing_meanwhile(
 HUSKY_RUNNER = '#!/bin/sh\nexec sh -e "$(dirname "$0")/../$(basename "$0")" "$@"\n'  # husky 9's `_/h`, in short
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="documented class ('Programs the config names inside the project'), most common form: husky sets "
-    "core.hooksPath = .husky/_ (read-only), whose hooks run the user's .husky/<hook> scripts one folder up, "
-    "which stay writable; a sandboxed edit of .husky/pre-commit runs at the host's next git commit",
-)
 async def test_a_husky_hook_script_cannot_be_replaced(project: Path, policy: ShellPolicy, marker: Path) -> None:
     runner = project / ".husky" / "_"
     runner.mkdir(parents=True)
@@ -235,6 +208,16 @@ async def test_a_husky_hook_script_cannot_be_replaced(project: Path, policy: She
     await run(project, policy, f"echo 'touch {marker}' > .husky/pre-commit")
     host_git(project, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "mine")
     assert not marker.exists()
+
+
+async def test_a_hooks_path_named_underscore_at_the_top_keeps_the_project_writable(
+    project: Path, policy: ShellPolicy
+) -> None:
+    """Husky's layout makes `_`'s parent read-only, but never the work tree itself."""
+    (project / "_").mkdir()
+    git(project, "config", "core.hooksPath", "_")
+    out = await run(project, policy, "echo ok > written && cat written")
+    assert "ok" in out and (project / "written").read_text() == "ok\n", out
 
 
 # --- attacks that held ---------------------------------------------------------------------------

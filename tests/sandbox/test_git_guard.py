@@ -133,6 +133,19 @@ async def test_a_clone_inside_keeps_its_config(tmp_path: Path, policy: ShellPoli
     assert str(upstream) in config and "someone" in config
 
 
+async def test_a_submodule_added_inside_keeps_its_config(tmp_path: Path, policy: ShellPolicy, outside: Path) -> None:
+    """Its `core.worktree` leads inside the project: data, not a way out."""
+    upstream = repo(outside / "upstream")
+    project = repo(tmp_path / "p")
+    command = (
+        SANDBOX_IDENTITY + f"git -c protocol.file.allow=always submodule add -q {upstream} sm && git commit -qm sm && "
+        "git -C .git/modules/sm config core.worktree && git -C sm status --short && echo added"
+    )
+    result = text(await bash(context(project, policy), command))
+    assert "added" in result and "skawld" not in result, result
+    assert "worktree" in (project / ".git" / "modules" / "sm" / "config").read_text()
+
+
 async def test_a_config_the_user_had_before_is_left_alone(tmp_path: Path, policy: ShellPolicy, marker: Path) -> None:
     project = repo(tmp_path / "p")
     nested = repo(project / "tools")
