@@ -312,22 +312,35 @@ class SkawldApp(SessionsMixin, App[int]):
         registry = self.agent.tools if self.agent else None
         return history_widgets(items, show_timings=self.SHOW_TIMINGS, registry=registry)
 
-    async def action_load_earlier(self) -> None:
-        """Mount the previous chunk of history above what is shown."""
-        marker = self.transcript.marker
+    async def action_load_earlier(self, keep_position: bool = False) -> None:
+        """Mount the previous chunk of history above what is shown, then show its top
+        (or, with `keep_position`, keep on screen what was there)."""
+        transcript = self.transcript
+        marker = transcript.marker
         if self.session is None or marker.hidden_messages <= 0:
+            transcript.loading_earlier = False
             return
         end = marker.hidden_messages
         history = self.session.full_history[:end]
         start = tail_start(history, EARLIER_CHUNK)
         widgets = self._history_widgets(history, start, end)
+        height = transcript.virtual_size.height
+        transcript.loading_earlier = True  # our own scrolling below must not load more
         if widgets:
-            await self.transcript.mount_all(widgets, after=marker)
+            await transcript.mount_all(widgets, after=marker)
         marker.set_hidden(start)
-        self.transcript.scroll_home(animate=False)
 
-    async def on_history_marker_load(self, _: HistoryMarker.Load) -> None:
-        await self.action_load_earlier()
+        def place() -> None:  # after the layout: the old top moved down by what was added
+            if keep_position:
+                transcript.scroll_to(y=max(0, transcript.virtual_size.height - height), animate=False, immediate=True)
+            else:
+                transcript.scroll_home(animate=False, immediate=True)
+            transcript.loading_earlier = False
+
+        transcript.call_after_refresh(place)
+
+    async def on_history_marker_load(self, message: HistoryMarker.Load) -> None:
+        await self.action_load_earlier(message.keep_position)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "scroll_transcript":

@@ -23,7 +23,12 @@ class HistoryMarker(Static):
     """Top-of-transcript line standing for messages that are not mounted."""
 
     class Load(TMessage):
-        """The user asked for earlier history."""
+        """The user asked for earlier history: by a click or Ctrl+Up (the view jumps to
+        its top), or by scrolling to the top (`keep_position`: what was on screen stays)."""
+
+        def __init__(self, *, keep_position: bool = False) -> None:
+            super().__init__()
+            self.keep_position = keep_position
 
     def __init__(self) -> None:
         super().__init__("", classes="history-marker")
@@ -44,11 +49,21 @@ class Transcript(VerticalScroll, can_focus=False):
 
     `prune()` removes whole turns from the top once more than `MAX_TURNS`
     are mounted (only while the view follows the bottom), and the marker
-    records how many history messages are no longer shown.
+    records how many history messages are no longer shown. Scrolling up to
+    the top mounts the previous chunk above (as a long log does), so the
+    first turn is reached by scrolling alone.
     """
 
     MAX_TURNS = 24
     KEEP_TURNS = 16
+    loading_earlier = False  # a scroll-triggered load is under way
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value and new_value <= 0 and self.max_scroll_y > 0 and not self.loading_earlier:
+            if self.marker.hidden_messages > 0:
+                self.loading_earlier = True
+                self.post_message(HistoryMarker.Load(keep_position=True))
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield HistoryMarker()
