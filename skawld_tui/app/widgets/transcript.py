@@ -60,10 +60,10 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < old_value and new_value <= 0 and self.max_scroll_y > 0 and not self.loading_earlier:
-            if self.marker.hidden_messages > 0:
-                self.loading_earlier = True
-                self.post_message(HistoryMarker.Load(keep_position=True))
+        at_top = new_value < old_value and new_value <= 0 and self.max_scroll_y > 0
+        if at_top and not self.loading_earlier and self.marker.hidden_messages > 0:
+            self.loading_earlier = True
+            self.post_message(HistoryMarker.Load(keep_position=True))
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield HistoryMarker()
