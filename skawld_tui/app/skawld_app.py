@@ -73,8 +73,9 @@ AFTER_FIRST_FRAME = (
 )
 
 AgentFactory = Callable[..., "Agent"]
-RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on demand
+RESUME_KEEP = 8  # messages mounted when a session is resumed; more until the view is full, the rest on scroll
 EARLIER_CHUNK = 40
+MEASURE_INLINE = 2_000  # messages: a longer restored history has its context share estimated in a thread
 
 
 class SkawldApp(SessionsMixin, App[int]):
@@ -292,12 +293,8 @@ class SkawldApp(SessionsMixin, App[int]):
         elif self.SHOW_WELCOME and self.agent is not None:
             await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
         usage = self.state.base_usage
-        context_pct = 0
-        if history and self.agent is not None:
-            from ..commands.context import measure  # lazy: only a restored session is measured
-
-            use = measure(self.agent, session)  # estimated: no request has reported it yet
-            context_pct = min(100, round(100 * use.used / use.window)) if use.window > 0 else 0
+        measure_later = len(history) > MEASURE_INLINE
+        context_pct = 0 if measure_later else self._estimated_context_pct(session)
         self.status.set(
             session_id=session.id,
             context_pct=context_pct,
@@ -306,6 +303,18 @@ class SkawldApp(SessionsMixin, App[int]):
         )
         self.session_ready.set()
         self.transcript.scroll_end(animate=False)
+        self.transcript.call_after_refresh(self.transcript.fill_view)
+        if measure_later:  # a long history is measured off the loop, once it is on screen
+            self.status.set(context_pct=await asyncio.to_thread(self._estimated_context_pct, session))
+
+    def _estimated_context_pct(self, session: Session) -> int:
+        """The restored session's context share, estimated: no request has reported it yet."""
+        if not session.full_history or self.agent is None:
+            return 0
+        from ..commands.context import measure  # lazy: only a restored session is measured
+
+        use = measure(self.agent, session)
+        return min(100, round(100 * use.used / use.window)) if use.window > 0 else 0
 
     def _history_widgets(self, history: list[Message], start: int, end: int) -> list[Any]:
         items = history_items(history[start:end], offset=start)
@@ -336,6 +345,7 @@ class SkawldApp(SessionsMixin, App[int]):
             else:
                 transcript.scroll_home(animate=False, immediate=True)
             transcript.loading_earlier = False
+            transcript.call_after_refresh(transcript.fill_view)
 
         transcript.call_after_refresh(place)
 

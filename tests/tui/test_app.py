@@ -571,14 +571,18 @@ async def test_resumed_long_session_shows_a_tail_and_loads_earlier() -> None:
     app = make_app([], store=store, resume_id="long")
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
+        transcript = app.transcript
+        # A short tail, then earlier chunks until the view is full: no more than that.
+        await until(lambda: transcript.max_scroll_y > 0 and not transcript.loading_earlier, pilot)
         shown = [u.text for u in app.query(UserMessage)]
-        assert shown[-1] == "question 59" and len(shown) == 20
-        assert app.transcript.marker.hidden_messages == 80
+        assert shown == [f"question {i}" for i in range(60 - len(shown), 60)]
+        assert len(shown) < 60 and transcript.marker.hidden_messages == 2 * (60 - len(shown))
         await pilot.press("ctrl+up")
         await pilot.pause()
+        await until(lambda: not transcript.loading_earlier, pilot)
         more = [u.text for u in app.query(UserMessage)]
-        assert more == [f"question {i}" for i in range(20, 60)]
-        assert app.transcript.marker.hidden_messages == 40
+        assert more == [f"question {i}" for i in range(60 - len(shown) - 20, 60)]  # 40 messages more
+        assert transcript.marker.hidden_messages == 2 * (60 - len(more))
 
 
 async def test_scrolling_up_mounts_earlier_turns_down_to_the_first() -> None:
@@ -595,7 +599,9 @@ async def test_scrolling_up_mounts_earlier_turns_down_to_the_first() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         transcript = app.transcript
-        assert len(app.query(UserMessage)) == 20  # only a tail is mounted
+        await until(lambda: transcript.max_scroll_y > 0 and not transcript.loading_earlier, pilot)
+        hidden_at_start = transcript.marker.hidden_messages
+        assert hidden_at_start > 500  # only a tail is mounted
         loads = 0
         for _ in range(200):  # page up until the first turn is on screen (bounded)
             first = app.query(UserMessage).first()
@@ -615,4 +621,4 @@ async def test_scrolling_up_mounts_earlier_turns_down_to_the_first() -> None:
         assert transcript.marker.hidden_messages == 0
         shown = [u.text for u in app.query(UserMessage)]
         assert shown == [f"question {i}" for i in range(300)]  # every turn between, in order
-        assert loads == (600 - 40) // 40  # one chunk of 40 messages per visit to the top
+        assert loads == -(-hidden_at_start // 40)  # one chunk of 40 messages per visit to the top

@@ -49,14 +49,22 @@ class Transcript(VerticalScroll, can_focus=False):
 
     `prune()` removes whole turns from the top once more than `MAX_TURNS`
     are mounted (only while the view follows the bottom), and the marker
-    records how many history messages are no longer shown. Scrolling up to
-    the top mounts the previous chunk above (as a long log does), so the
-    first turn is reached by scrolling alone.
+    records how many history messages are no longer shown. A resumed session
+    mounts a short tail, then earlier chunks until the view is full
+    (`fill_view`); scrolling up to the top mounts the previous chunk above (as
+    a long log does), so the first turn is reached by scrolling alone.
     """
 
     MAX_TURNS = 24
     KEEP_TURNS = 16
     loading_earlier = False  # a scroll-triggered load is under way
+
+    def fill_view(self) -> None:
+        """After a layout: while the mounted tail does not fill the view (nothing to scroll
+        up by) and earlier history is hidden, mount the previous chunk."""
+        if self.max_scroll_y <= 0 and not self.loading_earlier and self.marker.hidden_messages > 0:
+            self.loading_earlier = True
+            self.post_message(HistoryMarker.Load(keep_position=True))
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
