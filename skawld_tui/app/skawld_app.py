@@ -73,7 +73,7 @@ AFTER_FIRST_FRAME = (
 )
 
 AgentFactory = Callable[..., "Agent"]
-RESUME_KEEP = 8  # messages mounted when a session is resumed; more until the view is full, the rest on scroll
+RESUME_KEEP = 4  # messages mounted when a session is resumed; more until the view is full, the rest on scroll
 EARLIER_CHUNK = 40
 MEASURE_INLINE = 2_000  # messages: a longer restored history has its context share estimated in a thread
 
@@ -304,8 +304,14 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session_ready.set()
         self.transcript.scroll_end(animate=False)
         self.transcript.call_after_refresh(self.transcript.fill_view)
-        if measure_later:  # a long history is measured off the loop, once it is on screen
-            self.status.set(context_pct=await asyncio.to_thread(self._estimated_context_pct, session))
+        if measure_later:  # a long history is measured in a thread, once the transcript is painted
+            self.call_after_refresh(self._measure_in_thread, session)
+
+    @work(group="measure", exit_on_error=False)
+    async def _measure_in_thread(self, session: Session) -> None:
+        pct = await asyncio.to_thread(self._estimated_context_pct, session)
+        if session is self.session:
+            self.status.set(context_pct=pct)
 
     def _estimated_context_pct(self, session: Session) -> int:
         """The restored session's context share, estimated: no request has reported it yet."""

@@ -622,3 +622,24 @@ async def test_scrolling_up_mounts_earlier_turns_down_to_the_first() -> None:
         shown = [u.text for u in app.query(UserMessage)]
         assert shown == [f"question {i}" for i in range(300)]  # every turn between, in order
         assert loads == -(-hidden_at_start // 40)  # one chunk of 40 messages per visit to the top
+
+
+async def test_a_long_resumed_history_gets_its_context_share_after_it_is_shown() -> None:
+    from skawld_tui.app import skawld_app
+
+    store = InMemorySessionStore()
+    await store.create(id="long")
+    turns = skawld_app.MEASURE_INLINE // 2 + 10
+    history: list[Message] = []
+    for i in range(turns):
+        history += [
+            Message(role="user", content=[TextBlock(text=f"question {i} " + "x" * 200)]),
+            Message(role="assistant", content=[TextBlock(text=f"answer {i}")]),
+        ]
+    await store.append_messages("long", history)
+    app = make_app([], store=store, resume_id="long")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await until(lambda: app.status.info.context_pct > 0, pilot, timeout=30)
+        assert app.session is not None
+        assert app.status.info.context_pct == app._estimated_context_pct(app.session)  # the same estimate
