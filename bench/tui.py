@@ -14,7 +14,9 @@ Scenarios (each in its own process, so peak RSS is per scenario):
 - ``resume``: open the app on stored SQLite sessions of 1 and 5,000 turns (4 messages
   a turn), each in a fresh process, `--rounds` times alternating; time from app start
   (its modules already imported) to the resumed transcript being painted, VmRSS then and
-  the peak. The 5,000-turn figures are printed as ratios of the 1-turn ones (goal 1.5x).
+  the peak. The 5,000-turn figures are printed as ratios of the 1-turn ones (goal 1.5x),
+  and the time the longer history adds beside a raw ``SELECT`` + ``json.loads`` of its rows
+  (the least any resume does with them).
 
 Key latency: every 50 ms a key event is posted to the app; latency is the
 time until the prompt's key handler runs. "Stall" is the largest lateness of
@@ -42,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.resume import baseline as raw_load
+
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 SIZE = (100, 40)
@@ -450,6 +455,10 @@ def main() -> None:
             f"VmRSS when shown {big['rss_shown_mb'] / small['rss_shown_mb']:.2f}x, "
             f"peak RSS {big['peak_rss_mb'] / small['peak_rss_mb']:.2f}x (goal: each <= 1.5x)"
         )
+        print(
+            f"time added by the longer history: {big['shown_s'] - small['shown_s']:.3f} s; "
+            f"a raw SELECT + json.loads of its rows alone: {big['raw_load_s']:.3f} s"
+        )
     print("\ngoals: stream done <= 1.25x ideal, key latency < 100 ms, resume < 1 s")
 
 
@@ -488,6 +497,8 @@ def resume_sizes(args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
             one = dict(runs[db][0])
             for key in ("shown_s", "rss_shown_mb", "rss_added_mb", "peak_rss_mb"):
                 one[key] = statistics.median(r[key] for r in runs[db])
+            # The least any resume must do with these rows (bench/resume.py's baseline).
+            one["raw_load_s"] = statistics.median(raw_load(db, "big") for _ in range(args.rounds))
             merged.append(one)
     return merged
 
