@@ -55,8 +55,11 @@ class Transcript(VerticalScroll, can_focus=False):
     a long log does), so the first turn is reached by scrolling alone.
     """
 
-    MAX_TURNS = 24
-    KEEP_TURNS = 16
+    # Few turns stay mounted: each run's layout and paint walk every mounted widget, so
+    # the per-turn cost is that of the mounted turns, flat from the first turns on; the
+    # rest is rebuilt from the session when the user scrolls up.
+    MAX_TURNS = 8
+    KEEP_TURNS = 4
     loading_earlier = False  # a scroll-triggered load is under way
 
     def fill_view(self) -> None:
