@@ -1,6 +1,6 @@
 """Benchmark the Textual app: streaming throughput, key latency, resume time.
 
-    python bench/tui.py [--deltas 20000] [--rate 5000] [--turns 500] [--messages 1000]
+    python bench/tui.py [--deltas 20000] [--rate 5000] [--turns 500] [--resume-turns 1 5000]
 
 Scenarios (each in its own process, so peak RSS is per scenario):
 
@@ -11,8 +11,12 @@ Scenarios (each in its own process, so peak RSS is per scenario):
   answer plus a tool panel) were run through the app.
 - ``baseline``: Textual's own ``MarkdownStream`` in a bare app, fed the same
   deltas at the same rate (``await stream.write(d)`` per delta).
-- ``resume``: open the app on a stored SQLite session of M messages; time
-  from app start to the resumed transcript being painted.
+- ``resume``: open the app on stored SQLite sessions of 1 and 5,000 turns (4 messages
+  a turn), each in a fresh process, `--rounds` times alternating; time from app start
+  (its modules already imported) to the resumed transcript being painted, VmRSS then and
+  the peak. The 5,000-turn figures are printed as ratios of the 1-turn ones (goal 1.5x),
+  and the time the longer history adds beside a raw ``SELECT`` + ``json.loads`` of its rows
+  (the least any resume does with them).
 
 Key latency: every 50 ms a key event is posted to the app; latency is the
 time until the prompt's key handler runs. "Stall" is the largest lateness of
@@ -29,6 +33,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.resume import baseline as raw_load
+
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 SIZE = (100, 40)
@@ -317,18 +325,18 @@ async def scenario_baseline(n: int, rate: float) -> dict[str, Any]:
     }
 
 
-async def scenario_resume(messages: int) -> dict[str, Any]:
+async def make_resume_db(path: Path, turns: int) -> None:
+    """A stored SQLite session `big` of `turns` user turns (4 messages each: the question, an
+    answer with a tool call, the tool's result, the closing answer)."""
     from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
     from skawld_core.sessions.sqlite import SqliteSessionStore
-    from skawld_core.testing import ScriptedProvider
 
     body = "".join(SNIPPETS)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "sessions.db"
-        store = SqliteSessionStore(path)
-        await store.create(id="big")
+    store = SqliteSessionStore(path)
+    await store.create(id="big")
+    for first in range(0, turns, 250):
         batch: list[Message] = []
-        for i in range(messages // 4):
+        for i in range(first, min(turns, first + 250)):
             batch += [
                 Message(role="user", content=[TextBlock(text=f"question {i}")]),
                 Message(
@@ -339,30 +347,60 @@ async def scenario_resume(messages: int) -> dict[str, Any]:
                 Message(role="assistant", content=[TextBlock(text=f"answer {i}: " + body[:300])]),
             ]
         await store.append_messages("big", batch)
-        await store.close()
-        t0 = time.perf_counter()
-        app = build_app(ScriptedProvider([]), SqliteSessionStore(path), Path(tmp), resume="big")
-        async with app.run_test(size=SIZE) as pilot:
-            while not app.session_ready.is_set():
-                await asyncio.sleep(0.005)
-            await pilot.pause()
-            shown = time.perf_counter() - t0
-            mounted = len(app.transcript.children)
-            hidden = app.transcript.marker.hidden_messages
+    await store.close()
+
+
+async def scenario_resume(db: Path) -> dict[str, Any]:
+    """Open the app on the stored session in `db`: app start → resumed transcript painted.
+
+    The app's modules are imported first (untimed), so the time is the app's own work, not
+    Python's imports, which a 1-turn and a 5,000-turn resume pay alike."""
+    import importlib
+
+    from skawld_core.sessions.rows import freeze_loaded_history
+    from skawld_tui.app.skawld_app import AFTER_FIRST_FRAME
+
+    for module in (*AFTER_FIRST_FRAME, "skawld_tui.commands.context"):
+        importlib.import_module(module)
+    from skawld_core.sessions.sqlite import SqliteSessionStore
+    from skawld_core.testing import ScriptedProvider
+
+    freeze_loaded_history()  # as `skawld_tui.bootstrap.build_agent` sets it in the real app
+    rss_before = _vm_rss_mb()
+    t0 = time.perf_counter()
+    app = build_app(ScriptedProvider([]), SqliteSessionStore(db), db.parent, resume="big")
+    async with app.run_test(size=SIZE) as pilot:
+        while not app.session_ready.is_set():
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        shown = time.perf_counter() - t0
+        mounted = len(app.transcript.children)
+        hidden = app.transcript.marker.hidden_messages
+        messages = len(app.session.full_history) if app.session else 0
+        rss_shown = _vm_rss_mb()
     return {
-        "scenario": f"resume-{messages}",
+        "scenario": f"resume-{db.stem}",
         "shown_s": round(shown, 3),
         "messages": messages,
         "hidden_messages": hidden,
         "mounted_blocks": mounted,
+        "rss_shown_mb": round(rss_shown, 1),
+        "rss_added_mb": round(rss_shown - rss_before, 1),
     }
+
+
+def _vm_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def child(args: argparse.Namespace) -> None:
     if args.scenario == "baseline":
         result = asyncio.run(scenario_baseline(args.deltas, args.rate))
     elif args.scenario == "resume":
-        result = asyncio.run(scenario_resume(args.messages))
+        result = asyncio.run(scenario_resume(Path(args.db)))
     else:
         turns = 0 if args.scenario == "stream-empty" else args.turns
         result = asyncio.run(scenario_stream(args.deltas, args.rate, turns))
@@ -375,7 +413,9 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--rate", type=float, default=5_000)
     parser.add_argument("--turns", type=int, default=500)
-    parser.add_argument("--messages", type=int, default=1_000)
+    parser.add_argument("--resume-turns", type=int, nargs="*", default=[1, 5_000])
+    parser.add_argument("--rounds", type=int, default=3, help="resume runs per size (alternating; medians)")
+    parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--scenario", choices=["stream-empty", "stream-500", "baseline", "resume"])
     parser.add_argument("--only", nargs="*", default=["baseline", "stream-empty", "stream-500", "resume"])
     args = parser.parse_args()
@@ -383,17 +423,14 @@ def main() -> None:
         child(args)
         return
     results = []
-    for name in args.only:
-        cmd = [sys.executable, __file__, "--scenario", name]
-        cmd += ["--deltas", str(args.deltas), "--rate", str(args.rate), "--turns", str(args.turns)]
-        cmd += ["--messages", str(args.messages)]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if out.returncode != 0:
-            print(f"{name}: failed\n{out.stderr[-2000:]}")
-            continue
-        result = json.loads(out.stdout.strip().splitlines()[-1])
-        results.append(result)
-        print(json.dumps(result))
+    with tempfile.TemporaryDirectory(prefix="skawld-bench-tui-") as tmp:
+        for name in args.only:
+            if name == "resume":
+                results += resume_sizes(args, Path(tmp))
+                continue
+            result = run_child(args, name)
+            if result is not None:
+                results.append(result)
     base = next((r for r in results if r["scenario"].startswith("baseline")), None)
     print()
     print(
@@ -410,7 +447,60 @@ def main() -> None:
             print(
                 f"{r['scenario']:<26}{r['shown_s']:>8.2f}{'':>9}{'':>8}{'':>9}{'':>9}{'':>10}{r['peak_rss_mb']:>8.0f}"
             )
+    resumes = [r for r in results if "shown_s" in r]
+    if len(resumes) >= 2:
+        small, big = resumes[0], resumes[-1]
+        print(
+            f"\n{big['scenario']} vs {small['scenario']}: time {big['shown_s'] / small['shown_s']:.2f}x, "
+            f"VmRSS when shown {big['rss_shown_mb'] / small['rss_shown_mb']:.2f}x, "
+            f"peak RSS {big['peak_rss_mb'] / small['peak_rss_mb']:.2f}x (goal: each <= 1.5x)"
+        )
+        print(
+            f"time added by the longer history: {big['shown_s'] - small['shown_s']:.3f} s; "
+            f"a raw SELECT + json.loads of its rows alone: {big['raw_load_s']:.3f} s"
+        )
     print("\ngoals: stream done <= 1.25x ideal, key latency < 100 ms, resume < 1 s")
+
+
+def run_child(args: argparse.Namespace, name: str, db: Path | None = None) -> dict[str, Any] | None:
+    """One scenario in a fresh process (peak RSS is its own)."""
+    cmd = [sys.executable, __file__, "--scenario", name]
+    cmd += ["--deltas", str(args.deltas), "--rate", str(args.rate), "--turns", str(args.turns)]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        print(f"{name}: failed\n{out.stderr[-2000:]}")
+        return None
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(json.dumps(result))
+    return result
+
+
+def resume_sizes(args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
+    """Resume each stored size `--rounds` times, sizes alternating within a round; the
+    median of each figure per size."""
+    dbs = []
+    for turns in args.resume_turns:
+        db = tmp / f"{turns}-turns.db"
+        asyncio.run(make_resume_db(db, turns))
+        dbs.append(db)
+    runs: dict[Path, list[dict[str, Any]]] = {db: [] for db in dbs}
+    for round_ in range(args.rounds):
+        for db in dbs if round_ % 2 == 0 else reversed(dbs):
+            result = run_child(args, "resume", db)
+            if result is not None:
+                runs[db].append(result)
+    merged = []
+    for db in dbs:
+        if runs[db]:
+            one = dict(runs[db][0])
+            for key in ("shown_s", "rss_shown_mb", "rss_added_mb", "peak_rss_mb"):
+                one[key] = statistics.median(r[key] for r in runs[db])
+            # The least any resume must do with these rows (bench/resume.py's baseline).
+            one["raw_load_s"] = statistics.median(raw_load(db, "big") for _ in range(args.rounds))
+            merged.append(one)
+    return merged
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 Settings come from `skawld_core.settings.resolve_settings` and the agent from
 `skawld_core.from_config.build_agent`; this module adds the product's parts around
-them: the price table the status line shows, and the garbage collector paused for
-start-up (`startup_gc`). Nothing heavy is imported at module import.
+them: the price table the status line shows, the garbage collector paused for
+start-up (`startup_gc`), and a loaded history frozen once built (`freeze_loaded_history`). Nothing heavy is imported at module import.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def build_agent(
 ) -> Agent:
     """An `Agent` configured from `settings` (raises `ConfigError` without a model)."""
     from skawld_core import from_config  # lazy: the agent machinery, after the first frame
+    from skawld_core.sessions.rows import freeze_loaded_history
 
     from . import startup_gc
     from .transcript_model import use_price_table
@@ -44,6 +45,7 @@ def build_agent(
         extra_tools=extra_tools,
     )
     startup_gc.resume()  # start-up is over: the collector comes back for the run
+    freeze_loaded_history()  # a resumed history joins the frozen heap (the product's GC policy)
     return agent
 
 

@@ -320,22 +320,19 @@ def history_items(messages: Sequence[Message], offset: int = 0) -> list[Item]:
     return items
 
 
-def turn_starts(messages: Sequence[Message]) -> list[int]:
-    """Indexes of messages that open a turn (a user message without tool results)."""
-    return [
-        i
-        for i, m in enumerate(messages)
-        if m.role == "user" and not any(isinstance(b, ToolResultBlock) for b in m.content)
-    ]
+def opens_turn(message: Message) -> bool:
+    """A message that opens a turn: a user message without tool results."""
+    return message.role == "user" and not any(isinstance(b, ToolResultBlock) for b in message.content)
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
-    """Where to start rendering so about `keep` messages show, at a turn boundary."""
+    """Where to start rendering so about `keep` messages show, at a turn boundary.
+
+    Only the last `keep` messages are looked at, so the cost does not grow with history."""
     if len(messages) <= keep:
         return 0
     want = len(messages) - keep
-    starts = [i for i in turn_starts(messages) if i >= want]
-    return starts[0] if starts else want
+    return next((i for i in range(want, len(messages)) if opens_turn(messages[i])), want)
 
 
 def export_markdown(messages: Iterable[Message]) -> str:

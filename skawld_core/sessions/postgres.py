@@ -196,7 +196,7 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
                 " ORDER BY seq",
                 id,
             )
-            # Validated off the event loop, once, in one pydantic-core call (`stored_messages_of`).
+            # Validated off the event loop, once, by pydantic-core (`stored_messages_of`).
             return await load_stored_messages(rows, f"session {id!r}")
 
         return await self._run("load messages", work, write=False)

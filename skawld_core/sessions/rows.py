@@ -9,6 +9,7 @@ column value into that text.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -25,6 +26,8 @@ from .task_graph import Edge, links_for
 SKILLS = TypeAdapter(list[InvokedSkillRecord], config=DEFERRED)
 _STORED = TypeAdapter(list[StoredMessage], config=DEFERRED)
 INLINE_ROWS = 500  # fewer rows validate faster than a hop to a worker thread
+VALIDATE_CHUNK = 1000  # rows per pydantic-core call: bounds the transient JSON text
+_freeze_loaded = False  # see freeze_loaded_history
 Stamp = Callable[[Any], str]
 
 
@@ -79,20 +82,44 @@ def task_of(row: Any, edges: Sequence[Edge] | set[Edge], stamp: Stamp = str) -> 
     )
 
 
-def stored_messages_of(rows: Iterable[Sequence[Any]], where: str) -> list[StoredMessage]:
-    """Message rows `(seq, appended_at, message_json)` (ISO text stamps) validated once, in one pydantic-core call.
+def stored_messages_of(rows: Sequence[Sequence[Any]], where: str) -> list[StoredMessage]:
+    """Message rows `(seq, appended_at, message_json)` (ISO text stamps) validated once, by pydantic-core.
 
     The stores call it through `load_stored_messages`, so a long history is not validated
-    on the event loop. The cyclic GC is paused meanwhile: building ~10^5 acyclic
-    objects would otherwise trigger many collections that find nothing. A row that does not
-    validate raises `SessionStoreError` naming `where` (the session and its store).
+    on the event loop. Rows go to pydantic-core `VALIDATE_CHUNK` at a time, so the JSON text
+    and the parser's working copy stay small beside the messages they become. The cyclic GC
+    is paused meanwhile: building ~10^5 acyclic objects would otherwise trigger many
+    collections that find nothing (see `freeze_loaded_history` for the pass after). A row
+    that does not validate raises `SessionStoreError` naming `where` (the session and its store).
     """
-    raw = ",".join(f'{{"seq":{seq},"appended_at":"{at}","message":{message}}}' for seq, at, message in rows)
     try:
         with gc_paused():
-            return _STORED.validate_json(f"[{raw}]")
+            out: list[StoredMessage] = []
+            for at in range(0, len(rows), VALIDATE_CHUNK):
+                chunk = rows[at : at + VALIDATE_CHUNK]
+                raw = ",".join(
+                    f'{{"seq":{seq},"appended_at":"{stamp}","message":{message}}}' for seq, stamp, message in chunk
+                )
+                out += _STORED.validate_json(f"[{raw}]")
+            if _freeze_loaded and len(out) > INLINE_ROWS:
+                gc.freeze()
+            return out
     except ValidationError as exc:
         raise SessionStoreError(f"Corrupt message in {where}: {exc}") from exc
+
+
+def freeze_loaded_history(on: bool = True) -> None:
+    """Process policy: move a long loaded history (and whatever else the collector tracks
+    then) into the permanent generation (`gc.freeze`) once it is built.
+
+    Off by default: freezing is process-wide, and an SDK user's process decides its own
+    collector policy. skawld's own processes turn it on (they freeze what start-up and each
+    run leave alive anyway, see `skawld_tui.startup_gc`): the messages are acyclic and freed
+    by reference counting whatever their generation, and the first collection after a load
+    would otherwise walk every one of them (~50-90 ms per 20,000 messages) for nothing.
+    """
+    global _freeze_loaded
+    _freeze_loaded = on
 
 
 async def load_stored_messages(rows: Iterable[Sequence[Any]], where: str) -> list[StoredMessage]:

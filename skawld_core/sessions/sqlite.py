@@ -24,7 +24,7 @@ from ..messages import InvokedSkillRecord, Message
 from ..project_dir import ensure_local_dir
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
-from .rows import SKILLS, dumps, load_stored_messages, record_of, task_of
+from .rows import SKILLS, VALIDATE_CHUNK, dumps, load_stored_messages, record_of, task_of
 from .sqlite_claims import SqliteTaskClaims
 from .sqlite_import import SqliteSessionImport
 from .sqlite_writer import SqliteRunGuard
@@ -135,11 +135,15 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport, SqliteRunGuard):
         """The session's messages in `seq` order (empty for an unknown id)."""
 
         async def work(conn: aiosqlite.Connection) -> list[StoredMessage]:
-            rows = await conn.execute_fetchall(
-                "SELECT seq, appended_at, message_json FROM messages WHERE session_id = ? ORDER BY seq", (id,)
-            )
             where = f"session {id!r} in {self.path}"
-            return await load_stored_messages(rows, where)  # once, off the event loop
+            out: list[StoredMessage] = []
+            # A chunk at a time: only one chunk's rows are alive beside the messages they become.
+            async with conn.execute(
+                "SELECT seq, appended_at, message_json FROM messages WHERE session_id = ? ORDER BY seq", (id,)
+            ) as cursor:
+                while rows := list(await cursor.fetchmany(VALIDATE_CHUNK)):
+                    out += await load_stored_messages(rows, where)  # once, off the event loop
+            return out
 
         return await self._run("load messages", work, "query")
 

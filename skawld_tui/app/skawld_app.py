@@ -73,8 +73,9 @@ AFTER_FIRST_FRAME = (
 )
 
 AgentFactory = Callable[..., "Agent"]
-RESUME_KEEP = 40  # messages rendered when a session is resumed; the rest on demand
+RESUME_KEEP = 4  # messages mounted when a session is resumed; more until the view is full, the rest on scroll
 EARLIER_CHUNK = 40
+MEASURE_INLINE = 2_000  # messages: a longer restored history has its context share estimated in a thread
 
 
 class SkawldApp(SessionsMixin, App[int]):
@@ -294,13 +295,11 @@ class SkawldApp(SessionsMixin, App[int]):
             await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
         usage = self.state.base_usage
         tokens, estimated, context_pct = usage.input_tokens + usage.output_tokens, False, 0
-        if history and self.agent is not None:
-            from ..commands.context import measure  # lazy: only a restored session is measured
-
-            use = measure(self.agent, session)  # estimated: no request has reported it yet
-            context_pct = min(100, round(100 * use.used / use.window)) if use.window > 0 else 0
-            if not tokens:  # no usage stored with it (an older or aborted session): its size, marked ~
-                tokens, estimated = use.used, True
+        measure_later = len(history) > MEASURE_INLINE
+        if not measure_later:
+            context_pct, size = self._estimated_context(session)
+            if not tokens and size:  # no usage stored with it (an older or aborted session): its size, marked ~
+                tokens, estimated = size, True
         self.status.set(
             session_id=session.id,
             context_pct=context_pct,
@@ -310,28 +309,64 @@ class SkawldApp(SessionsMixin, App[int]):
         )
         self.session_ready.set()
         self.transcript.scroll_end(animate=False)
+        self.transcript.call_after_refresh(self.transcript.fill_view)
+        if measure_later:  # a long history is measured in a thread, once the transcript is painted
+            self.call_after_refresh(self._measure_in_thread, session, not tokens)
+
+    @work(group="measure", exit_on_error=False)
+    async def _measure_in_thread(self, session: Session, show_size: bool) -> None:
+        pct, size = await asyncio.to_thread(self._estimated_context, session)
+        if session is self.session:
+            if show_size and size:  # no stored usage: the status line shows the size, marked ~
+                self.status.set(context_pct=pct, tokens=size, size_estimated=True)
+            else:
+                self.status.set(context_pct=pct)
+
+    def _estimated_context(self, session: Session) -> tuple[int, int]:
+        """The restored session's context share (percent) and size (tokens), estimated: no
+        request has reported them yet."""
+        if not session.full_history or self.agent is None:
+            return 0, 0
+        from ..commands.context import measure  # lazy: only a restored session is measured
+
+        use = measure(self.agent, session)
+        return (min(100, round(100 * use.used / use.window)) if use.window > 0 else 0), use.used
 
     def _history_widgets(self, history: list[Message], start: int, end: int) -> list[Any]:
         items = history_items(history[start:end], offset=start)
         registry = self.agent.tools if self.agent else None
         return history_widgets(items, show_timings=self.SHOW_TIMINGS, registry=registry)
 
-    async def action_load_earlier(self) -> None:
-        """Mount the previous chunk of history above what is shown."""
-        marker = self.transcript.marker
+    async def action_load_earlier(self, keep_position: bool = False) -> None:
+        """Mount the previous chunk of history above what is shown, then show its top
+        (or, with `keep_position`, keep on screen what was there)."""
+        transcript = self.transcript
+        marker = transcript.marker
         if self.session is None or marker.hidden_messages <= 0:
+            transcript.loading_earlier = False
             return
         end = marker.hidden_messages
         history = self.session.full_history[:end]
         start = tail_start(history, EARLIER_CHUNK)
         widgets = self._history_widgets(history, start, end)
+        height = transcript.virtual_size.height
+        transcript.loading_earlier = True  # our own scrolling below must not load more
         if widgets:
-            await self.transcript.mount_all(widgets, after=marker)
+            await transcript.mount_all(widgets, after=marker)
         marker.set_hidden(start)
-        self.transcript.scroll_home(animate=False)
 
-    async def on_history_marker_load(self, _: HistoryMarker.Load) -> None:
-        await self.action_load_earlier()
+        def place() -> None:  # after the layout: the old top moved down by what was added
+            if keep_position:
+                transcript.scroll_to(y=max(0, transcript.virtual_size.height - height), animate=False, immediate=True)
+            else:
+                transcript.scroll_home(animate=False, immediate=True)
+            transcript.loading_earlier = False
+            transcript.call_after_refresh(transcript.fill_view)
+
+        transcript.call_after_refresh(place)
+
+    async def on_history_marker_load(self, message: HistoryMarker.Load) -> None:
+        await self.action_load_earlier(message.keep_position)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "scroll_transcript":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 from skawld_core.errors import SessionStoreError
 from skawld_core.messages import InvokedSkillRecord, Message, TextBlock, ToolUseBlock, user_text
-from skawld_core.sessions import CreateTaskInput, InMemorySessionStore, SessionStore, TaskPatch
+from skawld_core.sessions import CreateTaskInput, InMemorySessionStore, SessionStore, TaskPatch, rows
 from skawld_core.sessions.sqlite import SqliteSessionStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -325,3 +326,37 @@ async def test_resume_validates_every_message_and_names_a_corrupt_one(store: Sql
         raw.execute("UPDATE messages SET message_json = ? WHERE seq = 7", ('{"role": "robot", "content": []}',))
     with pytest.raises(SessionStoreError, match=f"Corrupt message in session '{s.id}' in "):
         await store.load_messages(s.id)
+
+
+async def test_a_history_longer_than_a_validation_chunk_loads_whole_and_in_order(
+    store: SqliteSessionStore, db_path: Path
+) -> None:
+    count = 2 * rows.VALIDATE_CHUNK + 123  # three chunks, the last one partial
+    s = await store.create()
+    await store.append_messages(s.id, [user_text(f"m{i}") for i in range(count)])
+    loaded = await store.load_messages(s.id)
+    assert [m.seq for m in loaded] == list(range(1, count + 1))
+    assert [m.message for m in loaded[rows.VALIDATE_CHUNK - 1 : rows.VALIDATE_CHUNK + 1]] == [
+        user_text(f"m{rows.VALIDATE_CHUNK - 1}"),
+        user_text(f"m{rows.VALIDATE_CHUNK}"),
+    ]
+    with _raw(db_path) as raw:  # a bad row in the last chunk is still found and named
+        raw.execute("UPDATE messages SET message_json = ? WHERE seq = ?", ('{"role": "robot"}', count - 1))
+    with pytest.raises(SessionStoreError, match=f"Corrupt message in session '{s.id}' in "):
+        await store.load_messages(s.id)
+
+
+async def test_freezing_a_loaded_history_is_a_process_policy_off_by_default(store: SqliteSessionStore) -> None:
+    s = await store.create()
+    await store.append_messages(s.id, [user_text(f"m{i}") for i in range(rows.INLINE_ROWS + 100)])
+    gc.unfreeze()
+    await store.load_messages(s.id)
+    assert gc.get_freeze_count() == 0  # the SDK leaves the caller's collector alone
+    rows.freeze_loaded_history(True)
+    try:
+        loaded = await store.load_messages(s.id)
+        assert gc.get_freeze_count() >= len(loaded)  # the built messages joined the frozen heap
+        assert gc.isenabled()
+    finally:
+        rows.freeze_loaded_history(False)
+        gc.unfreeze()

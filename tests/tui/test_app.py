@@ -571,11 +571,75 @@ async def test_resumed_long_session_shows_a_tail_and_loads_earlier() -> None:
     app = make_app([], store=store, resume_id="long")
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
+        transcript = app.transcript
+        # A short tail, then earlier chunks until the view is full: no more than that.
+        await until(lambda: transcript.max_scroll_y > 0 and not transcript.loading_earlier, pilot)
         shown = [u.text for u in app.query(UserMessage)]
-        assert shown[-1] == "question 59" and len(shown) == 20
-        assert app.transcript.marker.hidden_messages == 80
+        assert shown == [f"question {i}" for i in range(60 - len(shown), 60)]
+        assert len(shown) < 60 and transcript.marker.hidden_messages == 2 * (60 - len(shown))
         await pilot.press("ctrl+up")
         await pilot.pause()
+        await until(lambda: not transcript.loading_earlier, pilot)
         more = [u.text for u in app.query(UserMessage)]
-        assert more == [f"question {i}" for i in range(20, 60)]
-        assert app.transcript.marker.hidden_messages == 40
+        assert more == [f"question {i}" for i in range(60 - len(shown) - 20, 60)]  # 40 messages more
+        assert transcript.marker.hidden_messages == 2 * (60 - len(more))
+
+
+async def test_scrolling_up_mounts_earlier_turns_down_to_the_first() -> None:
+    store = InMemorySessionStore()
+    await store.create(id="long")
+    history: list[Message] = []
+    for i in range(300):
+        history += [
+            Message(role="user", content=[TextBlock(text=f"question {i}")]),
+            Message(role="assistant", content=[TextBlock(text=f"answer {i}")]),
+        ]
+    await store.append_messages("long", history)
+    app = make_app([], store=store, resume_id="long")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        transcript = app.transcript
+        await until(lambda: transcript.max_scroll_y > 0 and not transcript.loading_earlier, pilot)
+        hidden_at_start = transcript.marker.hidden_messages
+        assert hidden_at_start > 500  # only a tail is mounted
+        loads = 0
+        for _ in range(200):  # page up until the first turn is on screen (bounded)
+            first = app.query(UserMessage).first()
+            if first.text == "question 0" and first.region.y >= transcript.region.y:
+                break
+            hidden = transcript.marker.hidden_messages
+            await pilot.press("pageup")
+            await pilot.pause()
+            await until(lambda: not transcript.loading_earlier, pilot)
+            if transcript.marker.hidden_messages < hidden:  # this page reached the top: a load
+                loads += 1
+                # what was on top stays on screen: the view did not jump to the new chunk's top
+                assert transcript.region.overlaps(first.region), first.text
+        first = app.query(UserMessage).first()
+        assert first.text == "question 0"
+        assert transcript.region.contains(first.region.x, first.region.y)  # visible, not just mounted
+        assert transcript.marker.hidden_messages == 0
+        shown = [u.text for u in app.query(UserMessage)]
+        assert shown == [f"question {i}" for i in range(300)]  # every turn between, in order
+        assert loads == -(-hidden_at_start // 40)  # one chunk of 40 messages per visit to the top
+
+
+async def test_a_long_resumed_history_gets_its_context_share_after_it_is_shown() -> None:
+    from skawld_tui.app import skawld_app
+
+    store = InMemorySessionStore()
+    await store.create(id="long")
+    turns = skawld_app.MEASURE_INLINE // 2 + 10
+    history: list[Message] = []
+    for i in range(turns):
+        history += [
+            Message(role="user", content=[TextBlock(text=f"question {i} " + "x" * 200)]),
+            Message(role="assistant", content=[TextBlock(text=f"answer {i}")]),
+        ]
+    await store.append_messages("long", history)
+    app = make_app([], store=store, resume_id="long")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await until(lambda: app.status.info.context_pct > 0, pilot, timeout=30)
+        assert app.session is not None
+        assert app.status.info.context_pct == app._estimated_context(app.session)[0]  # the same estimate

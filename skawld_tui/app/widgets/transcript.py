@@ -25,7 +25,12 @@ class HistoryMarker(Static):
     """Top-of-transcript line standing for messages that are not mounted."""
 
     class Load(TMessage):
-        """The user asked for earlier history."""
+        """The user asked for earlier history: by a click or Ctrl+Up (the view jumps to
+        its top), or by scrolling to the top (`keep_position`: what was on screen stays)."""
+
+        def __init__(self, *, keep_position: bool = False) -> None:
+            super().__init__()
+            self.keep_position = keep_position
 
     def __init__(self) -> None:
         super().__init__("", classes="history-marker")
@@ -46,11 +51,32 @@ class Transcript(VerticalScroll, can_focus=False):
 
     `prune()` removes whole turns from the top once more than `MAX_TURNS`
     are mounted (only while the view follows the bottom), and the marker
-    records how many history messages are no longer shown.
+    records how many history messages are no longer shown. A resumed session
+    mounts a short tail, then earlier chunks until the view is full
+    (`fill_view`); scrolling up to the top mounts the previous chunk above (as
+    a long log does), so the first turn is reached by scrolling alone.
     """
 
-    MAX_TURNS = 24
-    KEEP_TURNS = 16
+    # Few turns stay mounted: each run's layout and paint walk every mounted widget, so
+    # the per-turn cost is that of the mounted turns, flat from the first turns on; the
+    # rest is rebuilt from the session when the user scrolls up.
+    MAX_TURNS = 8
+    KEEP_TURNS = 4
+    loading_earlier = False  # a scroll-triggered load is under way
+
+    def fill_view(self) -> None:
+        """After a layout: while the mounted tail does not fill the view (nothing to scroll
+        up by) and earlier history is hidden, mount the previous chunk."""
+        if self.max_scroll_y <= 0 and not self.loading_earlier and self.marker.hidden_messages > 0:
+            self.loading_earlier = True
+            self.post_message(HistoryMarker.Load(keep_position=True))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        at_top = new_value < old_value and new_value <= 0 and self.max_scroll_y > 0
+        if at_top and not self.loading_earlier and self.marker.hidden_messages > 0:
+            self.loading_earlier = True
+            self.post_message(HistoryMarker.Load(keep_position=True))
 
     _follow = False
 
