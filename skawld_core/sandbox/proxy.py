@@ -5,8 +5,11 @@ HTTPS) and SOCKS5 on one listener, letting through only the host names its
 It runs in skawld's event loop, outside the sandbox, on a Unix socket; inside,
 the session's namespace holder forwards `127.0.0.1:PORT` to it (`session_net`),
 exposed as `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY`. The requested name is
-checked, never an address it resolves to; SOCKS5 requests by address are IP
-literals (allowed only when listed). `resolve` maps names to the addresses to
+put in its canonical form (`canonical_host`: a name without one is refused,
+never asked about), checked, and connected to in that form, never an address it
+resolves to; SOCKS5 requests by address are IP literals (allowed only when
+listed). A request naming another host inside the connection (a Host header, a
+tunnel's first request or TLS server name) is refused (`fronting`). `resolve` maps names to the addresses to
 connect to (a `curl --resolve` for tests); refusals are kept for the Bash result.
 
 An unlisted name is asked about when the session has an asker (`NetworkAsk`: the
@@ -35,9 +38,9 @@ __all__ = ["DomainProxy", "NetworkAsk", "Refusal", "refusal_text"]
 NetworkAsk = Callable[[str], Awaitable[bool]]
 """Asks the user whether sandboxed commands may reach a host name (True: yes)."""
 
-Refusal = Literal["deny", "unlisted", "declined", "unanswered", "invalid"]
+Refusal = Literal["deny", "unlisted", "declined", "unanswered", "invalid", "fronted"]
 """Why a host was refused: denied, not listed (nobody to ask), the user said no, no answer in time,
-not a host name at all (`host_problem`)."""
+not a host name at all (`host_problem`), a request through it named another host (`fronting`)."""
 
 _HEADER_LIMIT = 64 * 1024
 _SOCKS_NOT_ALLOWED = 0x02
@@ -49,6 +52,8 @@ def refusal_text(host: str, verdict: Refusal) -> str:
     if verdict == "invalid":
         return f"network access to {shown_host(host)}: {host_problem(host) or 'not a host name'}"
     host = shown_host(host)
+    if verdict == "fronted":
+        return f"a request through {host}: its Host header or TLS server name named another host (domain fronting)"
     if verdict == "deny":
         return f"network access to {host} is denied (sandbox.network.deniedDomains)"
     if verdict == "declined":
@@ -183,6 +188,7 @@ class DomainProxy:
         if refusal is not None:
             return await _reply(writer, 403, "skawld sandbox: " + refusal_text(host, refusal))
         if method != "CONNECT" and (problem := host_header_problem(rest, host)):
+            self.refused[host] = "fronted"
             return await _reply(writer, 400, f"skawld sandbox proxy: {problem}")
         try:
             up_reader, up_writer = await self._open(host, port)
@@ -190,7 +196,7 @@ class DomainProxy:
             return await _reply(writer, 502, f"skawld sandbox proxy: cannot reach {host}:{port}: {exc}")
         if method == "CONNECT":
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            return await _tunnel(host, reader, writer, up_reader, up_writer)
+            return await self._tunnel(host, reader, writer, up_reader, up_writer)
         up_writer.write(upstream_head)
         await _pipe_both(reader, writer, up_reader, up_writer)
 
@@ -222,7 +228,31 @@ class DomainProxy:
             writer.write(_socks_reply(_SOCKS_UNREACHABLE))
             return
         writer.write(_socks_reply(0x00))
-        await _tunnel(host, reader, writer, up_reader, up_writer)
+        await self._tunnel(host, reader, writer, up_reader, up_writer)
+
+    async def _tunnel(
+        self,
+        host: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        up_reader: asyncio.StreamReader,
+        up_writer: asyncio.StreamWriter,
+    ) -> None:
+        """A CONNECT or SOCKS5 tunnel to `host`: the upstream may speak first (SSH, SMTP); the client's
+        first bytes are held until they show no other name (`first_bytes_name_problem`)."""
+        downstream = asyncio.ensure_future(_pipe(up_reader, writer))
+        try:
+            first = await _first_bytes(reader)
+            if first and first_bytes_name_problem(first, host) is not None:
+                self.refused[host] = "fronted"
+                return
+            up_writer.write(first)  # nothing when the client only waits (or half-closed): the server speaks
+            await _pipe(reader, up_writer)
+            await downstream
+        finally:
+            downstream.cancel()
+            with contextlib.suppress(OSError):
+                up_writer.close()
 
 
 async def _bounded(answer: Awaitable[bool], timeout: float) -> bool:
@@ -263,28 +293,6 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write_eof()
     except OSError:
         pass
-
-
-async def _tunnel(
-    host: str,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    up_reader: asyncio.StreamReader,
-    up_writer: asyncio.StreamWriter,
-) -> None:
-    """A CONNECT or SOCKS5 tunnel to `host`: the upstream may speak first (SSH, SMTP); the client's
-    first bytes are held until they show no other name (`first_bytes_name_problem`)."""
-    downstream = asyncio.ensure_future(_pipe(up_reader, writer))
-    try:
-        first = await _first_bytes(reader)
-        if first and first_bytes_name_problem(first, host) is None:
-            up_writer.write(first)
-            await _pipe(reader, up_writer)
-            await downstream
-    finally:
-        downstream.cancel()
-        with contextlib.suppress(OSError):
-            up_writer.close()
 
 
 async def _first_bytes(reader: asyncio.StreamReader) -> bytes:

@@ -262,6 +262,22 @@ async def test_a_wildcard_looking_name_is_refused_unasked_and_always_saves_only_
         await agent.close()
 
 
+async def test_a_server_that_speaks_first_is_heard_through_a_checked_tunnel(project: Path, listed: ShellPolicy) -> None:
+    """The tunnel's first-bytes check waits for the client, but the upstream's bytes flow meanwhile (SSH, SMTP)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def greet() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-banner\r\n")
+
+        thread = threading.Thread(target=greet, daemon=True)
+        thread.start()
+        out = await raw(project, listed, "http", connect(f"pkgs.test:{listener.getsockname()[1]}", then=""))
+        thread.join(30)
+    assert "SSH-2.0-banner" in out, out
+
+
 # IDNA makes `bücher.test` and `xn--bcher-kva.test` one DNS name (getaddrinfo encodes the first into the
 # second); the test resolver maps both, as DNS would.
 IDN = {"bücher.test": "127.0.0.2", "xn--bcher-kva.test": "127.0.0.2"}
@@ -338,6 +354,7 @@ async def test_a_host_header_naming_a_denied_host_is_not_forwarded(
     assert "bad.test" not in servers.hits["allowed"], servers.hits
     if protocol == "http":
         assert out.startswith("HTTP/1.1 400") and "domain fronting is refused" in out, out
+    assert "named another host (domain fronting)" in out, out  # the Bash result says why
     servers.clear()  # the same request naming the tunnel's own host goes through
     same = get(f"http://pkgs.test:{port}/", host=f"PKGS.test:{port}")
     if protocol == "connect":
@@ -377,9 +394,10 @@ async def test_a_tls_server_name_other_than_the_tunnels_is_not_forwarded(
         hellos = [client_hello(name) for name in ("bad.test", "other.example", "PKGS.test")]
         for hello in hellos:
             if protocol == "connect":
-                await raw(project, listed, "http", connect(f"pkgs.test:{port}", hello.decode("latin-1")))
+                out = await raw(project, listed, "http", connect(f"pkgs.test:{port}", hello.decode("latin-1")))
             else:
-                await raw(project, listed, "socks5", socks_name(b"pkgs.test", port), socks_then=hello)
+                out = await raw(project, listed, "socks5", socks_name(b"pkgs.test", port), socks_then=hello)
+            assert ("domain fronting" in out) is (hello is not hellos[2]), out
         thread.join(30)
     assert received[:2] == [b"", b""], received  # connected, then closed before a byte went up
     assert received[2] == hellos[2], received  # the tunnel's own name (any case) goes through whole
