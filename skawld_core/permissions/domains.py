@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..sandbox.domains import domain_matches
+from ..sandbox.domains import HostError, canonical_host, domain_matches
 from .rules import DomainRule
 
 __all__ = [
@@ -56,9 +56,13 @@ def domain_rule_matches(rule: DomainRule, tool_name: str, tool_input: Mapping[st
     if tool_name not in rule.tools and "*" not in rule.tools:
         return False
     host = call_host(tool_name, tool_input)
+    try:  # the sandbox's canonical form: `bücher.test` and `xn--bcher-kva.test` are one name
+        host = None if host is None else canonical_host(host)
+    except HostError:
+        host = None
     if host is None:
         return rule.decision != "allow"
-    return any(domain_matches(d, host) for d in rule.domains)
+    return any(domain_matches(d, host) for d in rule.domains)  # the rule's domains are canonical
 
 
 def always_allow_rule(tool_name: str, tool_input: Mapping[str, Any]) -> DomainRule | None:

@@ -11,7 +11,6 @@ The JSON shapes are the reference's (the same dicts as in `config.json`)::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -19,6 +18,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_vali
 
 from ..errors import ConfigError
 from ..model_base import DEFERRED, SkawldModel
+from ..sandbox.domains import HostError, canonical_pattern
 from .types import Decision
 
 __all__ = ["BashRule", "DomainRule", "PathRule", "PermissionRule", "RegexPattern", "ToolRule", "parse_rule"]
@@ -100,7 +100,8 @@ class DomainRule(_Rule):
 
     A domain is a host name matched exactly (case-insensitive, no port),
     `*.example.com` for every subdomain of example.com (not example.com
-    itself), or `*` for every host.
+    itself), or `*` for every host; each is kept in the sandbox's canonical
+    form (`canonical_pattern`: punycode, IPv4 spellings as dotted quads).
     """
 
     kind: Literal["domain"] = "domain"
@@ -113,18 +114,12 @@ class DomainRule(_Rule):
     def _plain_domains(cls, v: list[str]) -> list[str]:
         out = []
         for d in v:
-            host = d.strip().lower().rstrip(".")
-            if host.startswith("[") and host.endswith("]"):
-                host = host[1:-1]  # an IPv6 literal, compared as urlsplit reports it
-            if not (host == "*" or _HOST.match(host) or _IPV6.match(host)):
-                raise ValueError(f"{d!r} is not a domain (expected a host name, *.host or *)")
-            out.append(host)
+            try:  # the sandbox's canonical form: punycode, IPv4 spellings as dotted quads
+                out.append(canonical_pattern(d))
+            except HostError as exc:
+                raise ValueError(f"{d!r} is not a domain (expected a host name, *.host or *): {exc}") from None
         return out
 
-
-_LABEL = r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?"
-_HOST = re.compile(rf"^(?:\*\.)?{_LABEL}(?:\.{_LABEL})*$")
-_IPV6 = re.compile(r"^[0-9a-f:.]*:[0-9a-f:.]*$")
 
 AnyRule = ToolRule | PathRule | BashRule | DomainRule
 PermissionRule = Annotated[AnyRule, Field(discriminator="kind")]

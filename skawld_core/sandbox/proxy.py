@@ -5,8 +5,11 @@ HTTPS) and SOCKS5 on one listener, letting through only the host names its
 It runs in skawld's event loop, outside the sandbox, on a Unix socket; inside,
 the session's namespace holder forwards `127.0.0.1:PORT` to it (`session_net`),
 exposed as `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY`. The requested name is
-checked, never an address it resolves to; SOCKS5 requests by address are IP
-literals (allowed only when listed). `resolve` maps names to the addresses to
+put in its canonical form (`canonical_host`: a name without one is refused,
+never asked about), checked, and connected to in that form, never an address it
+resolves to; SOCKS5 requests by address are IP literals (allowed only when
+listed). A request naming another host inside the connection (a Host header, a
+tunnel's first request or TLS server name) is refused (`fronting`). `resolve` maps names to the addresses to
 connect to (a `curl --resolve` for tests); refusals are kept for the Bash result.
 
 An unlisted name is asked about when the session has an asker (`NetworkAsk`: the
@@ -27,15 +30,17 @@ import struct
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal
 
-from .domains import DomainPolicy, normalize_host
+from .domains import DomainPolicy, HostError, canonical_host, host_problem, shown_host
+from .fronting import first_bytes_name_problem, host_header_problem, looks_like_http
 
 __all__ = ["DomainProxy", "NetworkAsk", "Refusal", "refusal_text"]
 
 NetworkAsk = Callable[[str], Awaitable[bool]]
 """Asks the user whether sandboxed commands may reach a host name (True: yes)."""
 
-Refusal = Literal["deny", "unlisted", "declined", "unanswered"]
-"""Why a host was refused: denied, not listed (nobody to ask), the user said no, no answer in time."""
+Refusal = Literal["deny", "unlisted", "declined", "unanswered", "invalid", "fronted"]
+"""Why a host was refused: denied, not listed (nobody to ask), the user said no, no answer in time,
+not a host name at all (`host_problem`), a request through it named another host (`fronting`)."""
 
 _HEADER_LIMIT = 64 * 1024
 _SOCKS_NOT_ALLOWED = 0x02
@@ -44,6 +49,11 @@ _SOCKS_UNREACHABLE = 0x04
 
 def refusal_text(host: str, verdict: Refusal) -> str:
     """Why the proxy refused `host`, naming the setting."""
+    if verdict == "invalid":
+        return f"network access to {shown_host(host)}: {host_problem(host) or 'not a host name'}"
+    host = shown_host(host)
+    if verdict == "fronted":
+        return f"a request through {host}: its Host header or TLS server name named another host (domain fronting)"
     if verdict == "deny":
         return f"network access to {host} is denied (sandbox.network.deniedDomains)"
     if verdict == "declined":
@@ -115,19 +125,23 @@ class DomainProxy:
             with contextlib.suppress(OSError):
                 writer.close()
 
-    async def _check(self, host: str) -> Refusal | None:
-        """None when `host` may be reached; else why not (recorded for the Bash result)."""
-        host = normalize_host(host)  # one answer per name, whatever its spelling
+    async def _check(self, requested: str) -> tuple[str, Refusal | None]:
+        """The canonical name, and None when it may be reached; else why not (recorded for the Bash result)."""
+        try:
+            host = canonical_host(requested)  # one answer per name, whatever its spelling
+        except HostError:
+            self.refused[requested] = "invalid"  # never asked about
+            return requested, "invalid"
         verdict = self.domains().verdict(host)
         if verdict == "allow" or (verdict == "unlisted" and host in self.allowed_by_user):
-            return None
+            return host, None
         refusal: Refusal | None = verdict
         if verdict == "unlisted":
             earlier = self.refused.get(host)  # a no (or silence) holds until the call's end
             refusal = earlier if earlier in ("declined", "unanswered") else await self._ask(host)
         if refusal is not None:
             self.refused[host] = refusal
-        return refusal
+        return host, refusal
 
     async def _ask(self, host: str) -> Refusal | None:
         """The user's answer about `host`, one question per name at a time."""
@@ -151,7 +165,8 @@ class DomainProxy:
         return None
 
     async def _open(self, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(normalize_host(host), host), port), 30)
+        """Connects to the canonical name that was checked (never the spelling the client sent)."""
+        return await asyncio.wait_for(asyncio.open_connection(self.resolve.get(host, host), port), 30)
 
     async def _http(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = first + await reader.readuntil(b"\r\n\r\n")
@@ -169,17 +184,20 @@ class DomainProxy:
             authority, slash, path = after.partition("/")
             host, port = _split_host_port(authority, 80)
             upstream_head = f"{method} {slash + path or '/'} {version}\r\n".encode("latin-1") + rest
-        refusal = await self._check(host)
+        host, refusal = await self._check(host)
         if refusal is not None:
             return await _reply(writer, 403, "skawld sandbox: " + refusal_text(host, refusal))
+        if method != "CONNECT" and (problem := host_header_problem(rest, host)):
+            self.refused[host] = "fronted"
+            return await _reply(writer, 400, f"skawld sandbox proxy: {problem}")
         try:
             up_reader, up_writer = await self._open(host, port)
         except (OSError, TimeoutError) as exc:
             return await _reply(writer, 502, f"skawld sandbox proxy: cannot reach {host}:{port}: {exc}")
         if method == "CONNECT":
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-        else:
-            up_writer.write(upstream_head)
+            return await self._tunnel(host, reader, writer, up_reader, up_writer)
+        up_writer.write(upstream_head)
         await _pipe_both(reader, writer, up_reader, up_writer)
 
     async def _socks(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -189,7 +207,7 @@ class DomainProxy:
         version, command, _, kind = await reader.readexactly(4)
         if kind == 0x03:
             (length,) = await reader.readexactly(1)
-            host = (await reader.readexactly(length)).decode("idna")
+            host = (await reader.readexactly(length)).decode("utf-8", "replace")  # canonical_host judges it
         elif kind == 0x01:
             host = str(ipaddress.IPv4Address(await reader.readexactly(4)))
         elif kind == 0x04:
@@ -200,7 +218,8 @@ class DomainProxy:
         if version != 5 or command != 1:  # CONNECT only
             writer.write(_socks_reply(0x07))
             return
-        if await self._check(host) is not None:
+        host, refusal = await self._check(host)
+        if refusal is not None:
             writer.write(_socks_reply(_SOCKS_NOT_ALLOWED))
             return
         try:
@@ -209,7 +228,31 @@ class DomainProxy:
             writer.write(_socks_reply(_SOCKS_UNREACHABLE))
             return
         writer.write(_socks_reply(0x00))
-        await _pipe_both(reader, writer, up_reader, up_writer)
+        await self._tunnel(host, reader, writer, up_reader, up_writer)
+
+    async def _tunnel(
+        self,
+        host: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        up_reader: asyncio.StreamReader,
+        up_writer: asyncio.StreamWriter,
+    ) -> None:
+        """A CONNECT or SOCKS5 tunnel to `host`: the upstream may speak first (SSH, SMTP); the client's
+        first bytes are held until they show no other name (`first_bytes_name_problem`)."""
+        downstream = asyncio.ensure_future(_pipe(up_reader, writer))
+        try:
+            first = await _first_bytes(reader)
+            if first and first_bytes_name_problem(first, host) is not None:
+                self.refused[host] = "fronted"
+                return
+            up_writer.write(first)  # nothing when the client only waits (or half-closed): the server speaks
+            await _pipe(reader, up_writer)
+            await downstream
+        finally:
+            downstream.cancel()
+            with contextlib.suppress(OSError):
+                up_writer.close()
 
 
 async def _bounded(answer: Awaitable[bool], timeout: float) -> bool:
@@ -250,6 +293,25 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write_eof()
     except OSError:
         pass
+
+
+async def _first_bytes(reader: asyncio.StreamReader) -> bytes:
+    """The client's first TLS record or HTTP request head (or whatever its first read gives)."""
+    data = await reader.read(_HEADER_LIMIT)
+    while data and len(data) < _HEADER_LIMIT and _wants_more(data):
+        more = await reader.read(_HEADER_LIMIT - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _wants_more(data: bytes) -> bool:
+    if data[0] == 0x16:  # a TLS handshake record: its header, then the length it gives
+        return len(data) < 5 or len(data) < 5 + int.from_bytes(data[3:5], "big")
+    if looks_like_http(data):  # up to the blank line
+        return b"\r\n\r\n" not in data
+    return False
 
 
 async def _pipe_both(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from skawld_core.permissions.suggest import RuleOffer
+from skawld_core.sandbox.domains import shown_host
 
 from ..file_diff import proposed_change, unified_diff
 from ..permission_broker import NetworkChoice, PermissionAnswer
@@ -94,7 +95,7 @@ class PlainPermissionAsker:
     async def ask_network(self, host: str, rule: str) -> NetworkChoice | None:
         """The sandbox's network question: once (for this session), always (saves `rule`), no."""
         chat = self.chat
-        chat.out(f"? Allow network access to {host}? (a sandboxed command asks; allowedDomains does not list it)",
+        chat.out(f"? Allow network access to {shown_host(host)}? (a sandboxed command asks; allowedDomains does not list it)",
                  style="bold yellow")  # fmt: skip
         chat.out(f"  [a] saves {rule} to .claude/settings.local.json", style="dim")
         while True:

@@ -14,8 +14,10 @@ Addresses: `pkgs.test` (allowed) maps to 127.0.0.1, `bad.test` (denied) to 127.0
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.server
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,7 +46,7 @@ if kind == "socks5":
     reply = s.recv(10)
     print("socks reply", reply.hex())
     if reply[1:2] == b"\x00":
-        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        s.sendall(bytes.fromhex(sys.argv[3]) if len(sys.argv) > 3 else b"GET / HTTP/1.0\r\n\r\n")
 else:
     s.sendall(payload)
 out = b""
@@ -131,16 +133,25 @@ def star() -> Iterator[ShellPolicy]:
     p.close()
 
 
-async def raw(project: Path, policy: ShellPolicy, kind: str, payload: bytes, session: str = "s1") -> str:
+async def raw(
+    project: Path, policy: ShellPolicy, kind: str, payload: bytes, session: str = "s1", socks_then: bytes = b""
+) -> str:
+    """Sends `payload` to the proxy from inside the sandbox (SOCKS5: then `socks_then`, or a GET)."""
     (project / "raw_client.py").write_text(RAW_CLIENT)
-    return text(await bash(context(project, policy, session), f"python3 raw_client.py {kind} {payload.hex()}"))
+    command = f"python3 raw_client.py {kind} {payload.hex()} {socks_then.hex()}"
+    return text(await bash(context(project, policy, session), command))
 
 
-def connect(target: str, then: str = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") -> bytes:
+def connect(target: str, then: str | None = None) -> bytes:
+    """CONNECT, then (by default) a GET whose Host names the tunnel's own target."""
+    if then is None:
+        then = f"GET / HTTP/1.1\r\nHost: {target}\r\nConnection: close\r\n\r\n"
     return f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n{then}".encode("latin-1")
 
 
-def get(url: str, host: str = "x") -> bytes:
+def get(url: str, host: str | None = None) -> bytes:
+    """An absolute-form GET whose Host names the URL's own authority unless `host` says otherwise."""
+    host = url.partition("://")[2].partition("/")[0] if host is None else host
     return f"GET {url} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode("latin-1")
 
 
@@ -159,17 +170,12 @@ class Asker:
         return True
 
 
-# --- holes -------------------------------------------------------------------------------
+# --- holes found by the attack, closed (issue 25: one canonical form per name; fronting) ---
 
 
 NUMERIC_SPELLINGS = ["2130706434", "0x7f000002", "127.2", "0x7f.2", "0177.0.0.2"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: with allowedDomains ['*'] a numeric IPv4 spelling (decimal, hex, octal, short) is taken for a "
-    "name and passes, though an IP literal must be listed; getaddrinfo turns it into the address",
-)
 @pytest.mark.parametrize("spelling", NUMERIC_SPELLINGS)
 @pytest.mark.parametrize("protocol", ["http", "connect", "socks5"])
 async def test_numeric_ipv4_spellings_are_ip_literals_under_star(
@@ -186,11 +192,6 @@ async def test_numeric_ipv4_spellings_are_ip_literals_under_star(
     assert servers.hits["denied"] == [] and "hello denied" not in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: with allowedDomains ['*'] the names `0` and `*` reach the host's loopback (0 is 0.0.0.0 unlisted; "
-    "getaddrinfo('*') gives ::1 and 127.0.0.1)",
-)
 @pytest.mark.parametrize("name", ["0", "*"])
 async def test_zero_and_star_do_not_reach_the_hosts_loopback(
     project: Path, star: ShellPolicy, servers: Servers, name: str
@@ -200,11 +201,6 @@ async def test_zero_and_star_do_not_reach_the_hosts_loopback(
     assert servers.hits["host"] == [] and "hello host" not in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole (documented as 'an allowed name is trusted whatever it resolves to'): with allowedDomains ['*'], "
-    "`localhost` reaches the host's loopback, which the session namespace otherwise keeps out of reach",
-)
 async def test_localhost_under_star_does_not_reach_the_hosts_loopback(
     project: Path, star: ShellPolicy, servers: Servers
 ) -> None:
@@ -217,13 +213,8 @@ async def test_localhost_under_star_does_not_reach_the_hosts_loopback(
     assert servers.hits["host"] == [] and "hello host" not in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: the proxy asks about the literal name `*` (or `*.example`) and 'always' saves WebFetch(domain:*), "
-    "which opens every name (in this session at once, and in later ones); 'once' for `*` opens only the name `*`",
-)
 @pytest.mark.parametrize("name", ["*", "*.example"])
-async def test_always_for_a_wildcard_looking_name_saves_only_that_name(
+async def test_a_wildcard_looking_name_is_refused_unasked_and_always_saves_only_an_exact_name(
     project: Path, servers: Servers, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
 ) -> None:
     from skawld_core import Agent
@@ -260,13 +251,31 @@ async def test_always_for_a_wildcard_looking_name_saves_only_that_name(
         asker = AlwaysAsker()
         policy.network_ask = PermissionBroker(asker, lambda: agent).ask_network  # type: ignore[arg-type]
         servers.clear()
-        await raw(project, policy, "http", connect(f"{name}:{servers.ports['unlisted']}"))
-        assert asker.asked == [(name, f"WebFetch(domain:{name})")]  # the question the user answered "always" to
-        out = await raw(project, policy, "http", connect(f"other.example:{servers.ports['unlisted']}"))
-        assert "hello unlisted" not in out, out  # never asked about, yet reached
-        assert [host for host, _ in asker.asked] == [name, "other.example"]
+        out = await raw(project, policy, "http", connect(f"{name}:{servers.ports['unlisted']}"))
+        assert asker.asked == [] and "`*` is a pattern, not a host name" in out, out  # refused, never asked
+        out = await raw(project, policy, "http", connect(f"Other.Example.:{servers.ports['unlisted']}"))
+        assert "hello unlisted" in out, out  # asked, answered "always"
+        assert asker.asked == [("other.example", "WebFetch(domain:other.example)")]  # the canonical name only
+        assert policy.domains.verdict("another.example") == "unlisted"
+        assert policy.domains.verdict("other.example") == "allow"
     finally:
         await agent.close()
+
+
+async def test_a_server_that_speaks_first_is_heard_through_a_checked_tunnel(project: Path, listed: ShellPolicy) -> None:
+    """The tunnel's first-bytes check waits for the client, but the upstream's bytes flow meanwhile (SSH, SMTP)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def greet() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-banner\r\n")
+
+        thread = threading.Thread(target=greet, daemon=True)
+        thread.start()
+        out = await raw(project, listed, "http", connect(f"pkgs.test:{listener.getsockname()[1]}", then=""))
+        thread.join(30)
+    assert "SSH-2.0-banner" in out, out
 
 
 # IDNA makes `bücher.test` and `xn--bcher-kva.test` one DNS name (getaddrinfo encodes the first into the
@@ -290,12 +299,6 @@ async def idn_attempt(project: Path, servers: Servers, denied: str, protocol: st
         policy.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: an international name in deniedDomains is denied in one spelling only: over HTTP the punycode "
-    "request is compared as sent (a Unicode entry misses it: `curl http://bücher.test/` passes), over SOCKS5 it "
-    "is decoded to Unicode first (a punycode entry misses it: `curl -x $ALL_PROXY`, socks5h, passes)",
-)
 @pytest.mark.parametrize(
     ("denied", "protocol"),
     [("bücher.test", "http"), ("xn--bcher-kva.test", "socks5")],
@@ -320,11 +323,6 @@ async def test_a_denied_international_name_in_the_spelling_the_protocol_compares
     assert servers.hits["denied"] == [] and "is denied" in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: the network question gets the name with control characters (ESC, newline, NUL) as sent; the plain "
-    "mode prints ESC sequences raw to the terminal (`\\x1b[8m` hides the rest) and a denied name plus NUL is asked",
-)
 @pytest.mark.parametrize(
     ("name", "shown"),
     [
@@ -338,15 +336,11 @@ async def test_the_question_never_shows_control_characters(
     project: Path, listed: ShellPolicy, servers: Servers, name: bytes, shown: str
 ) -> None:
     asker = listed.network_ask = Asker()
-    await raw(project, listed, "socks5", socks_name(name, servers.ports["unlisted"]))
-    assert all(host.isprintable() for host in asker.asked), asker.asked
+    out = await raw(project, listed, "socks5", socks_name(name, servers.ports["unlisted"]))
+    assert asker.asked == [], asker.asked  # refused before any question
+    assert "control characters" in out and "\x1b" not in out, out  # the refusal shows the name escaped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole (domain fronting): the proxy checks the absolute URL's or CONNECT's name and forwards a Host header "
-    "naming a denied host unchanged; on a shared front (a CDN) the upstream routes by Host, so the denied site answers",
-)
 @pytest.mark.parametrize("protocol", ["http", "connect"])
 async def test_a_host_header_naming_a_denied_host_is_not_forwarded(
     project: Path, listed: ShellPolicy, servers: Servers, protocol: str
@@ -356,15 +350,59 @@ async def test_a_host_header_naming_a_denied_host_is_not_forwarded(
     inner = get(f"http://pkgs.test:{port}/", host="bad.test")
     if protocol == "connect":
         inner = connect(f"pkgs.test:{port}", get("/", host="bad.test").decode())
-    await raw(project, listed, "http", inner)
+    out = await raw(project, listed, "http", inner)
     assert "bad.test" not in servers.hits["allowed"], servers.hits
+    if protocol == "http":
+        assert out.startswith("HTTP/1.1 400") and "domain fronting is refused" in out, out
+    assert "named another host (domain fronting)" in out, out  # the Bash result says why
+    servers.clear()  # the same request naming the tunnel's own host goes through
+    same = get(f"http://pkgs.test:{port}/", host=f"PKGS.test:{port}")
+    if protocol == "connect":
+        same = connect(f"pkgs.test:{port}", get("/", host="pkgs.test").decode())
+    assert "hello allowed" in await raw(project, listed, "http", same)
+    assert servers.hits["allowed"], servers.hits
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole (homograph): over SOCKS5 the proxy decodes punycode, so curl's `xn--pyp-lhd.test` is asked about as "
-    "`pypі.test` (Cyrillic і), which reads as the listed `pypi.test`; over HTTP the same name is shown as punycode",
-)
+def client_hello(server_name: str) -> bytes:
+    """The first bytes a real TLS client sends for `server_name` (its SNI)."""
+    tls = ssl.create_default_context().wrap_bio(
+        ssl.MemoryBIO(), outgoing := ssl.MemoryBIO(), server_hostname=server_name
+    )
+    with contextlib.suppress(ssl.SSLWantReadError):
+        tls.do_handshake()
+    return outgoing.read()
+
+
+@pytest.mark.parametrize("protocol", ["connect", "socks5"])
+async def test_a_tls_server_name_other_than_the_tunnels_is_not_forwarded(
+    project: Path, listed: ShellPolicy, protocol: str
+) -> None:
+    received: list[bytes] = []
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+
+        def serve() -> None:
+            for _ in range(3):
+                conn, _ = listener.accept()
+                with conn:
+                    conn.settimeout(10)
+                    with contextlib.suppress(OSError):
+                        received.append(conn.recv(65536))
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        hellos = [client_hello(name) for name in ("bad.test", "other.example", "PKGS.test")]
+        for hello in hellos:
+            if protocol == "connect":
+                out = await raw(project, listed, "http", connect(f"pkgs.test:{port}", hello.decode("latin-1")))
+            else:
+                out = await raw(project, listed, "socks5", socks_name(b"pkgs.test", port), socks_then=hello)
+            assert ("domain fronting" in out) is (hello is not hellos[2]), out
+        thread.join(30)
+    assert received[:2] == [b"", b""], received  # connected, then closed before a byte went up
+    assert received[2] == hellos[2], received  # the tunnel's own name (any case) goes through whole
+
+
 async def test_the_question_does_not_show_a_homograph_of_a_listed_name(project: Path, servers: Servers) -> None:
     policy = make_policy(["pypi.test"])
     asker = policy.network_ask = Asker()
@@ -375,11 +413,6 @@ async def test_the_question_does_not_show_a_homograph_of_a_listed_name(project: 
         policy.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: a numeric IPv4 spelling is asked about as written (`2130706434`, `0x7f.2`), not as the address "
-    "it is (127.0.0.2, the host's loopback here): the user cannot tell what they allow",
-)
 @pytest.mark.parametrize("spelling", ["2130706434", "0x7f.2"])
 async def test_the_question_names_the_address_a_numeric_spelling_means(
     project: Path, listed: ShellPolicy, servers: Servers, spelling: str
@@ -451,7 +484,7 @@ async def test_a_second_request_on_one_connection_stays_with_the_first_name(
     """Pipelining and requests inside a CONNECT tunnel reach only the upstream the first, checked, name chose."""
     servers.clear()
     a, b = servers.ports["allowed"], servers.ports["denied"]
-    piped = get(f"http://pkgs.test:{a}/", host="one").replace(b"Connection: close\r\n", b"") + get(
+    piped = get(f"http://pkgs.test:{a}/").replace(b"Connection: close\r\n", b"") + get(
         f"http://bad.test:{b}/", host="bad.test"
     )
     await raw(project, listed, "http", piped)
@@ -485,9 +518,9 @@ async def test_once_stays_in_its_session_and_once_for_star_opens_only_that_name(
     await bash(context(project, listed, "one"), f"curl -sS http://other.example:{c}/")
     await bash(context(project, listed, "two"), f"curl -sS http://other.example:{c}/")
     assert asker.asked == ["other.example", "other.example"]  # session two is asked again
-    await raw(project, listed, "http", connect(f"*:{c}"), session="three")
+    await raw(project, listed, "http", connect(f"*:{c}"), session="three")  # refused unasked (`*` is no name)
     await raw(project, listed, "http", connect(f"other.example:{c}"), session="three")
-    assert asker.asked[2:] == ["*", "other.example"]
+    assert asker.asked[2:] == ["other.example"]
 
 
 async def test_detached_processes_end_with_the_session(project: Path) -> None:

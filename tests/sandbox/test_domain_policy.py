@@ -5,15 +5,55 @@ from __future__ import annotations
 
 import pytest
 
-from skawld_core.sandbox.domains import DomainPolicy, domain_matches, normalize_host
+from skawld_core.sandbox.domains import DomainPolicy, HostError, canonical_host, domain_matches, shown_host
 
 
 @pytest.mark.parametrize(
     ("raw", "host"),
-    [("PyPI.org", "pypi.org"), (" pypi.org. ", "pypi.org"), ("[::1]", "::1"), ("a.B.c", "a.b.c")],
+    [
+        ("PyPI.org", "pypi.org"),
+        ("pypi.org.", "pypi.org"),
+        ("[::1]", "::1"),
+        ("[::ffff:127.0.0.2]", "127.0.0.2"),
+        ("a.B.c", "a.b.c"),
+        ("Bücher.test", "xn--bcher-kva.test"),
+        ("_dmarc.example.com", "_dmarc.example.com"),
+        ("2130706434", "127.0.0.2"),
+        ("0x7f000002", "127.0.0.2"),
+        ("127.2", "127.0.0.2"),
+        ("0x7f.2", "127.0.0.2"),
+        ("0177.0.0.2", "127.0.0.2"),
+        ("0", "0.0.0.0"),
+    ],
 )
-def test_normalize_host(raw: str, host: str) -> None:
-    assert normalize_host(raw) == host
+def test_canonical_host(raw: str, host: str) -> None:
+    assert canonical_host(raw) == host
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["", ".", "a..b", "bad.test..", " pypi.org", "bad.test\x00", "a\x1b[8m.b", "a b", "*", "*.example", "a/b",
+     "xn--zz-.test", "1.2.3.4.5", "999.test.123", "a:b"],
+)  # fmt: skip
+def test_names_without_a_canonical_form_are_refused(raw: str) -> None:
+    with pytest.raises(HostError):
+        canonical_host(raw)
+    assert DomainPolicy.of(["*"]).verdict(raw) == "invalid"
+
+
+def test_a_name_is_shown_in_ascii_with_its_unicode_form_beside_it() -> None:
+    assert shown_host("xn--pyp-lhd.test") == "xn--pyp-lhd.test (Unicode: pyp\u0456.test)"
+    assert shown_host("pypi.test") == "pypi.test"
+    assert shown_host("a\x1bb") == "'a\\x1bb'"
+
+
+def test_numbers_and_loopback_names_match_only_an_exact_listing() -> None:
+    star = DomainPolicy.of(["*", "*.localhost"])
+    for host in ("2130706434", "0", "localhost", "a.localhost", "127.0.0.1", "::1"):
+        assert star.verdict(host) == "unlisted", host
+    listed = DomainPolicy.of(["127.0.0.2", "LocalHost."])
+    assert listed.verdict("0x7f.2") == "allow" and listed.verdict("localhost") == "allow"
+    assert DomainPolicy.of(["*.test"], ["Bücher.test"]).verdict("xn--bcher-kva.test") == "deny"
 
 
 @pytest.mark.parametrize(

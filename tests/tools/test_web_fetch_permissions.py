@@ -73,6 +73,16 @@ def test_domain_rules_allow_deny_and_ask(tmp_path: Path) -> None:
     assert decide(tmp_path, "https://docs.python.org/", [other])[0] == "ask"
 
 
+def test_domain_rules_match_the_sandboxs_canonical_form(tmp_path: Path) -> None:
+    """One name, whatever its spelling: IDNA (Unicode rule, punycode URL and back), IPv4 spellings."""
+    rules = [DomainRule(domains=["bücher.example", "xn--pyp-lhd.example", "127.0.0.2"], decision="deny")]
+    assert decide(tmp_path, "https://xn--bcher-kva.example/", rules)[0] == "deny"
+    assert decide(tmp_path, "https://pypі.example/", rules)[0] == "deny"
+    assert decide(tmp_path, "http://2130706434/", rules)[0] == "deny"
+    allow = [DomainRule(domains=["*"], decision="allow")]
+    assert decide(tmp_path, "http://a%01b.example/", allow)[0] != "allow"  # no canonical form: never an allow
+
+
 def test_rule_json_shape_and_bad_domains() -> None:
     rule = parse_rule({"kind": "domain", "domains": ["Docs.Python.org", "[::1]"], "decision": "allow"})
     assert isinstance(rule, DomainRule) and rule.domains == ["docs.python.org", "::1"]

@@ -110,3 +110,18 @@ async def test_no_refuses_and_names_the_setting(tmp_path: Path, port: int) -> No
         result = _results(app)[-1]
         assert "hello" not in result
         assert "network access to ask.test: the user said no (sandbox.network.allowedDomains" in result
+
+
+async def test_a_homograph_is_shown_as_punycode_with_its_unicode_beside(tmp_path: Path, port: int) -> None:
+    """`pypі.test` (Cyrillic і) reads as the listed `pypi.test`: the question names its punycode."""
+    curl = reply(tool_call("Bash", {"command": f"curl -sS -x $ALL_PROXY http://pypі.test:{port}/"}, id="b1"))
+    app = _app(tmp_path, port, curl, reply(text("done")))
+    async with app.run_test(size=SIZE) as pilot:
+        await _start(pilot)
+        pilot.app.agent.shell_policy.proxy_resolve["xn--pyp-lhd.test"] = "127.0.0.1"
+        await send(pilot, "fetch it")
+        await until(lambda: isinstance(app.screen, NetworkAskScreen), pilot, timeout=30)
+        assert app.screen.host == "xn--pyp-lhd.test (Unicode: pyp\u0456.test)"
+        assert app.screen.rule == "WebFetch(domain:xn--pyp-lhd.test)"
+        await pilot.press("n")
+        await run_done(pilot)

@@ -17,6 +17,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from skawld_core.sandbox.domains import shown_host
+
 from ...permission_broker import NetworkChoice
 
 __all__ = ["NetworkAskScreen"]
@@ -38,7 +40,7 @@ class NetworkAskScreen(ModalScreen[NetworkChoice]):
 
     def __init__(self, host: str, rule: str) -> None:
         super().__init__(classes="permission-screen")
-        self.host = host
+        self.host = shown_host(host)  # punycode, the Unicode form beside it: a homograph shows as one
         self.rule = rule
 
     def compose(self) -> ComposeResult:
