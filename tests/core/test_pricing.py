@@ -51,3 +51,20 @@ def test_overrides_win_and_cache_rates_default_to_input() -> None:
 def test_bad_overrides(raw: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_price_overrides(raw)
+
+
+def test_every_claude_alias_resolves_to_a_priced_model() -> None:
+    from skawld_core.model_aliases import ANTHROPIC_ALIAS_MODELS
+
+    table = PriceTable()
+    for alias, model in ANTHROPIC_ALIAS_MODELS.items():
+        assert table.price(model) is not None, f"{alias} → {model} has no list price"
+
+
+def test_a_newer_opus_is_not_priced_as_opus_4_by_prefix() -> None:
+    table = PriceTable()
+    opus_4 = table.price("claude-opus-4")
+    assert opus_4 is not None and opus_4.input == 15.0
+    for model in ("claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-opus-5-5"):
+        price = table.price(model)
+        assert price is not None and price.input < opus_4.input, model

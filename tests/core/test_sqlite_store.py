@@ -347,11 +347,19 @@ async def test_a_history_longer_than_a_validation_chunk_loads_whole_and_in_order
 
 
 async def test_freezing_a_loaded_history_is_a_process_policy_off_by_default(store: SqliteSessionStore) -> None:
+    fresh = subprocess.run(  # in a fresh process: an in-process app test may have turned it on
+        [sys.executable, "-c", "from skawld_core.sessions import rows; print(rows._freeze_loaded)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert fresh.stdout.strip() == "False"  # the SDK leaves the caller's collector alone
     s = await store.create()
     await store.append_messages(s.id, [user_text(f"m{i}") for i in range(rows.INLINE_ROWS + 100)])
+    rows.freeze_loaded_history(False)
     gc.unfreeze()
     await store.load_messages(s.id)
-    assert gc.get_freeze_count() == 0  # the SDK leaves the caller's collector alone
+    assert gc.get_freeze_count() == 0
     rows.freeze_loaded_history(True)
     try:
         loaded = await store.load_messages(s.id)
