@@ -74,7 +74,8 @@ class LiveGitCheck:
                 watcher.drain()
                 if not self._running():
                     return  # the shell's own end-of-call check runs now
-                self._watch_dirs(watcher, self._check())
+                if self._watch_dirs(watcher, self._check()):
+                    wake.set()  # a change between the snapshot and the new watch is seen now
         finally:
             if watcher.active:
                 loop.remove_reader(watcher.fileno())
@@ -97,11 +98,14 @@ class LiveGitCheck:
         return now
 
     @staticmethod
-    def _watch_dirs(watcher: DirWatcher, snap: GitSnapshot | None) -> None:
-        """Watch every git dir of `snap` and the folders in it that hold what the check reads."""
+    def _watch_dirs(watcher: DirWatcher, snap: GitSnapshot | None) -> bool:
+        """Watch every git dir of `snap` and the folders in it that hold what the check
+        reads; True when a folder was newly watched."""
+        added = False
         if snap is None or not watcher.active:
-            return
+            return added
         for git_dir in snap.dirs:
             for path in (git_dir, *(os.path.join(git_dir, sub) for sub in _SUBDIRS)):
                 if not watcher.watches(path) and os.path.isdir(path):
-                    watcher.add(path)
+                    added = watcher.add(path) or added
+        return added
