@@ -351,6 +351,11 @@ class ShellPolicy:
             )
         live.start()
 
+    def watching_git(self, session_id: str) -> bool:
+        """True while the session's live git check (`watch_git`) runs."""
+        live = self._live_checks.get(session_id)
+        return live is not None and live.task is not None and not live.task.done()
+
     def take_exits(self, session_id: str) -> tuple[str, ...]:
         """Reminders for the session's background shells that exited since the last call,
         and what the git checks that ran while they did moved aside."""
