@@ -86,6 +86,11 @@ class DirWatcher:
         """True while events can be read."""
         return self._fd >= 0
 
+    def fileno(self) -> int:
+        """The inotify descriptor (readable when events are pending; -1 when inactive),
+        for an event loop to wait on."""
+        return self._fd
+
     def add(self, path: str) -> bool:
         """Watch `path` (before it is listed, so no change falls between the two);
         False when it cannot be watched (the caller polls it instead)."""

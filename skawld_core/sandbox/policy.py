@@ -19,6 +19,7 @@ from .domains import DomainPolicy
 from .git_history import object_dirs, tracked_hidden
 from .gitdirs import GitMounts, git_mounts, work_tree_of
 from .gitguard import GitGuard, GitSnapshot
+from .gitwatch import LiveGitCheck
 from .mounter import mounter_argv
 from .payload import data_fd
 from .probe import probe_bwrap
@@ -68,6 +69,9 @@ class ShellPolicy:
         self._proxies: dict[str, DomainProxy] = {}
         self._git_guards: dict[tuple[Path, ...], GitGuard] = {}
         self._git_baselines: dict[str, GitSnapshot] = {}
+        self._session_guards: dict[str, GitGuard] = {}  # the guard of each session's last call
+        self._live_checks: dict[str, LiveGitCheck] = {}
+        self._live_notes: dict[str, list[str]] = {}  # what live checks did, for the next request
         self.network_ask: NetworkAsk | None = None
         self.network_ask_timeout = 120.0  # seconds a request waits for the answer, then is refused
         self._history_sealed: dict[str, str] = {}  # session -> why (sticky: see `_sealed_history`)
@@ -277,14 +281,11 @@ class ShellPolicy:
     def _git_check(self, spec: SandboxSpec, session_id: str, git: GitMounts) -> AfterCall:
         """The check of the git dirs the call creates or changes (`gitguard`), against a
         snapshot taken now, or, while background shells of the session run (they may have
-        changed something since), against the one taken before they started. Writable
+        changed something since), against the last one their live check (`watch_git`) or an
+        earlier call's check took. Writable
         places: the roots, the session's `/tmp` and the git dirs mounted writable (a linked
         worktree's common dir may lie outside the roots)."""
-        tmp = () if spec.tmp_dir is None else (spec.tmp_dir,)
-        places = (*spec.writable, *tmp, *(Path(p) for p in git.mount_points))
-        guard = self._git_guards.get(places)
-        if guard is None:
-            guard = self._git_guards[places] = GitGuard(spec.writable, places)
+        guard = self._session_guards[session_id] = self._guard(spec, git)
         shells = self._background.get(session_id)
         if session_id not in self._git_baselines or shells is None or not shells.running:
             self._git_baselines[session_id] = guard.snapshot()
@@ -331,10 +332,37 @@ class ShellPolicy:
             shells = self._background[session_id] = BackgroundShells()
         return shells
 
+    def watch_git(self, session_id: str) -> None:
+        """A background shell of the session started: while any of its shells runs, check
+        the git dirs whenever they change (`gitwatch`), not only when the shell ends."""
+        guard = self._session_guards.get(session_id)
+        if guard is None:  # not sandboxed: nothing is checked after its calls either
+            return
+        live = self._live_checks.get(session_id)
+        if live is None or live.guard is not guard:
+            if live is not None:
+                live.stop()
+            live = self._live_checks[session_id] = LiveGitCheck(
+                guard,
+                running=lambda: bool(self._background.get(session_id) and self._background[session_id].running),
+                get_baseline=lambda: self._git_baselines.get(session_id),
+                set_baseline=lambda snap: self._git_baselines.__setitem__(session_id, snap),
+                report=lambda notes: self._live_notes.setdefault(session_id, []).extend(notes),
+            )
+        live.start()
+
+    def watching_git(self, session_id: str) -> bool:
+        """True while the session's live git check (`watch_git`) runs."""
+        live = self._live_checks.get(session_id)
+        return live is not None and live.task is not None and not live.task.done()
+
     def take_exits(self, session_id: str) -> tuple[str, ...]:
-        """Reminders for the session's background shells that exited since the last call."""
+        """Reminders for the session's background shells that exited since the last call,
+        and what the git checks that ran while they did moved aside."""
         shells = self._background.get(session_id)
-        return shells.take_exits() if shells is not None else ()
+        exits = shells.take_exits() if shells is not None else ()
+        notes = self._live_notes.pop(session_id, [])
+        return (*exits, "\n".join(notes)) if notes else exits
 
     async def end_background(self, session_id: str | None = None) -> list[BackgroundShell]:
         """End one session, or every session: kill its background shells and end its
@@ -344,6 +372,10 @@ class ShellPolicy:
         else:
             group = self._background.pop(session_id, None)
             groups = [group] if group is not None else []
+        for sid in list(self._live_checks) if session_id is None else [session_id]:
+            live = self._live_checks.pop(sid, None)
+            if live is not None:
+                live.stop()
         ended: list[BackgroundShell] = []
         for shells in groups:
             ended += await shells.close()
@@ -360,6 +392,11 @@ class ShellPolicy:
         for proxy in self._proxies.values():
             proxy.close()
         self._proxies.clear()
+        for live in self._live_checks.values():
+            live.stop()
+        self._live_checks.clear()
+        self._live_notes.clear()
+        self._session_guards.clear()
         for guard in self._git_guards.values():
             guard.close()
         self._git_guards.clear()

@@ -246,6 +246,7 @@ async def _start_background(
     except OSError as exc:
         return ToolResult(content=f"Bash: spawn error: {exc}", summary=summary, is_error=True)
     shell = shells.add(command, spawned, launch)
+    policy.watch_git(ctx.session_id)
     text = (
         f"Started background shell {shell.id}. Read its output with BashOutput "
         f'(shell_id "{shell.id}"); end it with KillShell. It ends when this run ends.'

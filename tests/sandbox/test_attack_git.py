@@ -9,7 +9,9 @@ the hole (the builder flips them when closing it); the rest held and guard again
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import pytest
 from skawld_core import Agent
 from skawld_core.permissions import PermissionEngine
 from skawld_core.sandbox import ShellPolicy
+from skawld_core.sandbox.gitguard import QUARANTINE_SUFFIX
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.testing import ScriptedProvider
 
@@ -180,19 +183,56 @@ def background_plant(marker: Path) -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="documented ('Between a command and its check'): a background shell that plants a submodule config "
-    "and keeps running is checked only when it ends; meanwhile the host's git status runs the program",
-)
+async def until_exists(path: Path, within: float = 15.0) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never appeared")
+        await asyncio.sleep(0.02)
+
+
 async def test_a_running_background_shells_plant_runs_nothing_meanwhile(
     project: Path, policy: ShellPolicy, marker: Path
 ) -> None:
+    """The live check (`gitwatch`) moves the planted config aside while the shell still runs."""
     ctx = context(project, policy)
     sid = shell_id(await bash(ctx, background_plant(marker), run_in_background=True))
     await until_output(ctx, sid, "planted")
+    await until_exists(project / "sub" / ".git" / f"config{QUARANTINE_SUFFIX}")
+    assert policy.background(ctx.session_id).running == 1  # moved aside before the shell ended
     host_status(project)
     assert not marker.exists()
+    assert any("moved" in note and "core.fsmonitor" in note for note in policy.take_exits(ctx.session_id))
+
+
+async def test_a_hook_a_running_background_shell_plants_in_a_nested_repository_is_moved_aside_meanwhile(
+    project: Path, policy: ShellPolicy, marker: Path
+) -> None:
+    """A git dir that existed before the shell: inotify wakes the live check."""
+    git(project, "init", "-q", "vendored")
+    hook = f"#!/bin/sh\\ntouch {marker}\\n"
+    ctx = context(project, policy)
+    command = f"printf '{hook}' > vendored/.git/hooks/pre-commit; chmod +x vendored/.git/hooks/pre-commit; echo planted; sleep 600"
+    sid = shell_id(await bash(ctx, command, run_in_background=True))
+    await until_output(ctx, sid, "planted")
+    await until_exists(project / "vendored" / ".git" / f"hooks{QUARANTINE_SUFFIX}")
+    assert policy.background(ctx.session_id).running == 1
+    host_git(
+        project / "vendored", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x"
+    )
+    assert not marker.exists()
+
+
+async def test_the_live_check_stops_when_no_background_shell_runs(project: Path, policy: ShellPolicy) -> None:
+    ctx = context(project, policy)
+    sid = shell_id(await bash(ctx, "echo started; sleep 600", run_in_background=True))
+    await until_output(ctx, sid, "started")
+    assert policy.watching_git(ctx.session_id)
+    await policy.background(ctx.session_id).get(sid).kill()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 10
+    while policy.watching_git(ctx.session_id):
+        assert time.monotonic() < deadline, "the live check still runs"
+        await asyncio.sleep(0.02)
 
 
 HUSKY_RUNNER = '#!/bin/sh\nexec sh -e "$(dirname "$0")/../$(basename "$0")" "$@"\n'  # husky 9's `_/h`, in short
