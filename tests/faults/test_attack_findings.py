@@ -13,12 +13,10 @@ import signal
 import sqlite3
 import subprocess
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from skawld_core.testing.postgres_server import PostgresServer, PostgresServerUnavailable, start_postgres
 from tests.cli.harness import CliEnv, skawld_command
 from tests.faults.history import assert_valid_history, pg_fetch, pg_history, sqlite_history, wait_for
 from tests.faults.test_two_writers import EXIT_BUSY, _start_in_bash, _store
@@ -26,21 +24,6 @@ from tests.faults.workers import KILL_SKAWLD, admin, drain_with_fault, start_wor
 from tests.support.wire_server import RecordedRequest, Reply, text, tool_call, turn
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture
-def restartable_pg() -> Iterator[PostgresServer]:
-    """A server of this test's own (to restart it)."""
-    try:
-        server = start_postgres()
-    except PostgresServerUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required in CI: {exc}")
-        pytest.skip(f"no PostgreSQL server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _resumers(cli: CliEnv, env: dict[str, str], sid: str, count: int) -> list[subprocess.Popen[str]]:
@@ -283,16 +266,16 @@ def test_a_raw_password_with_at_colon_percent_is_never_printed(cli: CliEnv, fres
     _never_shown([run.stdout + run.stderr])
 
 
-def test_a_server_restart_mid_tool_without_a_takeover_lets_the_run_finish(cli: CliEnv, restartable_pg: Any) -> None:
-    env = {"SKAWLD_DATABASE_URL": restartable_pg.dsn}
+def test_a_server_restart_mid_tool_without_a_takeover_lets_the_run_finish(cli: CliEnv, own_pg: Any) -> None:
+    env = {"SKAWLD_DATABASE_URL": own_pg.dsn}
     first, sid = _start_in_bash(cli, env)
     try:
-        _restart(restartable_pg)
+        _restart(own_pg)
     finally:
         (cli.repo / "go").touch()
     _out, err = first.communicate(timeout=90)
     assert first.returncode == 0, err
-    stored = pg_history(restartable_pg.dsn, sid)
+    stored = pg_history(own_pg.dsn, sid)
     assert_valid_history(stored)
     assert "finished" in str(stored[2]["content"][0]["content"]) and stored[-1]["content"][-1]["text"] == "first done"
 
@@ -305,8 +288,8 @@ def _restart(server: Any) -> None:
     subprocess.run([*pg_ctl, *log, "-w", "start"], check=True, stdout=subprocess.DEVNULL)
 
 
-def test_alter_system_read_only_during_a_drain_is_retried(cli: CliEnv, restartable_pg: Any) -> None:
-    dsn = restartable_pg.dsn
+def test_alter_system_read_only_during_a_drain_is_retried(cli: CliEnv, own_pg: Any) -> None:
+    dsn = own_pg.dsn
 
     def fault(workers: Any) -> None:
         admin(dsn, "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()", KILL_SKAWLD)
