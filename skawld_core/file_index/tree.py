@@ -27,9 +27,6 @@ __all__ = ["DirNode", "DirTree", "Listener", "child_path"]
 # change again within the same clock tick: it is listed again at the next refresh.
 _RACY_NS = 100_000_000
 
-# Threads that list directories beside the one walking, in a first walk.
-_WALK_HELPERS = 1
-
 # Called with the directories whose listing changed (added, removed or listed
 # again), or None when everything was listed again.
 Listener = Callable[[set[str] | None], None]
@@ -142,58 +139,6 @@ class DirTree:
             changed.add(path)
             stack.extend(child_path(path, name) for name in node.subdirs)
 
-    def _walk_shared(self, top: str, changed: set[str]) -> None:
-        """`_walk` of a first walk, with `_WALK_HELPERS` more threads listing directories
-        too: most of a listing is the kernel's, outside the GIL, so the threads
-        overlap (and on a busy machine the walk gets the share of the CPU a
-        parallel native walker like rg gets)."""
-        pending = [top]
-        busy = 0
-        turn = threading.Condition(threading.Lock())
-
-        def work() -> None:
-            nonlocal busy
-            path: str | None = None
-            node: DirNode | None = None
-            while True:
-                with turn:
-                    if path is not None:
-                        busy -= 1
-                        if node is not None:
-                            self._set(path, node)
-                            changed.add(path)
-                            if node.subdirs:
-                                pending.extend([child_path(path, name) for name in node.subdirs])
-                                turn.notify(len(node.subdirs))
-                        if not busy and not pending:
-                            turn.notify_all()
-                    while not pending and busy:
-                        turn.wait()
-                    if not pending:
-                        return
-                    path = pending.pop()
-                    busy += 1
-                try:
-                    node = self._list(path, first_walk=True)
-                except BaseException as exc:  # raised by the caller's thread once the others end
-                    failures.append(exc)
-                    node = None
-
-        failures: list[BaseException] = []
-        helpers: list[threading.Thread] = []
-        for _ in range(_WALK_HELPERS):
-            helper = threading.Thread(target=work, name="skawld-file-index-walk", daemon=True)
-            try:
-                helper.start()
-            except RuntimeError:  # no thread to spare: fewer helpers
-                break
-            helpers.append(helper)
-        work()
-        for helper in helpers:
-            helper.join()
-        if failures:
-            raise failures[0]
-
     def _walk_all(self) -> None:
         self._watched.wait()  # a thread still watching the last walk's directories finishes first
         self.nodes.clear()
@@ -201,8 +146,10 @@ class DirTree:
         self.unreadable.clear()
         self._mtimes.clear()
         self.walks += 1
+        # One thread: each entry a listing reads releases and takes the GIL again,
+        # so a second listing thread only adds handoffs (1.6x slower measured).
         with gc_paused():  # tens of thousands of acyclic listings
-            self._walk_shared(self.root, set())
+            self._walk(self.root, set(), first_walk=True)
         self._just_walked = True
         self._start_watching()
 
