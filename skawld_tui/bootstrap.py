@@ -3,7 +3,8 @@
 Settings come from `skawld_core.settings.resolve_settings` and the agent from
 `skawld_core.from_config.build_agent`; this module adds the product's parts around
 them: the price table the status line shows, the garbage collector paused for
-start-up (`startup_gc`), and a loaded history frozen once built (`freeze_loaded_history`). Nothing heavy is imported at module import.
+start-up (`startup_gc`), and, in the console script's own process, a loaded history
+frozen once built (`freeze_loaded_history`). Nothing heavy is imported at module import.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def build_agent(
         extra_tools=extra_tools,
     )
     startup_gc.resume()  # start-up is over: the collector comes back for the run
-    freeze_loaded_history()  # a resumed history joins the frozen heap (the product's GC policy)
+    if startup_gc.owns_process():  # the console script's process: its GC policy is ours
+        freeze_loaded_history()  # a resumed history joins the frozen heap
     return agent
 
 

@@ -23,19 +23,28 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["collect_idle", "pause", "resume"]
+__all__ = ["collect_idle", "owns_process", "pause", "resume"]
 
 _paused = False
+_owned = False  # the console script called `pause`: this process's collector policy is ours
 FULL_PASS_GROWTH = 0.25  # a full pass once the frozen heap grew by this share
 _frozen_after_full_pass = 0
 
 
 def pause() -> None:
-    """Turn the collector off for start-up (only if it is on)."""
-    global _paused
+    """Turn the collector off for start-up (only if it is on); the console script calls it
+    first thing, which also makes the process's collector policy skawld's (`owns_process`)."""
+    global _paused, _owned
+    _owned = True
     if gc.isenabled():
         gc.disable()
         _paused = True
+
+
+def owns_process() -> bool:
+    """True in the `skawld` console script's own process; False when skawld is embedded or
+    driven in-process (tests), whose caller keeps its own collector policy."""
+    return _owned
 
 
 def resume() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from skawld_core.sessions import rows
 from skawld_core.settings import CliOptions, resolve_settings
 from skawld_tui import startup_gc
 from skawld_tui.bootstrap import build_agent
@@ -27,9 +28,11 @@ print(code, gc.isenabled(), gc.get_freeze_count() > 0)
 
 @pytest.fixture
 def collector() -> Iterator[None]:
-    was = gc.isenabled()
+    was, owned = gc.isenabled(), startup_gc._owned
     yield
     startup_gc.resume()
+    startup_gc._owned = owned  # `pause` claims the process; the tests after this one are not the console script
+    rows.freeze_loaded_history(False)
     gc.unfreeze()
     if was:
         gc.enable()
@@ -57,6 +60,16 @@ async def test_building_the_agent_ends_start_up(collector: None, tmp_path: Path)
     assert not gc.isenabled()
     agent = build_agent(settings)
     assert gc.isenabled() and gc.get_freeze_count() > 0
+    assert rows._freeze_loaded  # the console script's process: loaded histories join the frozen heap
+    await agent.close()
+
+
+async def test_building_the_agent_in_process_leaves_the_callers_policy(collector: None, tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "ANTHROPIC_API_KEY": "sk-test-gc"}
+    settings = resolve_settings(CliOptions(cwd=str(tmp_path), model="test-model"), env=env)
+    startup_gc._owned = False  # as in an embedding program (or a test) that never ran the console script
+    agent = build_agent(settings)
+    assert not rows._freeze_loaded
     await agent.close()
 
 
