@@ -106,16 +106,20 @@ class McpManager:
         for tool in [t for t in self.tools if t.server == name]:
             self.agent.tools.unregister(tool.name)
             self.tools.remove(tool)
-        taken = self.agent.tools.names()
-        qualified, problems = plan_tool_names({name: [t.name for t in listed]}, taken)
+        self._register_tools(name, listed, conn)
+        self.agent.invalidate_system_prompt()
+
+    def _register_tools(self, name: str, infos: list[Any], conn: ServerConnection) -> None:
+        """Register `infos` (server `name`'s listed tools) under names that clash with none
+        already taken; a clash is a warning, and that tool is left out."""
+        qualified, problems = plan_tool_names({name: [t.name for t in infos]}, self.agent.tools.names())
         self.warnings.extend(problems)
-        for info in listed:
+        for info in infos:
             q = qualified.get((name, info.name))
             if q is not None:
                 tool = McpTool(q, name, info, conn)
                 self.agent.tools.register(tool)
                 self.tools.append(tool)
-        self.agent.invalidate_system_prompt()
 
     def _configs(self) -> dict[str, ServerConfig]:
         configs: dict[str, ServerConfig] = {}
@@ -202,14 +206,7 @@ class McpManager:
         self.failures.pop(name, None)
         known = {t.tool_name for t in self.tools if t.server == name}
         fresh = [t for t in listed if t.name not in known]
-        qualified, problems = plan_tool_names({name: [t.name for t in fresh]}, self.agent.tools.names())
-        self.warnings.extend(problems)
-        for info in fresh:
-            q = qualified.get((name, info.name))
-            if q is not None:
-                tool = McpTool(q, name, info, conn)
-                self.agent.tools.register(tool)
-                self.tools.append(tool)
+        self._register_tools(name, fresh, conn)
         if fresh:
             self.agent.invalidate_system_prompt()
         return self._status_of(name)
