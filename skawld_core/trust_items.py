@@ -24,11 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .command_files import command_dirs, load_file_commands, outside_refs
+from .command_files import FileCommand, command_dirs, load_file_commands, outside_refs
 from .instructions import find_repo_root, load_instructions
 from .skills.loader import load_skills
 from .subagents.definitions import load_agent_definitions
 from .trust import TrustRequest, inside
+from .trust_scripts import bash_rule_command, scripts_digest
 
 __all__ = [
     "ITEM_SOURCES",
@@ -86,7 +87,8 @@ def grant_items(config_dirs: Sequence[Path]) -> list[TrustItem]:
 def command_items(work: Path, home: Path) -> list[TrustItem]:
     """The project's command files (``.skawld/commands``, ``.claude/commands``) that can run
     or read something: `allowed-tools`, a `model`, ``!`…` `` lines, `@` files outside the
-    project. The digest is the whole file's: its prompt runs with those grants."""
+    project. The digest is the whole file's (its prompt runs with those grants) and that of the
+    project scripts its ``!`…` `` lines and ``Bash(…)`` grants run (`skawld_core.trust_scripts`)."""
     project_dirs, user_dirs = command_dirs(work, home)[:2], command_dirs(work, home)[2:]
     dirs = [d for d in project_dirs if d.is_dir() and d not in user_dirs]  # run in ~: yours
     if not dirs:
@@ -107,8 +109,15 @@ def command_items(work: Path, home: Path) -> list[TrustItem]:
             requests.append(TrustRequest("sends", "", f"the prompt of {where} to the model {command.model}"))
         if requests:
             digest = hashlib.sha256(command.path.read_bytes()).hexdigest()
+            if ran := _ran_digest(command, work):
+                digest += f"+{ran}"
             items.append(TrustItem("command", str(command.path), digest, tuple(requests)))
     return items
+
+
+def _ran_digest(command: FileCommand, work: Path) -> str:
+    granted = [c for tool in command.allowed_tools if (c := bash_rule_command(tool))]
+    return scripts_digest([*command.shell_lines, *granted], work)
 
 
 def instruction_items(work: Path, base: Path, home: Path) -> list[TrustItem]:

@@ -3,7 +3,8 @@
 Each case accepts a project, then applies a change a `git pull` could bring, runs the real
 `skawld -p` against the scripted model and checks that no outside secret reached the model
 and no marker file was created. About 60 variants were tried; the ones kept here are the
-most valuable that held, plus each hole as `xfail(strict=True)` (it turns red once fixed).
+most valuable that held, plus each hole as `xfail(strict=True)` (it turns red once fixed); the
+one hole it found (a project script behind an accepted `!` line) is closed and kept as tests.
 """
 
 from __future__ import annotations
@@ -157,20 +158,35 @@ def test_a_command_symlinked_to_an_inside_file_that_widens_asks_again(cli: CliEn
     assert_asked_again(out, "n.md")
 
 
-# -- holes -----------------------------------------------------------------------------------
+# -- the scripts an accepted line runs (a hole this attack found, closed) ---------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole: the acceptance covers an accepted command's file, not the project script its "
-    "!`…` line runs; a pull that rewrites the script runs new code with no new question",
-)
 def test_a_script_behind_an_accepted_command_line_changes_after_acceptance(cli: CliEnv) -> None:
     write(cli.repo / "scripts" / "status.sh", "#!/bin/sh\necho fine\n").chmod(0o755)
     command(cli, "st", "allowed-tools: Bash(./scripts/status.sh)", "!`./scripts/status.sh` then summarise")
     accept(cli)
     write(cli.repo / "scripts" / "status.sh", f"#!/bin/sh\ntouch {MARKER}\n").chmod(0o755)
-    assert_held(cli, run(cli, "/st"))
+    out = run(cli, "/st")
+    assert_held(cli, out)
+    assert_asked_again(out, "st.md")
+
+
+def test_an_interpreters_script_that_appears_after_acceptance(cli: CliEnv) -> None:
+    command(cli, "gen", "allowed-tools: Bash(python3 tools/gen.py)", "!`python3 tools/gen.py` then summarise")
+    accept(cli)
+    write(cli.repo / "tools" / "gen.py", f"open({MARKER!r}, 'w')\n")
+    out = run(cli, "/gen")
+    assert_held(cli, out)
+    assert_asked_again(out, "gen.md")
+
+
+def test_an_unchanged_script_runs_without_a_new_question(cli: CliEnv) -> None:
+    write(cli.repo / "scripts" / "status.sh", f"#!/bin/sh\ntouch {MARKER}\n").chmod(0o755)
+    command(cli, "st", "allowed-tools: Bash(./scripts/status.sh)", "!`./scripts/status.sh` then summarise")
+    accept(cli)
+    out = run(cli, "/st")
+    assert out.returncode == 0, out.stderr
+    assert (cli.repo / MARKER).exists()  # what was accepted runs: the check above is not a blanket refusal
 
 
 def test_an_accepted_command_line_printing_an_outside_reference(cli: CliEnv) -> None:
