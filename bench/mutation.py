@@ -70,6 +70,14 @@ _SANDBOX_TESTS = [
     "tests/sandbox/test_child_env.py",
     "tests/sandbox/test_bwrap_sandbox.py",
 ]
+# Git is data, never code: the modules behind it and the tests that attack them.
+_GIT_MODULES = ("gitdirs.py", "gitguard.py", "gitwatch.py", "gitconfig_allow.py", "git_history.py")
+_GIT_TESTS = [
+    "tests/sandbox/test_git_guard.py",
+    "tests/sandbox/test_git_confined.py",
+    "tests/sandbox/test_git_history.py",
+    "tests/sandbox/test_attack_git.py",
+]
 # The tests that exercise each module (relative to skawld_core/); the default is the engine's.
 TESTS: dict[str, list[str]] = {
     "permissions/shell_analysis.py": _ANALYZER_TESTS,
@@ -83,6 +91,7 @@ TESTS: dict[str, list[str]] = {
     "permissions/remembered.py": ["tests/core/test_permissions.py", "tests/cli/test_permissions_cli.py"],
     **{f"sandbox/{p.name}": _SANDBOX_TESTS for p in (PACKAGE / "sandbox").glob("*.py")},
     "sandbox/spec.py": ["tests/sandbox/test_spec.py", *_SANDBOX_TESTS],
+    **{f"sandbox/{name}": _GIT_TESTS for name in _GIT_MODULES},
     "sandbox/domains.py": [
         "tests/sandbox/test_domain_policy.py",
         "tests/tools/test_web_fetch_permissions.py",

@@ -51,8 +51,18 @@ def hook_rows(settings: Any) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _cell(text: str) -> str:
-    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'").replace("\n", " ") + "`"
+
+
+def hooks_markdown(rows: list[tuple[str, str, str, str]]) -> str:
+    """The rows grouped by event, one list item per hook. A list, not a table: a table's
+    columns are cut to the terminal's width, and the event names with them."""
+    lines: list[str] = []
+    for event in dict.fromkeys(row[0] for row in rows):
+        lines += ["", f"**{event}**", ""] if lines else [f"**{event}**", ""]
+        lines += [f"- {_code(m)} → {_code(cmd)} — from {src}" for e, m, cmd, src in rows if e == event]
+    return "\n".join(lines)
 
 
 @command("hooks", "List the hook commands and the file each comes from")
@@ -64,6 +74,4 @@ async def hooks_command(host: CommandHost, args: str) -> None:
             "No hooks are configured (`hooks` in `.skawld/config.json`, or Claude Code's settings files)."
         )
         return
-    lines = ["| event | matcher | command | from |", "|---|---|---|---|"]
-    lines += [f"| {event} | {_cell(matcher)} | {_cell(cmd)} | {source} |" for event, matcher, cmd, source in rows]
-    await host.markdown("\n".join(lines))
+    await host.markdown(hooks_markdown(rows))

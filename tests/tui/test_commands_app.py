@@ -405,5 +405,25 @@ async def test_hooks_lists_each_hook_with_its_file(tmp_path: Path, monkeypatch: 
         await send(pilot, "/hooks")
         await until(lambda: bool(app.query(CommandOutput)), pilot)
         shown = app.query(CommandOutput).last().source  # type: ignore[attr-defined]
-    assert f"| PreToolUse | `Bash` | `./check.sh` | {project} |" in shown
-    assert f"| Stop | `*` | `notify-send done` | {user} |" in shown
+    assert f"**PreToolUse**\n\n- `Bash` → `./check.sh` — from {project}\n" in shown
+    assert shown.endswith(f"**Stop**\n\n- `*` → `notify-send done` — from {user}")
+
+
+def test_hooks_of_one_event_are_listed_under_it_whole() -> None:
+    from skawld_tui.commands.hooks_view import hooks_markdown
+
+    rows = [
+        ("UserPromptSubmit", "*", "a", "x.json"),
+        ("PreToolUse", "Bash", "b", "y.json"),
+        ("UserPromptSubmit", "*", "c `d`", "command line"),
+    ]
+    assert hooks_markdown(rows).splitlines() == [
+        "**UserPromptSubmit**",
+        "",
+        "- `*` → `a` — from x.json",
+        "- `*` → `c 'd'` — from command line",
+        "",
+        "**PreToolUse**",
+        "",
+        "- `Bash` → `b` — from y.json",
+    ]
