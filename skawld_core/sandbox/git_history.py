@@ -7,16 +7,20 @@ or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
 the index or in the tree of `HEAD`, of any ref (branches, tags, remotes) or of
 any stash entry (with its index and untracked-files commits), by any git dir
 reachable from the writable roots (nested repositories, submodules, linked
-worktrees), or when a hidden file's current content is an object there (an
-older commit, a dropped stash, a dangling blob). An older content of the file
-that only such objects hold is not detected by `"auto"`. The caller keeps a "sealed" answer for the rest of the
-session, so a command cannot untrack a file to unhide history.
+worktrees), or when a commit reachable from those tips added, changed or
+removed the path (an older content is in the objects), or when a hidden file's
+current content is an object there (a dropped stash, a dangling blob). An older
+content that only unreachable objects hold is not detected by `"auto"`. The
+caller keeps a "sealed" answer for the rest of the session, so a command cannot
+untrack a file to unhide history.
 
 The question is answered by git on the host (`ls-files` with literal
 pathspecs, `cat-file --batch-check` on `<tip>:<path>` and on the hidden files'
-blob ids from `hash-object`), and the answers are kept per index state, per
-set of tips and per file stat, and each git dir's whole answer until its index,
-HEAD, refs, reflogs or object folders change (their mtimes).
+blob ids from `hash-object`, a path-limited `git log` over the tips' history),
+and the answers are kept per index state, per set of tips and per file stat,
+and each git dir's whole answer until its index, HEAD, refs, reflogs or object
+folders change (their mtimes). History found clean stays clean: a new commit
+walks only the commits it adds.
 """
 
 from __future__ import annotations
@@ -25,13 +29,17 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from .gitdirs import common_dir
 
-__all__ = ["object_dirs", "tracked_hidden"]
+__all__ = ["HeldPath", "object_dirs", "tracked_hidden"]
 
 _cache: dict[tuple[object, ...], str | None] = {}
+_answers: dict[tuple[object, ...], HeldPath | None] = {}
+_clean_tips: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
 _MAX_CACHE = 64
 _blob_cache: dict[str, tuple[tuple[int, int, int] | None, str]] = {}
 _MAX_BLOB_CACHE = 100_000
@@ -102,16 +110,45 @@ def _in_index(git: str, git_dir: str, rel: list[str]) -> str | None:
     return _cache[key]
 
 
-def _at_tips(git: str, git_dir: str, rel: list[str]) -> str | None:
-    """A path of `rel` that HEAD's or any ref's tree holds, or any stash entry's (its
-    index commit `^2` and untracked-files commit `^3` too); one `cat-file --batch-check`
-    for every tip and path, the answer kept per set of tips."""
+def _tips(git: str, git_dir: str) -> list[str]:
+    """HEAD and every ref, and every stash entry with its index commit `^2` and
+    untracked-files commit `^3`."""
     refs = (_git(git, git_dir, ["for-each-ref", "--format=%(objectname) %(refname)"]) or b"").decode("ascii", "replace")
     found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines())}
     if any(line.endswith(" refs/stash") for line in refs.splitlines()):
         entries = (_git(git, git_dir, ["log", "-g", "--format=%H", "refs/stash"]) or b"").decode("ascii", "replace")
         found_tips.update(f"{entry}{parent}" for entry in entries.split() for parent in ("", "^2", "^3"))
-    tips = sorted(found_tips)
+    return sorted(found_tips)
+
+
+def _in_history(git: str, git_dir: str, tips: list[str], rel: list[str]) -> str | None:
+    """A path of `rel` that a commit reachable from `tips` added, changed or removed (so
+    an older content of it is in the objects), or None. Tips whose history was found
+    clean for these paths are not walked again: after a new commit, only the new
+    commits are (`git log <new tips> --not <clean tips>`)."""
+    key = (git_dir, tuple(rel))
+    clean = _clean_tips.get(key, frozenset())
+    out = _git(git, git_dir, ["cat-file", "--batch-check=%(objectname)"], "".join(f"{t}\n" for t in tips).encode())
+    ids = [line for line in (out or b"").decode("ascii", "replace").splitlines() if not line.endswith(" missing")]
+    new = sorted(set(ids) - clean)
+    if not new:
+        return None
+    out = _git(
+        git, git_dir, ["log", "-1", "--format=", "--name-only", "--no-renames", *new, "--not", *clean, "--", *rel]
+    )
+    if out is None:  # git failed: nothing is known (and nothing marked clean)
+        return None
+    found = next((p.decode("utf-8", "surrogateescape") for p in out.split(b"\n") if p), None)
+    if found is None:
+        if len(_clean_tips) >= _MAX_CACHE:
+            _clean_tips.clear()
+        _clean_tips[key] = clean | set(ids)
+    return found
+
+
+def _at_tips(git: str, git_dir: str, tips: list[str], rel: list[str]) -> str | None:
+    """A path of `rel` that the tree of one of `tips` holds; one `cat-file --batch-check`
+    for every tip and path, the answer kept per set of tips."""
     key = ("tips", git_dir, tuple(tips), tuple(rel))
     if key not in _cache:
         queries = [f"{tip}:{path}" for tip in tips for path in rel]
@@ -166,15 +203,49 @@ def _holds_blob(git: str, git_dir: str, ids: dict[str, str]) -> str | None:
     return next((ids[o] for o, line in zip(oids, lines, strict=False) if not line.endswith(" missing")), None)
 
 
+@dataclass(frozen=True)
+class HeldPath:
+    """A hidden path that a git dir holds: `how` it holds it (``tracked``: in the index or a
+    tip's tree; ``history``: a reachable commit added, changed or removed it; ``content``: a
+    hidden file's current content is an object, and `path` is absolute)."""
+
+    path: str
+    git_dir: str
+    how: Literal["tracked", "history", "content"]
+
+    def describe(self) -> str:
+        """Why history is hidden, in words."""
+        held = {
+            "tracked": f"{self.path} is tracked by git",
+            "history": f"{self.path} is in git's history",
+            "content": f"{self.path}'s content is in git's objects",
+        }[self.how]
+        return f"{held} (in {self.git_dir})"
+
+
+def _held_by(git: str, git_dir: str, paths: list[str], ids: dict[str, str]) -> HeldPath | None:
+    if paths:
+        if found := _in_index(git, git_dir, paths):
+            return HeldPath(found, git_dir, "tracked")
+        tips = _tips(git, git_dir)
+        if found := _at_tips(git, git_dir, tips, paths):
+            return HeldPath(found, git_dir, "tracked")
+        if found := _in_history(git, git_dir, tips, paths):
+            return HeldPath(found, git_dir, "history")
+    if ids and (found := _holds_blob(git, git_dir, ids)):
+        return HeldPath(found, git_dir, "content")
+    return None
+
+
 def tracked_hidden(
     git_dirs: Sequence[str], work_trees: Sequence[Path], hidden_files: Sequence[str], hidden_dirs: Sequence[str]
-) -> tuple[str, str] | None:
-    """A hidden path (file, or one inside a hidden folder; relative to its work tree) that
-    one of `git_dirs` holds, and that git dir: in its index or in the tree of `HEAD`, any
-    ref or stash entry (the paths asked are the hidden ones relative to each of
-    `work_trees`, the folders holding a `.git`, so a nested repository's, a submodule's and
-    a linked worktree's count too), or as an object with a hidden file's current content
-    (then the path is absolute). None: none found."""
+) -> HeldPath | None:
+    """The first hidden path (file, or one inside a hidden folder; relative to its work
+    tree) that one of `git_dirs` holds: in its index or in the tree of `HEAD`, any ref or
+    stash entry, in the history of those (the paths asked are the hidden ones relative to
+    each of `work_trees`, the folders holding a `.git`, so a nested repository's, a
+    submodule's and a linked worktree's count too), or as an object with a hidden file's
+    current content. None: none found."""
     git = shutil.which("git")
     hidden = [*hidden_files, *hidden_dirs]
     if git is None or not hidden:
@@ -183,18 +254,18 @@ def tracked_hidden(
     for work_tree in work_trees:
         prefix = str(work_tree).rstrip("/") + "/"
         rel.update(p[len(prefix) :] for p in hidden if p.startswith(prefix))
+    if len(_answers) >= _MAX_CACHE:
+        _answers.clear()
     if len(_cache) >= _MAX_CACHE:
         _cache.clear()
     paths = sorted(rel)
     ids = _blob_ids(git, hidden_files)
     for git_dir in git_dirs:
-        key = ("state", git_dir, _state(git_dir), tuple(paths), tuple(sorted(ids)))
-        if key not in _cache:
-            found = (_in_index(git, git_dir, paths) or _at_tips(git, git_dir, paths)) if paths else None
-            _cache[key] = found or (_holds_blob(git, git_dir, ids) if ids else None)
-        held = _cache[key]
-        if held is not None:
-            return held, git_dir
+        key = (git_dir, _state(git_dir), tuple(paths), tuple(sorted(ids)))
+        if key not in _answers:
+            _answers[key] = _held_by(git, git_dir, paths, ids)
+        if (held := _answers[key]) is not None:
+            return held
     return None
 
 

@@ -261,9 +261,7 @@ class ShellPolicy:
             tracked = tracked_hidden(dirs, list(work_trees), spec.hidden_files, spec.hidden_dirs)
             if tracked is None:
                 return [], None
-            path, git_dir = tracked
-            held = f"{path}'s content is in git's objects" if os.path.isabs(path) else f"{path} is tracked by git"
-            why = f"{held} (in {git_dir}) and a Read deny rule hides it"
+            why = f"{tracked.describe()} and a Read deny rule hides it"
             self._history_sealed[session_id] = why
         return object_dirs(dirs), why
 

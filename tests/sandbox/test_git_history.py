@@ -94,18 +94,46 @@ async def test_a_denied_file_only_older_commits_hold_is_hidden_by_auto(project: 
     assert "git's history (its object store) is hidden" in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit (documented): auto does not search older commits for an older content of the file; "
-    "gitHistory: hidden closes it",
-)
 async def test_an_older_content_only_older_commits_hold_is_hidden_by_auto(project: Path, auto: ShellPolicy) -> None:
     commit_env(project)
     git(project, "rm", "-q", "--cached", ".env")
     git(project, "commit", "-qm", "untrack")
     (project / ".env").write_text("SECRET=rotated\n")
-    out = text(await bash(context(project, auto), "git show HEAD~1:.env"))
+    out = text(await bash(context(project, auto), "git show HEAD~1:.env; git log -p --all | grep -a SECRET"))
     assert "hunter2" not in out
+    assert ".env is in git's history" in out, out
+
+
+async def test_history_found_clean_is_walked_again_for_the_commits_added_since(
+    project: Path, auto: ShellPolicy
+) -> None:
+    """The first call finds history clean; then, on the host, a branch commits the file and a
+    later commit on it removes it again: the next call walks the new commits and hides it."""
+    first = text(await bash(context(project, auto), "git log --format=%s"))
+    assert "first" in first, first
+    git(project, "checkout", "-q", "-b", "side")
+    commit_env(project)
+    git(project, "rm", "-q", "--cached", ".env")
+    git(project, "commit", "-qm", "untrack")
+    git(project, "checkout", "-q", "-")
+    (project / ".env").write_text("SECRET=rotated\n")
+    out = text(await bash(context(project, auto), "git show side~1:.env"))
+    assert "hunter2" not in out
+    assert ".env is in git's history" in out, out
+
+
+async def test_a_file_only_a_deleted_branch_held_is_beyond_auto(project: Path, auto: ShellPolicy) -> None:
+    """The documented limit: an older content that only unreachable commits hold (a deleted
+    branch, before gc) is not found; `hidden` is the setting for such a repository."""
+    git(project, "checkout", "-q", "-b", "side")
+    commit_env(project)
+    commit = git(project, "rev-parse", "HEAD").strip()
+    git(project, "checkout", "-q", "-")
+    git(project, "branch", "-q", "-D", "side")
+    git(project, "reflog", "expire", "--expire=now", "--all")
+    (project / ".env").write_text("SECRET=rotated\n")
+    out = text(await bash(context(project, auto), f"git show {commit}:.env"))
+    assert "hunter2" in out, "auto found an unreachable commit: the docs' limit is out of date"
 
 
 async def test_hidden_always_hides_the_history(project: Path) -> None:
