@@ -73,6 +73,7 @@ _SANDBOX_TESTS = [
 # Git is data, never code: the modules behind it and the tests that attack them.
 _GIT_MODULES = ("gitdirs.py", "gitguard.py", "gitwatch.py", "gitconfig_allow.py", "git_history.py")
 _GIT_TESTS = [
+    "tests/sandbox/test_gitdirs.py",
     "tests/sandbox/test_git_guard.py",
     "tests/sandbox/test_git_confined.py",
     "tests/sandbox/test_git_history.py",
