@@ -6,7 +6,7 @@ command word, or an interpreter's script, through wrappers such as `env` or `sud
 (headless: exit 3). Programs that read their own project files (`make`, `npm run`, `python -m`)
 are the documented limit. Each case accepts a project whose command runs a harmless script, then
 changes that script the way a `git pull` could (to one that creates a marker) and runs the
-command with the real `skawld -p`. About 90 spellings were tried; the ones kept here are the most
+command with the real `skawld -p`. About 120 spellings were tried; the ones kept here are the most
 valuable that held, each hole as `xfail(strict=True)` (it turns red once fixed), and one case
 inside the documented limit.
 """
@@ -27,6 +27,7 @@ SH = "scripts/status.sh"
 PY = "tools/gen.py"
 APP = "tools/app/__main__.py"
 AWK = "tools/x.awk"
+JS = "tools/x.js"
 
 
 def harmless_project(repo: Path) -> None:
@@ -35,6 +36,7 @@ def harmless_project(repo: Path) -> None:
     write(repo / PY, "print('fine')\n")
     write(repo / APP, "print('fine')\n")
     write(repo / AWK, "BEGIN { print 1 }\n")
+    write(repo / JS, "1\n")
 
 
 def pulled_change(repo: Path, path: str) -> None:
@@ -43,6 +45,7 @@ def pulled_change(repo: Path, path: str) -> None:
     bodies = {
         ".py": f"open({str(marker)!r}, 'w')\n",
         ".awk": f'BEGIN {{ system("touch {marker}") }}\n',
+        ".js": f"require('fs').writeFileSync({str(marker)!r}, '')\n",
     }
     write(repo / path, bodies.get(Path(path).suffix, f"#!/bin/sh\ntouch {marker}\n")).chmod(0o755)
 
@@ -58,13 +61,13 @@ def accept_then_change(cli: CliEnv, line: str, changed: str) -> None:
 
 HELD = {
     "dot_dot_in_the_path": ("bash scripts/../scripts/status.sh", SH),
-    "single_quoted_command_word": ("'./scripts/status.sh'", SH),
+    "quotes_spliced_in_the_command_word": ("\"./scripts/\"'status.sh'", SH),
     "wrapper_with_an_option_argument": ("timeout -s KILL 5 ./scripts/status.sh", SH),
-    "nice_then_an_interpreter": ("nice -n 5 sh scripts/status.sh", SH),
+    "chained_wrappers": ("env nice -n 5 timeout 5 sh scripts/status.sh", SH),
     "env_clearing_the_environment": ("env -i ./scripts/status.sh", SH),
     "inside_a_command_substitution": ('echo "$(sh scripts/status.sh)"', SH),
     "a_nested_sh_c": ("bash -c 'sh scripts/status.sh'", SH),
-    "second_command_of_a_list": ("true && ./scripts/status.sh", SH),
+    "through_eval": ('eval "sh scripts/status.sh"', SH),
     "sourced_with_a_dot": (". ./scripts/status.sh", SH),
 }
 
@@ -137,6 +140,9 @@ def hole(line: str, changed: str, why: str) -> object:
         hole("python3 tools/app", APP, "python runs a script folder (its __main__.py)"),
         hole("awk -f tools/x.awk /dev/null", AWK, "awk -f runs a project script"),
         hole("BASH_ENV=scripts/status.sh bash -c true", SH, "bash runs the script named by BASH_ENV"),
+        hole("a=scripts/status.sh; sh $a", SH, "the script's path in a shell variable"),
+        hole('bash -c "$(cat scripts/status.sh)"', SH, "the script's text passed as bash -c code"),
+        hole("node --require ./tools/x.js -e 1", JS, "an interpreter option (--require) naming a script"),
     ],
 )
 def test_a_changed_script_behind_an_unfollowed_spelling_runs_without_asking(
