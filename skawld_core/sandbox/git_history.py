@@ -83,10 +83,14 @@ def _state(git_dir: str) -> tuple[object, ...]:
     return tuple(stamps)
 
 
-def _git(git: str, git_dir: str | None, args: list[str], stdin: bytes | None = None) -> bytes | None:
-    """Git's output (None: it failed), run on `git_dir` (None: outside any repository)."""
+def _git(
+    git: str, git_dir: str | None, args: list[str], stdin: bytes | None = None, env_extra: dict[str, str] | None = None
+) -> bytes | None:
+    """Git's output (None: it failed), run on `git_dir` (None: outside any repository).
+    Replace refs are ignored: a graft must not hide commits the store still holds."""
     where = [] if git_dir is None else [f"--git-dir={git_dir}", "--work-tree=/"]
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1"}
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "GIT_NO_REPLACE_OBJECTS": "1"}
+    env.update(env_extra or {})
     try:
         done = subprocess.run(
             [git, "-c", "core.fsmonitor=false", *where, *args],
@@ -110,11 +114,45 @@ def _in_index(git: str, git_dir: str, rel: list[str]) -> str | None:
     return _cache[key]
 
 
+_PSEUDO_REFS = (
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+    "BISECT_HEAD",
+    "AUTO_MERGE",
+)
+
+
+def _object_id(word: str) -> bool:
+    return len(word) in (40, 64) and not word.strip("0123456789abcdef") and bool(word.strip("0"))
+
+
+def _logged_ids(git_dir: str) -> set[str]:
+    """The commit ids the pseudo-refs (``ORIG_HEAD`` after a reset, ``FETCH_HEAD`` …) and
+    the reflogs (an amended or reset commit) of `git_dir` and its common dir name."""
+    common = common_dir(Path(git_dir))
+    ids: set[str] = set()
+    for base in dict.fromkeys([git_dir, *([] if common is None else [str(common)])]):
+        files = [os.path.join(base, name) for name in _PSEUDO_REFS]
+        for folder, _, names in os.walk(os.path.join(base, "logs")):
+            files += [os.path.join(folder, name) for name in names]
+        for path in files:
+            try:
+                with open(path, encoding="ascii", errors="replace") as handle:
+                    ids.update(w for line in handle for w in line.split()[:2] if _object_id(w))
+            except OSError:
+                continue
+    return ids
+
+
 def _tips(git: str, git_dir: str) -> list[str]:
-    """HEAD and every ref, and every stash entry with its index commit `^2` and
-    untracked-files commit `^3`."""
+    """HEAD and every ref, every stash entry with its index commit `^2` and
+    untracked-files commit `^3`, and the commits pseudo-refs and reflogs name."""
     refs = (_git(git, git_dir, ["for-each-ref", "--format=%(objectname) %(refname)"]) or b"").decode("ascii", "replace")
-    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines())}
+    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines()), *_logged_ids(git_dir)}
     if any(line.endswith(" refs/stash") for line in refs.splitlines()):
         entries = (_git(git, git_dir, ["log", "-g", "--format=%H", "refs/stash"]) or b"").decode("ascii", "replace")
         found_tips.update(f"{entry}{parent}" for entry in entries.split() for parent in ("", "^2", "^3"))
@@ -128,14 +166,28 @@ def _in_history(git: str, git_dir: str, tips: list[str], rel: list[str]) -> str 
     commits are (`git log <new tips> --not <clean tips>`)."""
     key = (git_dir, tuple(rel))
     clean = _clean_tips.get(key, frozenset())
-    out = _git(git, git_dir, ["cat-file", "--batch-check=%(objectname)"], "".join(f"{t}\n" for t in tips).encode())
+    out = _git(
+        git, git_dir, ["cat-file", "--batch-check=%(objectname)"], "".join(f"{t}^{{commit}}\n" for t in tips).encode()
+    )
     ids = [line for line in (out or b"").decode("ascii", "replace").splitlines() if not line.endswith(" missing")]
     new = sorted(set(ids) - clean)
     if not new:
         return None
-    out = _git(
-        git, git_dir, ["log", "-1", "--format=", "--name-only", "--no-renames", *new, "--not", *clean, "--", *rel]
-    )
+    walk = [
+        "log",
+        "-1",
+        "--format=",
+        "--name-only",
+        "--no-renames",
+        "--full-history",
+        *new,
+        "--not",
+        *clean,
+        "--",
+        *rel,
+    ]
+    # past a `shallow` file's boundary too, where the commits are there (else git fails: walk as git does)
+    out = _git(git, git_dir, walk, env_extra={"GIT_SHALLOW_FILE": os.devnull}) or _git(git, git_dir, walk)
     if out is None:  # git failed: nothing is known (and nothing marked clean)
         return None
     found = next((p.decode("utf-8", "surrogateescape") for p in out.split(b"\n") if p), None)
