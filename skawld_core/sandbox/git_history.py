@@ -7,10 +7,13 @@ or `"auto"` (the default): sealed when a path the sandbox hides is tracked, in
 the index or in the tree of `HEAD`, of any ref (branches, tags, remotes) or of
 any stash entry (with its index and untracked-files commits), by any git dir
 reachable from the writable roots (nested repositories, submodules, linked
-worktrees), or when a commit reachable from those tips added, changed or
-removed the path (an older content is in the objects), or when a hidden file's
-current content is an object there (a dropped stash, a dangling blob). An older
-content that only unreachable objects hold is not detected by `"auto"`. The
+worktrees), or when a commit reachable from those tips, the pseudo-refs
+(`ORIG_HEAD`, `FETCH_HEAD` …) or the reflogs added, changed or removed the path
+(an older content is in the objects; `--full-history`, so a merged side branch
+counts; replace refs and a `shallow` boundary are looked past), or when a hidden
+file's current content is an object there (a dropped stash, a dangling blob). An
+older content that only unreachable objects hold, or only under another name (a
+tag or note on the blob), is not detected by `"auto"`. The
 caller keeps a "sealed" answer for the rest of the session, so a command cannot
 untrack a file to unhide history.
 
