@@ -1,32 +1,37 @@
-"""The project files an accepted shell line runs, so that changing one is asked about again.
+"""The project files an accepted shell line names, so that changing one is asked about again.
 
 A command file's ``!`./scripts/status.sh` `` line, or its ``allowed-tools:
 Bash(./scripts/status.sh)``, is accepted as text; what it runs is the script's
-content, which a pull can rewrite. `scripts_digest` fingerprints the files such a
-line names as the program it runs: a command word with a ``/`` in it
-(``./x.sh``, ``tools/gen``) and the script argument of a known interpreter
-(``sh x.sh``, ``python tools/gen.py``, ``node x.js``), looking through
-wrappers (``env``, ``sudo``, ``time`` …) as the permission analysis does.
+content, which a pull can rewrite. `scripts_digest` fingerprints every project file
+the line names, however it names it: each run of the line's text between shell
+punctuation (quotes, ``$``, ``=``, ``:``, redirections, pipes …) is taken as a path,
+and so is each part of it after a ``/`` (``"$PWD"/scripts/x.sh``), from the
+project's root and from every project folder the line names (``cd scripts &&
+./x.sh``, ``env -C scripts``, ``PATH=./scripts:$PATH``); a glob is expanded
+(``scripts/*.sh``, not a recursive ``**``); a named folder stands for its ``__main__.py`` (``python3
+tools/app``). This over-approximates on purpose: a data file the line names
+(``cat notes.txt``) is covered too, and its change asks again.
 
-This list is not complete and cannot be: a program that reads its own files from
-the project (``make`` and its ``Makefile``, ``npm run`` and ``package.json``,
-``python -m pkg``) is not followed. The sandbox is what contains a command that
-runs changed project code; this only makes the common case ask again.
+Not followed: what a named file reads in turn (a script that sources another, ``make``
+and its ``Makefile``, ``npm run`` and ``package.json``, ``python -m pkg``) and a name
+the line computes when it runs (``$(ls scripts | head -1)``). The sandbox is what
+contains a command that runs changed project code; this makes the common cases ask.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import os
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["bash_rule_command", "ran_files", "scripts_digest"]
+__all__ = ["bash_rule_command", "named_files", "scripts_digest"]
 
-_INTERPRETERS = frozenset(
-    {"sh", "bash", "dash", "zsh", "ksh", "fish", "node", "deno", "bun", "ruby", "perl", "php", "lua", "tclsh"}
-    | {"python", "python2", "python3", "pypy", "pypy3", "Rscript", "osascript", "pwsh", "source", "."}
-)
-_HASH_LIMIT = 16 * 1024 * 1024  # a script larger than this is fingerprinted by its size and first 16 MiB
+_TOKEN = re.compile(r"[^\s'\"`;&|<>(){}$=:,\\]+")
+_GLOB = re.compile(r"[*?\[]")
+_GLOB_LIMIT = 200  # files a glob may stand for (a line naming `**/*` covers the first ones)
+_HASH_LIMIT = 16 * 1024 * 1024  # a file larger than this is fingerprinted by its size and first 16 MiB
 
 
 def bash_rule_command(tool: str) -> str | None:
@@ -41,28 +46,53 @@ def bash_rule_command(tool: str) -> str | None:
     return inner
 
 
-def _interpreter(name: str) -> bool:
-    base = name.rsplit("/", 1)[-1]
-    return base in _INTERPRETERS or base.startswith("python3.")
+def _candidates(token: str) -> Iterator[str]:
+    """`token` and each part of it after a ``/`` (what follows ``$PWD/`` or ``$(pwd)/``)."""
+    yield token
+    for at in (i for i, c in enumerate(token) if c == "/"):
+        if at + 1 < len(token):
+            yield token[at + 1 :]
 
 
-def ran_files(line: str) -> list[str]:
-    """The words of `line` that name a file it runs as a program (see the module docstring),
-    as written, in order and without repeats. A line the analyzer cannot parse gives none."""
-    from .permissions.shell_analysis import analyze_shell  # tree-sitter: only when a project has such lines
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
-    named: list[str] = []
-    for command in analyze_shell(line).commands:
-        first, *rest = command.words
-        if not first.literal:
-            continue
-        if "/" in first.value:
-            named.append(first.value)
-        elif _interpreter(first.value) and not any(w.value in ("-c", "-e", "-m") for w in rest):
-            script = next((w for w in rest if not w.value.startswith("-")), None)
-            if script is not None and script.literal:
-                named.append(script.value)
-    return list(dict.fromkeys(named))
+
+def named_files(line: str, work: Path) -> list[Path]:
+    """The project files `line` names (see the module docstring), in the order first named,
+    as paths under `work` (a link in the project counts, wherever it points)."""
+    root = os.path.normpath(work)
+    tokens = [t for t in _TOKEN.findall(line) if not t.startswith("~")]
+    folders = [root]
+    for token in tokens:
+        folder = os.path.normpath(os.path.join(root, token))
+        if not _GLOB.search(token) and _inside(folder, root) and folder not in folders and os.path.isdir(folder):
+            folders.append(folder)
+    found: dict[str, None] = {}
+    for token in tokens:
+        for name in _candidates(token):
+            for folder in folders:
+                for path in _expand(folder, name):
+                    if _inside(path, root):
+                        found.setdefault(_as_file(path), None)
+    return [Path(p) for p in found if p]
+
+
+def _expand(folder: str, name: str) -> Iterable[str]:
+    if not _GLOB.search(name):
+        return [os.path.normpath(os.path.join(folder, name))]
+    if os.path.isabs(name) or "**" in name:  # a recursive glob would walk the whole project at every start
+        return []
+    matches = sorted(str(p) for p in Path(folder).glob(name))[:_GLOB_LIMIT]
+    return [os.path.normpath(m) for m in matches]
+
+
+def _as_file(path: str) -> str:
+    """`path` when it is a file, a folder's `__main__.py` (what python runs for it), or ""."""
+    if os.path.isdir(path):
+        main = os.path.join(path, "__main__.py")
+        return main if os.path.isfile(main) else ""
+    return path if os.path.lexists(path) else ""
 
 
 def _file_digest(path: Path) -> str:
@@ -72,14 +102,15 @@ def _file_digest(path: Path) -> str:
             return f"{size}:{hashlib.sha256(handle.read(_HASH_LIMIT)).hexdigest()}"
     except FileNotFoundError:
         return "absent"
-    except OSError as exc:  # a folder, a socket, no permission: its state is its error
+    except OSError as exc:  # a socket, a dangling link, no permission: its state is its error
         return f"unreadable:{type(exc).__name__}"
 
 
 def scripts_digest(lines: Iterable[str], work: Path) -> str:
-    """One digest of the files `lines` run (resolved from `work`), empty when they run none.
-    A script that appears, changes or goes away changes the digest."""
-    parts = [f"{word}={_file_digest(work / word)}" for line in lines for word in ran_files(line)]
+    """One digest of the project files `lines` name (from `work`), empty when they name
+    none. A named file that changes or goes away, or a name that comes to be a file (a
+    script a pull adds), changes the digest."""
+    parts = {f"{path}={_file_digest(path)}" for line in lines for path in named_files(line, work)}
     if not parts:
         return ""
-    return hashlib.sha256("\0".join(sorted(set(parts))).encode()).hexdigest()
+    return hashlib.sha256("\0".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()

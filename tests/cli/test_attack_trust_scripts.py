@@ -8,7 +8,8 @@ are the documented limit. Each case accepts a project whose command runs a harml
 changes that script the way a `git pull` could (to one that creates a marker) and runs the
 command with the real `skawld -p`. About 120 spellings were tried; the ones kept here are the most
 valuable that held, each hole as `xfail(strict=True)` (it turns red once fixed), and one case
-inside the documented limit.
+inside the documented limit. The 17 holes it found were closed together by covering every
+project file an accepted line names (docs/claude-code.md), and are kept as tests.
 """
 
 from __future__ import annotations
@@ -116,38 +117,36 @@ def test_a_file_the_accepted_script_sources_is_not_followed(cli: CliEnv) -> None
     assert (cli.repo / MARKER).exists(), "a sourced file is followed now: the docs' limit is out of date"
 
 
-# -- holes -----------------------------------------------------------------------------------
+# -- holes this attack found, closed (were strict xfails): every file the line names counts ---
 
 
-def hole(line: str, changed: str, why: str) -> object:
-    return pytest.param(line, changed, marks=pytest.mark.xfail(strict=True, reason=f"hole: {why}"))
+def closed(line: str, changed: str, why: str) -> object:
+    return pytest.param(line, changed, id=why)
 
 
 @pytest.mark.parametrize(
     ("line", "changed"),
     [
-        hole("bash -e scripts/status.sh", SH, "an interpreter option (-e) before the script hides it; -x does not"),
-        hole("sh -e scripts/status.sh", SH, "an interpreter option (-e) before the script hides it"),
-        hole("python3 -X dev tools/gen.py", PY, "an interpreter option taking an argument before the script"),
-        hole("cd scripts && ./status.sh", SH, "a cd before the command word: the path is relative to another folder"),
-        hole("env -C scripts sh status.sh", SH, "env -C (a wrapper changing folder) before the script"),
-        hole('"$PWD"/scripts/status.sh', SH, "a command word built from $PWD"),
-        hole("PATH=./scripts:$PATH status.sh", SH, "the script found through a PATH set on the line"),
-        hole("sh < scripts/status.sh", SH, "the interpreter reads the script on its standard input"),
-        hole("python3 - < tools/gen.py", PY, "python reads the script on its standard input"),
-        hole("./scripts/statu?.sh", SH, "a glob as the command word"),
-        hole("for f in scripts/*.sh; do sh $f; done", SH, "a loop over a glob of the scripts folder"),
-        hole("python3 tools/app", APP, "python runs a script folder (its __main__.py)"),
-        hole("awk -f tools/x.awk /dev/null", AWK, "awk -f runs a project script"),
-        hole("BASH_ENV=scripts/status.sh bash -c true", SH, "bash runs the script named by BASH_ENV"),
-        hole("a=scripts/status.sh; sh $a", SH, "the script's path in a shell variable"),
-        hole('bash -c "$(cat scripts/status.sh)"', SH, "the script's text passed as bash -c code"),
-        hole("node --require ./tools/x.js -e 1", JS, "an interpreter option (--require) naming a script"),
+        closed("bash -e scripts/status.sh", SH, "an interpreter option (-e) before the script hides it; -x does not"),
+        closed("sh -e scripts/status.sh", SH, "an interpreter option (-e) before the script hides it"),
+        closed("python3 -X dev tools/gen.py", PY, "an interpreter option taking an argument before the script"),
+        closed("cd scripts && ./status.sh", SH, "a cd before the command word: the path is relative to another folder"),
+        closed("env -C scripts sh status.sh", SH, "env -C (a wrapper changing folder) before the script"),
+        closed('"$PWD"/scripts/status.sh', SH, "a command word built from $PWD"),
+        closed("PATH=./scripts:$PATH status.sh", SH, "the script found through a PATH set on the line"),
+        closed("sh < scripts/status.sh", SH, "the interpreter reads the script on its standard input"),
+        closed("python3 - < tools/gen.py", PY, "python reads the script on its standard input"),
+        closed("./scripts/statu?.sh", SH, "a glob as the command word"),
+        closed("for f in scripts/*.sh; do sh $f; done", SH, "a loop over a glob of the scripts folder"),
+        closed("python3 tools/app", APP, "python runs a script folder (its __main__.py)"),
+        closed("awk -f tools/x.awk /dev/null", AWK, "awk -f runs a project script"),
+        closed("BASH_ENV=scripts/status.sh bash -c true", SH, "bash runs the script named by BASH_ENV"),
+        closed("a=scripts/status.sh; sh $a", SH, "the script's path in a shell variable"),
+        closed('bash -c "$(cat scripts/status.sh)"', SH, "the script's text passed as bash -c code"),
+        closed("node --require ./tools/x.js -e 1", JS, "an interpreter option (--require) naming a script"),
     ],
 )
-def test_a_changed_script_behind_an_unfollowed_spelling_runs_without_asking(
-    cli: CliEnv, line: str, changed: str
-) -> None:
+def test_a_changed_script_behind_a_once_unfollowed_spelling_asks_again(cli: CliEnv, line: str, changed: str) -> None:
     accept_then_change(cli, line, changed)
     out = run(cli, "/st")
     assert_held(cli, out)

@@ -1,4 +1,4 @@
-"""The project scripts an accepted shell line runs (`skawld_core.trust_scripts`)."""
+"""The project files an accepted shell line names (`skawld_core.trust_scripts`)."""
 
 from __future__ import annotations
 
@@ -6,28 +6,46 @@ from pathlib import Path
 
 import pytest
 
-from skawld_core.trust_scripts import bash_rule_command, ran_files, scripts_digest
+from skawld_core.trust_scripts import bash_rule_command, named_files, scripts_digest
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    for name in ("scripts/status.sh", "scripts/lib.sh", "tools/gen.py", "tools/app/__main__.py", "notes.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    return tmp_path
 
 
 @pytest.mark.parametrize(
-    ("line", "ran"),
+    ("line", "named"),
     [
-        ("./scripts/status.sh", ["./scripts/status.sh"]),
-        ("git status && ./a/b | tail -n 3", ["./a/b"]),
-        ("sh scripts/x.sh arg", ["scripts/x.sh"]),
-        ("env FOO=1 python3 -u tools/gen.py", ["tools/gen.py"]),
-        ("sudo ./deploy.sh; ./deploy.sh", ["./deploy.sh"]),
-        ("bash -c './inner.sh'", ["./inner.sh"]),
-        (". ./env.sh", ["./env.sh"]),
-        ("/usr/bin/python3.12 t.py", ["/usr/bin/python3.12", "t.py"]),
-        ("cat notes.txt", []),  # data, not a program
+        ("./scripts/status.sh", ["scripts/status.sh"]),
+        ("git status && ./scripts/status.sh | tail -n 3", ["scripts/status.sh"]),
+        ("env FOO=1 python3 -X dev tools/gen.py", ["tools/gen.py"]),
+        ("bash -e scripts/status.sh", ["scripts/status.sh"]),
+        ("cd scripts && ./status.sh", ["scripts/status.sh"]),
+        ("env -C scripts sh status.sh", ["scripts/status.sh"]),
+        ('"$PWD"/scripts/status.sh', ["scripts/status.sh"]),
+        ("$(pwd)/scripts/status.sh", ["scripts/status.sh"]),
+        ("PATH=./scripts:$PATH status.sh", ["scripts/status.sh"]),
+        ("BASH_ENV=scripts/status.sh bash -c true", ["scripts/status.sh"]),
+        ("a=scripts/status.sh; sh $a", ["scripts/status.sh"]),
+        ("sh < scripts/status.sh", ["scripts/status.sh"]),
+        ('bash -c "$(cat scripts/status.sh)"', ["scripts/status.sh"]),
+        ("./scripts/statu?.sh", ["scripts/status.sh"]),
+        ("for f in scripts/*.sh; do sh $f; done", ["scripts/lib.sh", "scripts/status.sh"]),
+        ("python3 tools/app", ["tools/app/__main__.py"]),
+        ("bash scripts/../scripts/status.sh", ["scripts/status.sh"]),
+        ("cat notes.txt", ["notes.txt"]),  # data too: over-approximated on purpose
         ("python -m pkg.tool", []),  # a module: not followed (documented)
-        ("$X/run.sh", []),  # not known before it runs
         ("git log --oneline", []),
+        ("cat ../outside.sh /etc/passwd ~/x.sh", []),  # outside the project: not the project's
+        ("rg TODO -g '**/*.sh'", []),  # a recursive glob is not expanded (cost)
     ],
 )
-def test_the_files_a_line_runs(line: str, ran: list[str]) -> None:
-    assert ran_files(line) == ran
+def test_the_files_a_line_names(work: Path, line: str, named: list[str]) -> None:
+    assert [str(p.relative_to(work)) for p in named_files(line, work)] == named
 
 
 @pytest.mark.parametrize(
@@ -59,12 +77,16 @@ def test_the_digest_follows_the_script_through_appearing_changing_and_going(tmp_
     assert scripts_digest(lines, tmp_path) == absent
 
 
-def test_a_line_that_runs_no_script_adds_nothing(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("x")
-    assert scripts_digest(["cat notes.txt", "git status"], tmp_path) == ""
+def test_a_line_that_names_no_project_file_adds_nothing(tmp_path: Path) -> None:
+    assert scripts_digest(["git status", "echo hi"], tmp_path) == ""
 
 
-def test_a_folder_in_the_scripts_place_is_a_state_not_an_error(tmp_path: Path) -> None:
-    absent = scripts_digest(["./tool"], tmp_path)
-    (tmp_path / "tool").mkdir()
-    assert scripts_digest(["./tool"], tmp_path) not in ("", absent)
+def test_a_link_in_the_project_is_followed_wherever_it_points(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.sh"
+    outside.write_text("one\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "run").symlink_to(outside)
+    first = scripts_digest(["./run"], work)
+    outside.write_text("two\n")
+    assert scripts_digest(["./run"], work) not in ("", first)
