@@ -239,7 +239,9 @@ async def check_load_tail_is_the_last_messages_and_the_count(store: SessionStore
     await store.append_messages(s.id, [_text(f"m{i}", "user" if i % 2 else "assistant") for i in range(1, 6)])
     total, tail = await store.load_tail(s.id, 2)
     _expect(total == 5, f"load_tail must count every message, got {total}")
-    _expect([m.seq for m in tail] == [4, 5], f"load_tail must be the last messages in seq order: {[m.seq for m in tail]}")
+    _expect(
+        [m.seq for m in tail] == [4, 5], f"load_tail must be the last messages in seq order: {[m.seq for m in tail]}"
+    )
     _expect([m.message.text() for m in tail] == ["m4", "m5"], "load_tail must return the messages themselves")
     _iso(tail[0].appended_at, "appended_at")
     total, tail = await store.load_tail(s.id, 50)

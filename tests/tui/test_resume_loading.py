@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from skawld_core.messages import Message, TextBlock
+from skawld_core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from skawld_core.sessions import InMemorySessionStore
 from skawld_core.sessions.store import StoredMessage
 from skawld_core.testing import reply
-from skawld_tui.app.widgets.blocks import UserMessage
+from skawld_tui.app.widgets.blocks import NoteLine, UserMessage
+from skawld_tui.app.widgets.tool_panel import ToolPanel
 
 from .helpers import SIZE, make_app, run_done, send, until
 
@@ -57,3 +58,44 @@ async def test_a_prompt_sent_while_the_session_loads_is_kept_and_sent() -> None:
         assert len(sent) == 7 and sent[-1].text().endswith("typed while loading")
         assert app.session is not None
         assert app.query(UserMessage).last().history_index == 6  # its place in the history (rewind)
+
+
+async def test_the_last_turns_show_before_the_history_loads_and_stay() -> None:
+    store = GatedStore()
+    await store.create(id="old")
+    await store.append_messages("old", turns(300))
+    app = make_app([], store=store, resume_id="old")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.history_shown.is_set() and store.loading.is_set(), pilot)
+        assert app.session is None and not app.session_ready.is_set()
+        last = app.query(UserMessage).last()
+        assert last.text == "question 299" and last.history_index == 598
+        assert 0 < app.transcript.marker.hidden_messages < 598  # a tail only
+        assert "restored 600 messages" in str(app.query(NoteLine).last().render())
+        store.gate.set()
+        await until(lambda: app.session_ready.is_set(), pilot)
+        assert app.session is not None and len(app.session.full_history) == 600
+        assert app.query(UserMessage).last() is last  # the same widgets: nothing shown twice
+        assert sum("restored" in str(n.render()) for n in app.query(NoteLine)) == 1
+
+
+async def test_a_repaired_history_replaces_the_tail_shown_first() -> None:
+    store = GatedStore()
+    await store.create(id="old")
+    call = Message(role="assistant", content=[ToolUseBlock(id="t1", name="Read", input={"file_path": "x"})])
+    await store.append_messages("old", [*turns(2), Message(role="user", content=[TextBlock(text="read x")]), call])
+    app = make_app([reply("ok")], store=store, resume_id="old")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.history_shown.is_set() and store.loading.is_set(), pilot)
+        await send(pilot, "typed while loading")
+        store.gate.set()
+        await run_done(pilot)
+        assert app.session is not None
+        repair = app.session.full_history[6].content[0]  # the dangling call answered, before the new prompt
+        assert isinstance(repair, ToolResultBlock) and repair.tool_use_id == "t1" and repair.is_error
+        panels = list(app.query(ToolPanel))
+        assert len(panels) == 1 and panels[0].status == "error"
+        shown = [u.text for u in app.query(UserMessage)]
+        assert shown[-2:] == ["read x", "typed while loading"] and len(shown) == len(set(shown))
+        notes = [str(n.render()) for n in app.query(NoteLine)]
+        assert sum("restored 7 messages" in n for n in notes) == 1, notes
