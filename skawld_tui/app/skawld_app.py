@@ -237,6 +237,7 @@ class SkawldApp(SessionsMixin, App[int]):
             self.session_error = exc
             self.agent_ready.set()
             self.session_ready.set()
+            self.history_shown.set()
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
         from ..file_commands import PromptCommands  # lazy: after the first frame
@@ -271,6 +272,7 @@ class SkawldApp(SessionsMixin, App[int]):
         except Exception as exc:
             self.session_error = exc
             self.session_ready.set()  # release waiting prompts; they report the error
+            self.history_shown.set()
             raise
 
     async def load_session(self, session_id: str | None, *, paint_first: bool = False) -> None:
@@ -409,9 +411,9 @@ class SkawldApp(SessionsMixin, App[int]):
     def _loaded_history(self) -> tuple[int, list[Message]]:
         """The history at hand and the index of its first message: the whole history once
         the session is open, the tail shown first before that."""
-        if self.session is not None:
-            return 0, self.session.full_history
-        return self._preview or (0, [])
+        if self._preview is not None:  # (while another session may still be `self.session`)
+            return self._preview
+        return (0, self.session.full_history) if self.session is not None else (0, [])
 
     def _history_widgets(self, history: list[Message], start: int, end: int, base: int = 0) -> list[Any]:
         """Widgets for `history[start:end]`, `history` starting at message `base` of the session."""

@@ -72,6 +72,15 @@ async def test_the_last_turns_show_before_the_history_loads_and_stay() -> None:
         assert last.text == "question 299" and last.history_index == 598
         assert 0 < app.transcript.marker.hidden_messages < 598  # a tail only
         assert "restored 600 messages" in str(app.query(NoteLine).last().render())
+        await until(lambda: not app.transcript.loading_earlier, pilot)
+        hidden = app.transcript.marker.hidden_messages
+        await pilot.press("ctrl+up")  # earlier turns, from the tail read first
+        await until(lambda: app.transcript.marker.hidden_messages < hidden, pilot)
+        await until(lambda: not app.transcript.loading_earlier, pilot)
+        shown = [u.text for u in app.query(UserMessage)]
+        assert shown == [f"question {i}" for i in range(300 - len(shown), 300)]
+        assert app.transcript.marker.hidden_messages == 600 - 2 * len(shown)
+        assert app.query(UserMessage).first().history_index == 600 - 2 * len(shown)
         store.gate.set()
         await until(lambda: app.session_ready.is_set(), pilot)
         assert app.session is not None and len(app.session.full_history) == 600
