@@ -19,8 +19,8 @@ Scenarios (each in its own process, so peak RSS is per scenario):
   (``session_ready``), with the process's peak. The 5,000-turn figures are printed as
   ratios of the 1-turn ones (goal 1.5x when shown), and the time the longer history adds
   beside a raw ``SELECT`` + ``json.loads`` of its rows (the least a full load does with them).
-  Last run (2 cores, load 3.9): shown at 1.06x the time and 1.01x the memory; loaded at
-  1.81x the time and 1.72x the memory (20,000 messages held as pydantic objects).
+  Last runs (2 cores, load 3.5-3.9): shown at 0.81-1.06x the time and 1.00-1.01x the memory;
+  loaded at 1.47-1.83x the time and 1.72-1.77x the memory (20,000 messages held as pydantic objects).
 
 Key latency: every 50 ms a key event is posted to the app; latency is the
 time until the prompt's key handler runs. "Stall" is the largest lateness of
