@@ -31,7 +31,7 @@ from .messages import ImageBlock, InvokedSkillRecord, Message, TextBlock, ToolRe
 from .providers.base import Effort, SystemBlock, ThinkingConfig
 from .run_options import ImageSpec, RunOptions, SteerEntry, image_block
 from .sessions.claims import RunGuardStore
-from .sessions.meta import title_from_prompt, usage_from_meta
+from .sessions.meta import meta_title, title_from_prompt, usage_from_meta
 from .sessions.store import SessionRecord, SessionStore
 from .system_prompt import system_reminder
 from .tools.base import ToolContext
@@ -310,8 +310,7 @@ class Session:
     @property
     def title(self) -> str | None:
         """The session's title (its first prompt, shortened, or `rename`'s)."""
-        title = self._record.meta.get("title")
-        return title if isinstance(title, str) and title else None
+        return meta_title(self._record.meta)
 
     async def rename(self, title: str) -> None:
         """Set the title (stored in meta). Raises `ConfigError` when empty."""

@@ -25,12 +25,14 @@ from skawld_core.messages import (
 )
 from skawld_core.pricing import DEFAULT_TABLE, Price, PriceTable
 from skawld_core.sessions.listing import ago
+from skawld_core.sessions.meta import meta_title
 
 from .file_diff import proposed_change, unified_diff
 
 if TYPE_CHECKING:
     from skawld_core.events import ResultEvent
     from skawld_core.session import Session
+    from skawld_core.sessions.store import SessionRecord
 
 _HIDDEN_PREFIXES = ("<env>", "<system-reminder>")
 
@@ -358,9 +360,9 @@ def export_markdown(messages: Iterable[Message]) -> str:
     return "\n".join(out)
 
 
-def restored_notice(session: Session) -> str:
-    """``restored N messages, last activity 5m ago`` for a resumed session."""
-    history = session.full_history
+def restored_notice(count: int, session: Session | SessionRecord) -> str:
+    """``restored N messages, last activity 5m ago`` for a resumed session of `count` messages."""
     last = ago(session.updated_at)
-    title = f" · {session.title}" if session.title else ""
-    return f"restored {len(history)} messages, last activity {last} · session {session.id[:8]}{title}"
+    title = meta_title(session.meta)
+    shown = f" · {title}" if title else ""
+    return f"restored {count} messages, last activity {last} · session {session.id[:8]}{shown}"

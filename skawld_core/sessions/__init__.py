@@ -12,7 +12,7 @@ from ..lazy_exports import lazy_exports
 from .fork import fork_session
 from .listing import SessionLookupError, SessionSummary, list_conversations, newest_conversation, resolve_session_id
 from .memory import InMemorySessionStore
-from .store import CreateTaskInput, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
+from .store import CreateTaskInput, HistoryTail, SessionRecord, SessionStore, StoredMessage, Task, TaskPatch, TaskStatus
 
 if TYPE_CHECKING:
     from .postgres import PostgresSessionStore
@@ -28,6 +28,7 @@ __all__ = [
     "SessionSummary",
     "SqliteSessionStore",
     "StoredMessage",
+    "HistoryTail",
     "Task",
     "TaskPatch",
     "TaskStatus",

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import SessionStoreError
 from ..messages import InvokedSkillRecord, Message
-from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
+from .store import CreateTaskInput, HistoryTail, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import MonotonicClock, apply_scalars, json_copy, links_for, plan_edges, sorted_ids
 
 
@@ -78,6 +78,14 @@ class InMemorySessionStore:
         """The session's messages in `seq` order (empty for an unknown id)."""
         state = self._sessions.get(id)
         return [m.model_copy(deep=True) for m in state.messages] if state else []
+
+    async def load_tail(self, id: str, limit: int) -> HistoryTail:
+        """The last `limit` messages in `seq` order and the message count."""
+        state = self._sessions.get(id)
+        if state is None:
+            return HistoryTail(0, [])
+        tail = state.messages[max(0, len(state.messages) - limit) :] if limit > 0 else []
+        return HistoryTail(len(state.messages), [m.model_copy(deep=True) for m in tail])
 
     async def append_messages(self, id: str, messages: Sequence[Message]) -> list[StoredMessage]:
         """Append `messages` with the next `seq` values; unknown id raises."""

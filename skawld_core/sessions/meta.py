@@ -38,6 +38,12 @@ def title_from_prompt(prompt: str, limit: int = TITLE_LIMIT) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
+def meta_title(meta: Mapping[str, Any]) -> str | None:
+    """The session title kept in `meta` (its first prompt, shortened, or a rename), if any."""
+    title = meta.get("title")
+    return title if isinstance(title, str) and title else None
+
+
 def is_child_session(meta: Mapping[str, Any]) -> bool:
     """Whether the session is a subagent's child (not a user conversation)."""
     return bool(meta.get("parent_session_id") or meta.get("parentSessionId"))

@@ -45,8 +45,8 @@ from ._pg_sql import TASK_ORDER as _TASK_ORDER
 from ._pg_sql import jsonb, record_of, task_of
 from ._pg_writer import PostgresRunGuard, WriterLease
 from .dsn import redact_dsn, scrub
-from .rows import SKILLS, load_stored_messages
-from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
+from .rows import SKILLS, load_stored_messages, tail_of
+from .store import CreateTaskInput, HistoryTail, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, apply_scalars, json_copy, plan_edges, sorted_ids
 from .transfer import ImportCounts, SessionDump
 
@@ -198,6 +198,22 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
             )
             # Validated off the event loop, once, by pydantic-core (`stored_messages_of`).
             return await load_stored_messages(rows, f"session {id!r}")
+
+        return await self._run("load messages", work, write=False)
+
+    async def load_tail(self, id: str, limit: int) -> HistoryTail:
+        """The last `limit` messages in `seq` order and the message count, from one snapshot."""
+
+        async def work(conn: asyncpg.Connection[Any]) -> HistoryTail:
+            async with conn.transaction(isolation="repeatable_read", readonly=True):
+                total = await conn.fetchval("SELECT count(*) FROM messages WHERE session_id = $1", id)
+                rows = await conn.fetch(
+                    f"SELECT seq, {_ISO.format('appended_at')}, message_json FROM messages WHERE session_id = $1"
+                    " ORDER BY seq DESC LIMIT $2",
+                    id,
+                    max(0, limit),
+                )
+            return await tail_of(int(total), rows, f"session {id!r}")
 
         return await self._run("load messages", work, write=False)
 

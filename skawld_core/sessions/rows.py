@@ -20,7 +20,7 @@ from ..errors import SessionStoreError
 from ..gc_pause import gc_paused
 from ..messages import InvokedSkillRecord
 from ..model_base import DEFERRED
-from .store import SessionRecord, StoredMessage, Task
+from .store import HistoryTail, SessionRecord, StoredMessage, Task
 from .task_graph import Edge, links_for
 
 SKILLS = TypeAdapter(list[InvokedSkillRecord], config=DEFERRED)
@@ -129,3 +129,9 @@ async def load_stored_messages(rows: Iterable[Sequence[Any]], where: str) -> lis
     if len(rows) <= INLINE_ROWS:
         return stored_messages_of(rows, where)
     return await asyncio.to_thread(stored_messages_of, rows, where)
+
+
+async def tail_of(total: int, newest_first: Sequence[Sequence[Any]], where: str) -> HistoryTail:
+    """`load_tail`'s answer from the message count and the tail's rows, newest first (as
+    `ORDER BY seq DESC LIMIT n` returns them)."""
+    return HistoryTail(total, await load_stored_messages(list(reversed(newest_first)), where))

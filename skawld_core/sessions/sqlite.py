@@ -24,11 +24,11 @@ from ..messages import InvokedSkillRecord, Message
 from ..project_dir import ensure_local_dir
 from ._schema import SCHEMA_SQL, SCHEMA_VERSION
 from .repair import SessionStoreCorruptError, is_corruption
-from .rows import SKILLS, VALIDATE_CHUNK, dumps, load_stored_messages, record_of, task_of
+from .rows import SKILLS, VALIDATE_CHUNK, dumps, load_stored_messages, record_of, tail_of, task_of
 from .sqlite_claims import SqliteTaskClaims
 from .sqlite_import import SqliteSessionImport
 from .sqlite_writer import SqliteRunGuard
-from .store import CreateTaskInput, SessionRecord, StoredMessage, Task, TaskPatch
+from .store import CreateTaskInput, HistoryTail, SessionRecord, StoredMessage, Task, TaskPatch
 from .task_graph import Edge, MonotonicClock, apply_scalars, json_copy, plan_edges, sorted_ids
 
 T = TypeVar("T")
@@ -146,6 +146,21 @@ class SqliteSessionStore(SqliteTaskClaims, SqliteSessionImport, SqliteRunGuard):
             return out
 
         return await self._run("load messages", work, "query")
+
+    async def load_tail(self, id: str, limit: int) -> HistoryTail:
+        """The last `limit` messages in `seq` order and the message count, from one read transaction."""
+
+        async def work(conn: aiosqlite.Connection) -> HistoryTail:
+            async with conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (id,)) as cursor:
+                (total,) = await cursor.fetchone() or (0,)
+            async with conn.execute(
+                "SELECT seq, appended_at, message_json FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                (id, max(0, limit)),
+            ) as cursor:
+                rows = list(await cursor.fetchall())
+            return await tail_of(total, rows, f"session {id!r} in {self.path}")
+
+        return await self._run("load messages", work, "read")
 
     async def append_messages(self, id: str, messages: Sequence[Message]) -> list[StoredMessage]:
         """Append `messages` atomically with the next `seq` values (from 1)."""

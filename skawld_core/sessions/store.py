@@ -8,7 +8,7 @@ multi-statement write atomically. Errors are `SessionStoreError`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import ConfigDict, Field
 
@@ -35,6 +35,13 @@ class StoredMessage(SkawldModel):
     seq: int
     appended_at: str
     message: Message
+
+
+class HistoryTail(NamedTuple):
+    """The last messages of a session (`load_tail`) and how many it holds in all."""
+
+    total: int
+    messages: list[StoredMessage]
 
 
 class Task(SkawldModel):
@@ -93,6 +100,11 @@ class SessionStore(Protocol):
     async def delete(self, id: str) -> None: ...
 
     async def load_messages(self, id: str) -> list[StoredMessage]: ...
+
+    async def load_tail(self, id: str, limit: int) -> HistoryTail:
+        """The session's last `limit` messages in `seq` order, and its message count (one
+        snapshot): what a resumed session shows first, without loading its whole history."""
+        ...
 
     async def append_messages(self, id: str, messages: Sequence[Message]) -> list[StoredMessage]: ...
 

@@ -234,6 +234,26 @@ async def check_seq_is_monotonic_from_one(store: SessionStore) -> None:
         _iso(m.appended_at, "appended_at")
 
 
+async def check_load_tail_is_the_last_messages_and_the_count(store: SessionStore) -> None:
+    s = await store.create()
+    await store.append_messages(s.id, [_text(f"m{i}", "user" if i % 2 else "assistant") for i in range(1, 6)])
+    total, tail = await store.load_tail(s.id, 2)
+    _expect(total == 5, f"load_tail must count every message, got {total}")
+    _expect(
+        [m.seq for m in tail] == [4, 5], f"load_tail must be the last messages in seq order: {[m.seq for m in tail]}"
+    )
+    _expect([m.message.text() for m in tail] == ["m4", "m5"], "load_tail must return the messages themselves")
+    _iso(tail[0].appended_at, "appended_at")
+    total, tail = await store.load_tail(s.id, 50)
+    _expect(total == 5 and [m.seq for m in tail] == [1, 2, 3, 4, 5], "a limit past the start must return them all")
+    total, tail = await store.load_tail(s.id, 0)
+    _expect(total == 5 and tail == [], "a limit of 0 must return the count only")
+    tail[:] = (await store.load_tail(s.id, 1)).messages
+    tail[0].message.content.append(TextBlock(text="injected"))
+    _expect(len((await store.load_tail(s.id, 1)).messages[0].message.content) == 1, "load_tail must return copies")
+    _expect(await store.load_tail("no-such-session", 3) == (0, []), "load_tail of an unknown id must be (0, [])")
+
+
 async def check_messages_round_trip(store: SessionStore) -> None:
     s = await store.create()
     messages = [

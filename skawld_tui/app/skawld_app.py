@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from skawld_core.messages import Message
     from skawld_core.permissions import CanUseToolRequest, PermissionAllow, PermissionDeny
     from skawld_core.session import Session
+    from skawld_core.sessions.store import SessionRecord
 
     from ..commands import AppHost
     from ..file_commands import PromptCommands
@@ -74,6 +75,7 @@ AFTER_FIRST_FRAME = (
 
 AgentFactory = Callable[..., "Agent"]
 RESUME_KEEP = 4  # messages mounted when a session is resumed; more until the view is full, the rest on scroll
+RESUME_FETCH = 200  # messages read first when a session is resumed (shown before its whole history loads)
 EARLIER_CHUNK = 40
 MEASURE_INLINE = 2_000  # messages: a longer restored history has its context share estimated in a thread
 
@@ -123,6 +125,8 @@ class SkawldApp(SessionsMixin, App[int]):
         self.session: Session | None = None
         self.prompt_commands: PromptCommands | None = None
         self.session_ready = asyncio.Event()
+        self.history_shown = asyncio.Event()  # a resumed session's last turns are on screen (before `session_ready`)
+        self._preview: tuple[int, list[Message]] | None = None  # (first index, messages) shown before the load
         self.session_error: BaseException | None = None
         self._agent_closed = False
         self._quit_confirmed = False
@@ -233,6 +237,7 @@ class SkawldApp(SessionsMixin, App[int]):
             self.session_error = exc
             self.agent_ready.set()
             self.session_ready.set()
+            self.history_shown.set()
             await self.transcript.mount(ErrorBlock("Could not start the agent", f"{type(exc).__name__}: {exc}"))
             return
         from ..file_commands import PromptCommands  # lazy: after the first frame
@@ -263,39 +268,110 @@ class SkawldApp(SessionsMixin, App[int]):
     @work(group="session", exit_on_error=False)
     async def open_session(self, session_id: str | None) -> None:
         try:
-            await self.load_session(session_id)
+            await self.load_session(session_id, paint_first=True)
         except Exception as exc:
             self.session_error = exc
             self.session_ready.set()  # release waiting prompts; they report the error
+            self.history_shown.set()
             raise
 
-    async def load_session(self, session_id: str | None) -> None:
-        """Create or resume a session and render its stored history."""
+    async def load_session(self, session_id: str | None, *, paint_first: bool = False) -> None:
+        """Create or resume a session and render its stored history.
+
+        A resumed session's last turns are shown first, from the store's tail
+        (`load_tail`); then its whole history is loaded and repaired under its writer
+        lock (`Agent.session`), after they are painted when `paint_first` (only from a
+        worker: a message handler waiting for a frame would hold it up). A prompt typed
+        meanwhile stays on screen, below the history, and is sent once the session is open."""
         assert self.agent is not None
         self.session_ready.clear()
+        self.history_shown.clear()
+        if self.session is not None:  # another session was open: its transcript goes
+            await self.transcript.clear()
+            self.renderer.reset()
+        shown = await self._show_tail(session_id) if session_id is not None else []
+        if shown and paint_first:
+            await self._painted()
+        self.history_shown.set()
         try:
             session = await self.agent.session(session_id)
         except SessionBusyError as busy:  # running in another process: nothing was written; offer a fork
+            await self._drop_preview(shown)
             self.offer_fork(busy)
             return
-        self.session = session
-        await self.transcript.clear()
-        self.renderer.reset()
+        preview = self._preview
+        self.session, self._preview = session, None
         self.state.session_loaded(session.usage)
+        history = session.full_history
+        if preview is None or len(history) != preview[0] + len(preview[1]):
+            # repaired (a dangling tool call answered) or written between the two reads: shown afresh
+            await self._drop_preview(shown)
+            await self._show_history(session, history, len(history))
+        self._session_opened(session)
+
+    async def _drop_preview(self, shown: list[Any]) -> None:
+        """Remove the history shown before the load (`shown`, and earlier turns mounted
+        above it meanwhile), not what was typed below it."""
+        self._preview = None
+        transcript = self.transcript
+        if shown:
+            children = list(transcript.children)
+            last = children.index(shown[-1])
+            await transcript.remove_children([c for c in children[: last + 1] if c is not transcript.marker])
+        transcript.marker.set_hidden(0)
+
+    async def _show_tail(self, session_id: str) -> list[Any]:
+        """Mount the last turns of stored session `session_id` (its history is not loaded
+        yet); the widgets mounted, none for a new or empty session."""
+        assert self.agent is not None
+        store = self.agent.store
+        total, tail = await store.load_tail(session_id, RESUME_FETCH)
+        record = await store.load(session_id) if total else None
+        if record is None:
+            return []
+        messages = [m.message for m in tail]
+        self._preview = (total - len(messages), messages)
+        return await self._show_history(record, messages, total)
+
+    async def _show_history(self, session: Session | SessionRecord, messages: list[Message], total: int) -> list[Any]:
+        """Mount the last turns of `messages` (the last of the `total` a session holds)
+        above anything typed meanwhile, with the "restored" notice; the widgets mounted."""
         from .widgets.blocks import NoteLine  # lazy: after the first frame
         from .widgets.welcome import Welcome, WelcomeInfo
 
-        history = session.full_history
-        if history:
-            start = tail_start(history, RESUME_KEEP)
-            await self.transcript.mount_all(self._history_widgets(history, start, len(history)))
-            self.transcript.marker.set_hidden(start)
-            await self.transcript.mount(NoteLine(restored_notice(session)))
-        elif self.SHOW_WELCOME and self.agent is not None:
-            await self.transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
+        transcript = self.transcript
+        base = total - len(messages)
+        if not messages:
+            if self.SHOW_WELCOME and self.agent is not None:
+                await transcript.mount(Welcome(WelcomeInfo.of(self.agent)))
+            return []
+        start = tail_start(messages, RESUME_KEEP)
+        widgets = [
+            *self._history_widgets(messages, start, len(messages), base),
+            NoteLine(restored_notice(total, session)),
+        ]
+        await transcript.mount_all(widgets, after=transcript.marker)
+        transcript.marker.set_hidden(base + start)
+        return widgets
+
+    async def _painted(self) -> None:
+        """Wait until the screen has been refreshed (what was mounted is painted); then
+        `history_shown` is set."""
+        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done() -> None:
+            self.history_shown.set()
+            if not painted.done():
+                painted.set_result(None)
+
+        self.call_after_refresh(done)
+        await painted
+
+    def _session_opened(self, session: Session) -> None:
+        """The session is open: its status line, then prompts waiting for it go."""
         usage = self.state.base_usage
         tokens, estimated, context_pct = usage.input_tokens + usage.output_tokens, False, 0
-        measure_later = len(history) > MEASURE_INLINE
+        measure_later = len(session.full_history) > MEASURE_INLINE
         if not measure_later:
             context_pct, size = self._estimated_context(session)
             if not tokens and size:  # no usage stored with it (an older or aborted session): its size, marked ~
@@ -332,8 +408,16 @@ class SkawldApp(SessionsMixin, App[int]):
         use = measure(self.agent, session)
         return (min(100, round(100 * use.used / use.window)) if use.window > 0 else 0), use.used
 
-    def _history_widgets(self, history: list[Message], start: int, end: int) -> list[Any]:
-        items = history_items(history[start:end], offset=start)
+    def _loaded_history(self) -> tuple[int, list[Message]]:
+        """The history at hand and the index of its first message: the whole history once
+        the session is open, the tail shown first before that."""
+        if self._preview is not None:  # (while another session may still be `self.session`)
+            return self._preview
+        return (0, self.session.full_history) if self.session is not None else (0, [])
+
+    def _history_widgets(self, history: list[Message], start: int, end: int, base: int = 0) -> list[Any]:
+        """Widgets for `history[start:end]`, `history` starting at message `base` of the session."""
+        items = history_items(history[start:end], offset=base + start)
         registry = self.agent.tools if self.agent else None
         return history_widgets(items, show_timings=self.SHOW_TIMINGS, registry=registry)
 
@@ -342,18 +426,19 @@ class SkawldApp(SessionsMixin, App[int]):
         (or, with `keep_position`, keep on screen what was there)."""
         transcript = self.transcript
         marker = transcript.marker
-        if self.session is None or marker.hidden_messages <= 0:
+        base, loaded = self._loaded_history()
+        end = marker.hidden_messages
+        history = loaded[: end - base] if end > base else []
+        start = tail_start(history, EARLIER_CHUNK)
+        if not history or (base > 0 and start == 0):  # the rest comes with the whole history
             transcript.loading_earlier = False
             return
-        end = marker.hidden_messages
-        history = self.session.full_history[:end]
-        start = tail_start(history, EARLIER_CHUNK)
-        widgets = self._history_widgets(history, start, end)
+        widgets = self._history_widgets(history, start, end - base, base)
         height = transcript.virtual_size.height
         transcript.loading_earlier = True  # our own scrolling below must not load more
         if widgets:
             await transcript.mount_all(widgets, after=marker)
-        marker.set_hidden(start)
+        marker.set_hidden(base + start)
 
         def place() -> None:  # after the layout: the old top moved down by what was added
             if keep_position:

@@ -250,7 +250,7 @@ class PlainChat:
             elif name == "ToolItem":
                 mark = "✗" if item.is_error else "✓"  # type: ignore[union-attr]
                 self.out(f"{mark} {summarize_tool(item.name, item.input)}", style="cyan")  # type: ignore[union-attr]
-        self.out(restored_notice(self.session), style="dim")
+        self.out(restored_notice(len(self.session.full_history), self.session), style="dim")
 
     # -- the loop -----------------------------------------------------------------------
 
