@@ -325,6 +325,8 @@ class SkawldApp(SessionsMixin, App[int]):
         yet); the widgets mounted, none for a new or empty session."""
         assert self.agent is not None
         store = self.agent.store
+        if not hasattr(store, "load_tail"):  # a store written before `load_tail`: shown once loaded
+            return []
         total, tail = await store.load_tail(session_id, RESUME_FETCH)
         record = await store.load(session_id) if total else None
         if record is None:

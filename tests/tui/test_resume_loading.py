@@ -108,3 +108,22 @@ async def test_a_repaired_history_replaces_the_tail_shown_first() -> None:
         assert shown[-2:] == ["read x", "typed while loading"] and len(shown) == len(set(shown))
         notes = [str(n.render()) for n in app.query(NoteLine)]
         assert sum("restored 7 messages" in n for n in notes) == 1, notes
+
+
+class StoreWithoutTail(InMemorySessionStore):
+    """A store written before `load_tail` was part of the contract."""
+
+    @property
+    def load_tail(self) -> None:  # type: ignore[override]
+        raise AttributeError("load_tail")
+
+
+async def test_a_store_without_load_tail_shows_the_history_once_loaded() -> None:
+    store = StoreWithoutTail()
+    await store.create(id="old")
+    await store.append_messages("old", turns(2))
+    app = make_app([], store=store, resume_id="old")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.session is not None, pilot)
+        await until(lambda: len(app.query(UserMessage)) == 2, pilot)
+        assert [u.text for u in app.query(UserMessage)] == ["question 0", "question 1"]
