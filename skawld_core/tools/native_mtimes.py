@@ -1,11 +1,16 @@
 """Files `rg --files` lists, with their mtimes, found by native programs in one pipeline.
 
-`rg --files` walks in parallel and never stats; `find -files0-from - -printf`
-(GNU findutils 4.9+) stats each path rg prints as it arrives. Both run at once,
-in C and Rust, so a cold listing with mtimes costs about what rg's walk costs,
-instead of one Python `os.stat` per file (a few microseconds each, which at
-100,000 files is several times rg's whole walk). Where `find` cannot read a
-path list, `available()` is False and callers stat in Python.
+`rg --files` walks (on all cores but one) and never stats; `find -files0-from -
+-printf` (GNU findutils 4.9+) stats each path rg prints as it arrives, on the
+core left. Both run at once, in C and Rust, so a cold listing with mtimes costs
+about what rg's walk costs, instead of one Python `os.stat` per file (a few
+microseconds each, which at 100,000 files is several times rg's whole walk).
+find writes its records into a file, read once at the end. Where `find` cannot
+read a path list, `available()` is False and callers stat in Python.
+
+Who wants only the newest files (Glob) asks `newest_with_mtimes`: each record
+starts with its mtime right-aligned in a fixed-width field, so comparing the
+records as bytes compares their times, and only the newest ones are decoded.
 """
 
 from __future__ import annotations
@@ -71,15 +76,16 @@ async def _list(rg_args: list[str], root: str) -> bytes:
     if rg is None or find is None:
         raise RipgrepError("rg or find not found")
     read_end, write_end = os.pipe()
-    with tempfile.TemporaryFile() as rg_errors:
+    # find writes a few KB at a time: into a file, not a pipe the event loop wakes up for each time
+    with tempfile.TemporaryFile() as rg_errors, tempfile.TemporaryFile() as records:
         try:
             lister = await asyncio.create_subprocess_exec(
-                rg, *BASE_FLAGS, "--files", "--null", *rg_args,
+                rg, *BASE_FLAGS, f"--threads={_walk_threads()}", "--files", "--null", *rg_args,
                 cwd=root, stdin=subprocess.DEVNULL, stdout=write_end, stderr=rg_errors,
             )  # fmt: skip
             try:
                 stater = await asyncio.create_subprocess_exec(
-                    find, *_FIND_ARGS, cwd=root, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                    find, *_FIND_ARGS, cwd=root, stdin=read_end, stdout=records, stderr=subprocess.DEVNULL
                 )
             except BaseException:
                 _kill(lister)
@@ -89,7 +95,7 @@ async def _list(rg_args: list[str], root: str) -> bytes:
             os.close(read_end)
             os.close(write_end)
         try:
-            out, _ = await stater.communicate()
+            await stater.wait()
             code = await lister.wait()
         except BaseException:  # cancelled: no program outlives the call
             _kill(lister)
@@ -99,7 +105,19 @@ async def _list(rg_args: list[str], root: str) -> bytes:
             rg_errors.seek(0)
             message = rg_errors.read().decode("utf-8", errors="replace").strip()
             raise RipgrepError(message or f"rg exited with {code}")
-    return out
+        records.seek(0)
+        return records.read()
+
+
+@cache
+def _walk_threads() -> int:
+    """rg's threads: one fewer than the cores this process may use, leaving one
+    for find (on 2 cores, rg on one thread also takes less CPU time in all)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, cpus - 1)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
