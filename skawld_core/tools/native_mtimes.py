@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 from functools import cache
+from typing import IO
 
 from .ripgrep import BASE_FLAGS, RipgrepError, find_rg
 
@@ -77,7 +78,7 @@ async def _list(rg_args: list[str], root: str) -> bytes:
         raise RipgrepError("rg or find not found")
     read_end, write_end = os.pipe()
     # find writes a few KB at a time: into a file, not a pipe the event loop wakes up for each time
-    with tempfile.TemporaryFile() as rg_errors, tempfile.TemporaryFile() as records:
+    with tempfile.TemporaryFile() as rg_errors, _records_file() as records:
         try:
             lister = await asyncio.create_subprocess_exec(
                 rg, *BASE_FLAGS, f"--threads={_walk_threads()}", "--files", "--null", *rg_args,
@@ -107,6 +108,14 @@ async def _list(rg_args: list[str], root: str) -> bytes:
             raise RipgrepError(message or f"rg exited with {code}")
         records.seek(0)
         return records.read()
+
+
+def _records_file() -> IO[bytes]:
+    """Where find writes: memory (a memfd) where there is one, so a full disk
+    cannot cut the listing short; else a temporary file."""
+    if hasattr(os, "memfd_create"):
+        return open(os.memfd_create("skawld-find-records", os.MFD_CLOEXEC), "w+b")
+    return tempfile.TemporaryFile()
 
 
 @cache
