@@ -17,16 +17,17 @@ in the background afterwards; the time that walk takes is printed beside) and
 later calls (goal: at most 1.5x at 100k, both). `rg --files -g` never stats a
 file, while Glob must know every match's mtime to list the newest first: the
 first call is also printed against `rg --files --sortr modified -g`, which does,
-and by CPU time (this process and the programs it ran), which other load on the
-machine does not change: the first call runs rg and find side by side, so its
-wall time is near rg's only when a core is free for find.
+and by CPU time (this process and the programs it ran). The first call runs rg
+and find side by side, so its wall time is near rg's only when a core is free
+for find; on a loaded machine it tends to its CPU ratio. (rg's own CPU time also
+moves with load: its threads spin for work when a core is free.)
 
-At 100k files on 2 cores (2026-12-02), the first call (rg on one thread piped
-into find, only the newest 1,000 records decoded): CPU 318 ms vs rg's 190 ms,
-1.68x (before: 486 vs 165 ms, 2.94x). Wall time at load average 5-6 (other
-sessions on the machine): 2.35x rg (before 2.83x); at load 2, 1.36x (the
-record parsing alone); in quiet moments (the fastest of 15 runs) 1.18-1.24x.
-Later calls: 0.33-0.5x.
+At 100k files on 2 cores shared with other sessions (2026-12-02), the first
+call (rg on one thread piped into find, only the newest 1,000 records decoded):
+CPU 315-345 ms (before: 486-538 ms) against rg's 150-280 ms. Wall time in a
+quieter window (load average ~3 and falling): 1.12-1.15x rg (a new process per
+call, interleaved: before 2.09x, after 1.15x); at load 4-6 the bench prints
+1.9-2.7x (before 2.5-2.9x). Later calls: 0.33-0.5x.
 
     python bench/search.py [--files 20000] [--repeat 7] [--keep DIR] [--sizes 1000,10000,100000]
 """
