@@ -173,7 +173,7 @@ async def glob_scale(size: int, repeat: int) -> None:
         f"{warm * 1000:7.1f} ms more (first + walk {(sk_first + warm) / rg_first:5.2f}x rg)\n"
         f"{'':26}first call against rg doing the same work (stat every match, newest first: "
         f"`rg --files --sortr modified -g`) {rg_sort * 1000:7.1f} ms  ratio {sk_first / rg_sort:5.2f}x\n"
-        f"{'':26}first call's CPU time (what other load on the machine does not change) {cpu_sk * 1000:7.1f} ms  "
+        f"{'':26}first call's CPU time (this process and the programs it ran) {cpu_sk * 1000:7.1f} ms  "
         f"rg's {cpu_rg * 1000:7.1f} ms  ratio {cpu_sk / cpu_rg:5.2f}x"
     )
 
