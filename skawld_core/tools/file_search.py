@@ -159,6 +159,16 @@ async def list_files_with_mtime_rg(query: FileQuery) -> list[tuple[str, int]]:
     return found
 
 
+async def newest_files_rg(query: FileQuery, limit: int) -> tuple[list[tuple[str, int]], int] | None:
+    """The newest `limit` files `list_files_with_mtime_rg` would list (with every
+    other file as new as the last of them, in no order) and how many it lists;
+    None when that takes the whole listing (no `find` to stat natively, or a glob
+    that rg's file type does not express and Python filters)."""
+    if not native_mtimes.available() or (query.glob is not None and not query.uses_glob_type):
+        return None
+    return await native_mtimes.newest_with_mtimes(query.rg_filter_args(), str(query.root), limit)
+
+
 def list_files_with_mtime_py(query: FileQuery) -> list[tuple[str, int]]:
     """The fallback's listing with mtimes."""
     fd = os.open(query.root, os.O_RDONLY)

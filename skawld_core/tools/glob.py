@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from .file_search import (
     SearchError,
     list_files_with_mtime,
     list_indexed_with_mtime,
+    newest_files_rg,
     printable,
     readable_checker,
     real_root,
@@ -92,27 +94,38 @@ class GlobTool(Tool[GlobInput]):
         # A process's first Glob does not wait for the index's walk: rg answers it, and
         # the index is walked in the background for the calls after it.
         cold = self.use_index and use_rg and ready_tree(ctx.cwd) is None
+        readable = readable_checker(ctx, real_root(search_root))
         try:
-            found = None
-            if self.use_index and not cold:
-                found = await asyncio.to_thread(list_indexed_with_mtime, query, ctx.cwd)
-            if found is None:
-                found = await list_files_with_mtime(query, use_rg)
+            found, total = await _matches(query, ctx.cwd, use_rg, readable, index=self.use_index and not cold)
         except (RipgrepError, SearchError, OSError) as exc:
             return _error(str(exc))
         if cold and ctx.cwd.is_dir():  # once this call is done: the walk would compete with it for the GIL
             asyncio.get_running_loop().call_soon(warm_listing, ctx.cwd)
-        readable = readable_checker(ctx, real_root(search_root))
-        if readable is not None:
-            found = [item for item in found if readable(item[0])]
         if not found:
             return ToolResult(content="No matches found.", summary="no matches")
-        total = len(found)
         ordered = [rel for rel, _ in _newest(found, MAX_RESULTS)]
         lines = [printable(prefix + r) for r in ordered]
         if total > MAX_RESULTS:
             lines.append(f"… (truncated to {MAX_RESULTS} of {total} results)")
         return ToolResult(content="\n".join(lines), summary=f"{total} file(s) matched")
+
+
+async def _matches(
+    query: FileQuery, cwd: Path, use_rg: bool, readable: Callable[[str], bool] | None, *, index: bool
+) -> tuple[list[tuple[str, int]], int]:
+    """(path, mtime) of the readable matches, or of a part of them holding the
+    newest `MAX_RESULTS` (rg's listing, with no deny rule to check on each path),
+    and how many matches there are."""
+    found = await asyncio.to_thread(list_indexed_with_mtime, query, cwd) if index else None
+    if found is None and use_rg and readable is None:
+        newest = await newest_files_rg(query, MAX_RESULTS)
+        if newest is not None:
+            return newest
+    if found is None:
+        found = await list_files_with_mtime(query, use_rg)
+    if readable is not None:
+        found = [item for item in found if readable(item[0])]
+    return found, len(found)
 
 
 def _newest(found: list[tuple[str, int]], limit: int) -> list[tuple[str, int]]:

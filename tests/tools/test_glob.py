@@ -167,3 +167,52 @@ def test_the_newest_head_is_the_full_sort_head(seed: int) -> None:
     expected = sorted(found, key=lambda item: (-item[1], item[0]))[:1000]
     assert _newest(list(found), 1000) == expected
     assert _newest(list(found[:10]), 1000) == sorted(found[:10], key=lambda item: (-item[1], item[0]))
+
+
+def _touch(root: Path, mtimes: dict[str, int]) -> None:
+    """Empty files with these mtimes (in ns)."""
+    for name, ns in mtimes.items():
+        (root / name).write_bytes(b"")
+        os.utime(root / name, ns=(1, ns))
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_a_tie_at_the_cap_edge_is_broken_by_path(tmp_path: Path, use_rg: bool | None) -> None:
+    newer = {f"new{i:04}.txt": 1_700_000_000_000_000_000 + i for i in range(998)}  # one ns apart
+    tied = dict.fromkeys(["t-e.txt", "t-a.txt", "t-d.txt", "t-c.txt", "t-b.txt"], 1_600_000_000_000_000_000)
+    _touch(tmp_path, newer | tied)
+    lines = text_of(await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.txt")).split("\n")
+    assert lines[:-1] == [f"new{i:04}.txt" for i in reversed(range(998))] + ["t-a.txt", "t-b.txt"]
+    assert lines[-1] == "… (truncated to 1000 of 1003 results)"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_times_before_1970_and_near_it_keep_their_order(tmp_path: Path, use_rg: bool | None) -> None:
+    _touch(tmp_path, {"e.py": -1_500_000_000, "z.py": 0, "f.py": 5_000_000_000, "n.py": 1_700_000_000_000_000_000})
+    assert text_of(await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.py")) == "n.py\nf.py\nz.py\ne.py"
+    # past the cap, with the newest 1000 near 1970: the one before 1970 is still the oldest
+    _touch(tmp_path, {f"s{i:04}.txt": 5_000_000_000 + i for i in range(1001)} | {"e.txt": -1_500_000_000})
+    lines = text_of(await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.txt")).split("\n")
+    assert lines[:-1] == [f"s{i:04}.txt" for i in reversed(range(1, 1001))]
+    assert lines[-1] == "… (truncated to 1000 of 1002 results)"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_a_name_that_is_not_utf8_is_shown_replaced(tmp_path: Path, use_rg: bool | None) -> None:
+    fd = os.open(os.fsencode(tmp_path) + b"/bad\xff.py", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.close(fd)
+    os.utime(os.fsencode(tmp_path) + b"/bad\xff.py", ns=(1, 2_000_000_000_000_000_000))
+    _touch(tmp_path, {"good.py": 1_000_000_000_000_000_000})
+    assert text_of(await call(glob_tool(use_rg), make_ctx(tmp_path), pattern="*.py")) == "bad\ufffd.py\ngood.py"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+async def test_a_denied_file_among_the_newest_is_hidden_and_not_counted(tmp_path: Path, use_rg: bool | None) -> None:
+    _touch(tmp_path, {f"f{i:04}.txt": 1_000_000_000_000_000_000 + i for i in range(1001)})
+    _touch(tmp_path, {"secret.txt": 2_000_000_000_000_000_000})
+    secret = os.path.realpath(tmp_path / "secret.txt")
+    ctx = make_ctx(tmp_path, can_read=lambda p: str(p) != secret)
+    lines = text_of(await call(glob_tool(use_rg), ctx, pattern="*.txt")).split("\n")
+    assert lines[0] == "f1000.txt"
+    assert "secret.txt" not in lines
+    assert lines[-1] == "… (truncated to 1000 of 1001 results)"
