@@ -152,10 +152,10 @@ def _logged_ids(git_dir: str) -> set[str]:
 
 
 def _tips(git: str, git_dir: str) -> list[str]:
-    """HEAD and every ref, every stash entry with its index commit `^2` and
-    untracked-files commit `^3`, and the commits pseudo-refs and reflogs name."""
+    """HEAD and every ref, and every stash entry with its index commit `^2` and
+    untracked-files commit `^3`."""
     refs = (_git(git, git_dir, ["for-each-ref", "--format=%(objectname) %(refname)"]) or b"").decode("ascii", "replace")
-    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines()), *_logged_ids(git_dir)}
+    found_tips = {"HEAD", *(line.split(" ", 1)[0] for line in refs.splitlines())}
     if any(line.endswith(" refs/stash") for line in refs.splitlines()):
         entries = (_git(git, git_dir, ["log", "-g", "--format=%H", "refs/stash"]) or b"").decode("ascii", "replace")
         found_tips.update(f"{entry}{parent}" for entry in entries.split() for parent in ("", "^2", "^3"))
@@ -285,7 +285,7 @@ def _held_by(git: str, git_dir: str, paths: list[str], ids: dict[str, str]) -> H
         tips = _tips(git, git_dir)
         if found := _at_tips(git, git_dir, tips, paths):
             return HeldPath(found, git_dir, "tracked")
-        if found := _in_history(git, git_dir, tips, paths):
+        if found := _in_history(git, git_dir, [*tips, *sorted(_logged_ids(git_dir))], paths):
             return HeldPath(found, git_dir, "history")
     if ids and (found := _holds_blob(git, git_dir, ids)):
         return HeldPath(found, git_dir, "content")
