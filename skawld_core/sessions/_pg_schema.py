@@ -82,6 +82,16 @@ CREATE TRIGGER tasks_ready_notify AFTER INSERT OR UPDATE OF status ON tasks
   FOR EACH ROW WHEN (NEW.status <> 'in_progress') EXECUTE FUNCTION skawld_task_ready_notify();
 """,
     ),
+    (
+        4,
+        # Claims walk this index in claim order and stop at the first ready row, instead of
+        # reading and sorting every task of the list (completed tasks are not in it).
+        """
+CREATE INDEX tasks_claim_order_idx ON tasks
+  (session_id, (CASE WHEN id ~ '^[0-9]{1,18}$' THEN id::bigint END) NULLS LAST, id)
+  WHERE status <> 'completed';
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -121,6 +121,9 @@ class Worker:
         self._stopping = asyncio.Event()
         self._aborting = False
         self._running: dict[str, Session] = {}
+        # One claim in flight per worker: slots claiming at once only made the database skip
+        # and recheck each other's just-claimed rows (their claims cost more as slots grew).
+        self._claiming = asyncio.Lock()
 
     def stop(self) -> None:
         """Claim nothing more; running tasks finish."""
@@ -190,7 +193,10 @@ class Worker:
             if ready is not None:
                 ready.clear()  # before claiming: a task freed from now on wakes this slot
             sent = local_clock()
-            claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
+            async with self._claiming:
+                if self._stopping.is_set():
+                    return
+                claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
             if claim is None:
                 progress = await self._store("progress", lambda: self.store.graph_progress(graph))
                 if progress.drained:
