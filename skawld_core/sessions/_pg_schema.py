@@ -92,6 +92,28 @@ CREATE INDEX tasks_claim_order_idx ON tasks
   WHERE status <> 'completed';
 """,
     ),
+    (
+        5,
+        # A finished task wakes workers only when that can matter: it blocks another task (which
+        # may now be ready), or no task of the list is pending, or none other is in progress (the
+        # list may be drained, which idle slots wait to see). A finish that can do neither sent a
+        # notification per task for nothing: each one queued under the server's global NOTIFY
+        # lock at commit and woke every listener.
+        """
+CREATE OR REPLACE FUNCTION skawld_task_ready_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.status <> 'completed'
+    OR EXISTS (SELECT 1 FROM task_edges e WHERE e.session_id = NEW.session_id AND e.from_task_id = NEW.id)
+    OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = NEW.session_id AND t.status = 'pending')
+    OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = NEW.session_id AND t.status = 'in_progress'
+                   AND t.id <> NEW.id)
+  THEN
+    PERFORM pg_notify('skawld_tasks_' || TG_TABLE_SCHEMA, NEW.session_id);
+  END IF;
+  RETURN NULL;
+END $$;
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

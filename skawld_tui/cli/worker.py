@@ -206,13 +206,17 @@ class Worker:
             lease = TaskLease(claim, lease_s, sent)
             if claim.attempt > self.options.max_attempts:
                 await self._give_up(lease)
-                continue
-            try:
-                await self._run_task(lease)
-            except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
-                self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
-                await self._release(lease, f"{type(exc).__name__}: {exc}")
-                await self._pause()
+            else:
+                try:
+                    await self._run_task(lease)
+                except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
+                    self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
+                    await self._release(lease, f"{type(exc).__name__}: {exc}")
+                    await self._pause()
+            if ready is not None:
+                # Our task ended: this worker's idle slots look again now. The server notifies a
+                # finish only when it can unblock a task or drain the list (migration 5).
+                ready.set()
 
     async def _give_up(self, lease: TaskLease) -> None:
         task, max_attempts = lease.claim.task, self.options.max_attempts
