@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import SessionStoreError
 from ..messages import Message
@@ -26,6 +26,8 @@ from ._pg_errors import caught, is_closed, is_transient, store_error
 from ._pg_sql import ISO, NOW
 from .store import StoredMessage
 from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
+
+T = TypeVar("T")
 
 _OWN_BACKEND_GRACE_S = 5.0
 _NAMING_TRIES = 40  # x 25 ms: how long a refused writer waits to learn who holds the lock
@@ -77,6 +79,29 @@ class PostgresRunGuard:
     if TYPE_CHECKING:
 
         async def _get_pool(self) -> Any: ...
+
+    async def _on_writer_connection(
+        self, session_id: str, op: str, work: Callable[[Any], Awaitable[T]]
+    ) -> tuple[bool, T | None]:
+        """Run one statement of `work` on the connection holding `session_id`'s writer lock, when this
+        store holds it: a running session then needs one connection, not a second pooled one for its
+        other writes. ``(False, None)`` when it cannot (not held, or the lock's connection is lost:
+        the next append takes the lock again); the caller then uses the pool."""
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        lease = self._held.get(session_id)
+        if lease is None:
+            return False, None
+        async with lease.lock:
+            conn = lease.conn
+            if conn is None or is_closed(conn):
+                return False, None
+            try:
+                return True, await work(conn)
+            except caught(asyncpg) as exc:
+                if is_transient(exc) and is_closed(conn):
+                    return False, None
+                raise store_error(op, exc, self._dsn) from None
 
     def _lock_key(self, session_id: str) -> str:
         return f"skawld-run:{self.schema}:{session_id}"

@@ -93,6 +93,38 @@ async def test_run_guard_excludes_other_processes(pg_dsn: str) -> None:
         pass
 
 
+async def test_a_running_session_writes_its_meta_on_the_lock_connection(pg_dsn: str) -> None:
+    # one connection in the pool, held by the writer lock: its meta updates must not need another
+    store = PostgresSessionStore(pg_dsn, schema=_schema(), max_connections=1)
+    sid = (await store.create()).id
+    async with store.run_guard(sid):
+        record = await asyncio.wait_for(store.update_meta(sid, {"title": "running"}), 60)
+        assert record.meta["title"] == "running"
+        appended = await store.append_messages(
+            sid, [Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})]
+        )
+        assert [m.seq for m in appended] == [1]
+    assert (await store.load(sid)).meta["title"] == "running"  # type: ignore[union-attr]
+    await store.close()
+
+
+async def test_a_meta_update_after_the_lock_connection_died_goes_through_the_pool(pg_dsn: str) -> None:
+    store = PostgresSessionStore(pg_dsn, schema=_schema())
+    sid = (await store.create()).id
+    hi = Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    async with store.run_guard(sid):
+        lock_pid = store._held[sid].conn.get_server_pid()
+        conn = await asyncpg.connect(pg_dsn)
+        try:
+            assert await conn.fetchval("SELECT pg_terminate_backend($1)", lock_pid)
+        finally:
+            await conn.close()
+        assert (await store.update_meta(sid, {"title": "after"})).meta["title"] == "after"
+        assert [m.seq for m in await store.append_messages(sid, [hi])] == [1]  # the lock is taken again
+        assert store._held[sid].conn.get_server_pid() != lock_pid
+    await store.close()
+
+
 _HOLDER = """
 import asyncio, sys
 from skawld_core.sessions._pg_schema import MIGRATIONS, MIGRATIONS_TABLE
