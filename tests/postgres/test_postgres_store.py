@@ -94,11 +94,15 @@ async def test_run_guard_excludes_other_processes(pg_dsn: str) -> None:
 
 
 async def test_a_running_session_writes_its_meta_on_the_lock_connection(pg_dsn: str) -> None:
-    # one connection in the pool, held by the writer lock: its meta updates must not need another
-    store = PostgresSessionStore(pg_dsn, schema=_schema(), max_connections=1)
+    # two connections in the pool: one holds the writer lock, the other is busy elsewhere; the
+    # session's meta update must not wait for a third
+    store = PostgresSessionStore(pg_dsn, schema=_schema(), max_connections=2)
     sid = (await store.create()).id
     async with store.run_guard(sid):
+        pool = await store._get_pool()
+        busy = await pool.acquire()
         record = await asyncio.wait_for(store.update_meta(sid, {"title": "running"}), 60)
+        await pool.release(busy)
         assert record.meta["title"] == "running"
         appended = await store.append_messages(
             sid, [Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})]
