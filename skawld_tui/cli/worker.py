@@ -192,10 +192,10 @@ class Worker:
             ready = await self._ready_event(graph)
             if ready is not None:
                 ready.clear()  # before claiming: a task freed from now on wakes this slot
-            sent = local_clock()
             async with self._claiming:
                 if self._stopping.is_set():
                     return
+                sent = local_clock()  # after the wait for our turn: the local deadline counts from here
                 claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
             if claim is None:
                 progress = await self._store("progress", lambda: self.store.graph_progress(graph))
