@@ -250,11 +250,12 @@ async def main() -> None:
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--worker-tasks", type=int, default=200, help="tasks per worker-slots run")
+    parser.add_argument("--worker-rounds", type=int, default=3, help="interleaved rounds of the worker-slots runs")
     parser.add_argument("--only-worker-slots", action="store_true", help="run only the worker-slots section")
     args = parser.parse_args()
 
     if args.only_worker_slots:
-        await bench_worker_slots(*await _pg_server(), args.worker_tasks)
+        await bench_worker_slots(*await _pg_server(), args.worker_tasks, args.worker_rounds)
         return
     batches = make_batches(args.messages)
     n_messages = sum(len(b) for b in batches)
@@ -291,7 +292,7 @@ async def main() -> None:
             return
         dsn = server.dsn
     try:
-        await bench_worker_slots(dsn, None, args.worker_tasks)
+        await bench_worker_slots(dsn, None, args.worker_tasks, args.worker_rounds)
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         pg = await bench_messages("postgres", lambda: PostgresSessionStore(dsn, schema=schema), batches, args.runs)
         base = await pg_baselines(f"{dsn}?options=-csearch_path%3D{schema}", str(pg["session"]), args.runs)

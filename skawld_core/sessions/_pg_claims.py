@@ -20,7 +20,8 @@ UNBLOCKED = """NOT EXISTS (
   SELECT 1 FROM task_edges e JOIN tasks b ON b.session_id = e.session_id AND b.id = e.from_task_id
   WHERE e.session_id = t.session_id AND e.to_task_id = t.id
     AND (b.status <> 'completed' OR b.metadata->>'outcome' = 'failed'))"""
-CLAIMABLE = """(t.status = 'pending'
+# `status <> 'completed'` lets claims walk tasks_claim_order_idx (a partial index) in claim order.
+CLAIMABLE = """t.status <> 'completed' AND (t.status = 'pending'
   OR (t.status = 'in_progress' AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at < clock_timestamp()))"""
 
 

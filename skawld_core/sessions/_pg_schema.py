@@ -82,6 +82,38 @@ CREATE TRIGGER tasks_ready_notify AFTER INSERT OR UPDATE OF status ON tasks
   FOR EACH ROW WHEN (NEW.status <> 'in_progress') EXECUTE FUNCTION skawld_task_ready_notify();
 """,
     ),
+    (
+        4,
+        # Claims walk this index in claim order and stop at the first ready row, instead of
+        # reading and sorting every task of the list (completed tasks are not in it).
+        """
+CREATE INDEX tasks_claim_order_idx ON tasks
+  (session_id, (CASE WHEN id ~ '^[0-9]{1,18}$' THEN id::bigint END) NULLS LAST, id)
+  WHERE status <> 'completed';
+""",
+    ),
+    (
+        5,
+        # A finished task wakes workers only when that can matter: it blocks another task (which
+        # may now be ready), or no task of the list is pending, or none other is in progress (the
+        # list may be drained, which idle slots wait to see). A finish that can do neither sent a
+        # notification per task for nothing: each one queued under the server's global NOTIFY
+        # lock at commit and woke every listener.
+        """
+CREATE OR REPLACE FUNCTION skawld_task_ready_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.status <> 'completed'
+    OR EXISTS (SELECT 1 FROM task_edges e WHERE e.session_id = NEW.session_id AND e.from_task_id = NEW.id)
+    OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = NEW.session_id AND t.status = 'pending')
+    OR NOT EXISTS (SELECT 1 FROM tasks t WHERE t.session_id = NEW.session_id AND t.status = 'in_progress'
+                   AND t.id <> NEW.id)
+  THEN
+    PERFORM pg_notify('skawld_tasks_' || TG_TABLE_SCHEMA, NEW.session_id);
+  END IF;
+  RETURN NULL;
+END $$;
+""",
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

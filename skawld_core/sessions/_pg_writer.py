@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import SessionStoreError
 from ..messages import Message
@@ -26,6 +26,8 @@ from ._pg_errors import caught, is_closed, is_transient, store_error
 from ._pg_sql import ISO, NOW
 from .store import StoredMessage
 from .writer import SessionBusyError, SessionFencedError, WriterIdentity, release_fully, this_process
+
+T = TypeVar("T")
 
 _OWN_BACKEND_GRACE_S = 5.0
 _NAMING_TRIES = 40  # x 25 ms: how long a refused writer waits to learn who holds the lock
@@ -39,6 +41,18 @@ ins AS (
   SELECT $1, s.start + m.ord - 1, s.updated_at, m.body
   FROM s, unnest($3::text[]) WITH ORDINALITY AS m(body, ord))
 SELECT s.start, {ISO.format("s.updated_at")} FROM s"""
+
+# Try the session-level advisory lock and, only when it was got, start a new epoch naming this
+# process; with the last seq. (Taken in a statement that then fails, the lock stays with the
+# connection, which the caller then closes.)
+TAKE = """WITH l AS (SELECT pg_try_advisory_lock(hashtextextended($5, 0)) AS got),
+w AS (
+  INSERT INTO session_writers (session_id, epoch, pid, host, started, since)
+  SELECT $1, 1, $2, $3, $4, clock_timestamp() FROM l WHERE l.got
+  ON CONFLICT (session_id) DO UPDATE SET
+    epoch = session_writers.epoch + 1, pid = $2, host = $3, started = $4, since = clock_timestamp()
+  RETURNING epoch)
+SELECT l.got, (SELECT epoch FROM w), (SELECT next_seq - 1 FROM sessions WHERE id = $1) FROM l"""
 
 
 @dataclass
@@ -66,6 +80,29 @@ class PostgresRunGuard:
 
         async def _get_pool(self) -> Any: ...
 
+    async def _on_writer_connection(
+        self, session_id: str, op: str, work: Callable[[Any], Awaitable[T]]
+    ) -> tuple[bool, T | None]:
+        """Run one statement of `work` on the connection holding `session_id`'s writer lock, when this
+        store holds it: a running session then needs one connection, not a second pooled one for its
+        other writes. ``(False, None)`` when it cannot (not held, or the lock's connection is lost:
+        the next append takes the lock again); the caller then uses the pool."""
+        import asyncpg  # lazy: optional dependency, loaded with the store
+
+        lease = self._held.get(session_id)
+        if lease is None:
+            return False, None
+        async with lease.lock:
+            conn = lease.conn
+            if conn is None or is_closed(conn):
+                return False, None
+            try:
+                return True, await work(conn)
+            except caught(asyncpg) as exc:
+                if is_transient(exc) and is_closed(conn):
+                    return False, None
+                raise store_error(op, exc, self._dsn) from None
+
     def _lock_key(self, session_id: str) -> str:
         return f"skawld-run:{self.schema}:{session_id}"
 
@@ -92,39 +129,16 @@ class PostgresRunGuard:
         except caught(asyncpg) as exc:
             raise store_error("take the session's writer lock", exc, self._dsn) from None
         try:
-            if not await self._try_lock(conn, session_id, key, epoch):
-                owner = await _holder(conn, session_id)
-                for _ in range(_NAMING_TRIES):  # the holder took the lock but has not yet named itself
-                    if owner is not None:
-                        break
-                    await asyncio.sleep(0.025)
-                    owner = await _holder(conn, session_id)
-                if epoch is not None:
-                    raise SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
-                raise SessionBusyError(session_id, owner)
-            me = this_process()
-            if epoch is None:  # a new epoch and the last seq, in one round trip
-                row = await conn.fetchrow(
-                    "WITH w AS (INSERT INTO session_writers (session_id, epoch, pid, host, started, since)"
-                    " VALUES ($1, 1, $2, $3, $4, clock_timestamp()) ON CONFLICT (session_id) DO UPDATE SET"
-                    " epoch = session_writers.epoch + 1, pid = $2, host = $3, started = $4, since = clock_timestamp()"
-                    " RETURNING epoch) SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1) FROM w",
-                    session_id,
-                    me.pid,
-                    me.host,
-                    me.started,
-                )
-                epoch, last = row[0], row[1]
+            if epoch is None:  # the lock, a new epoch and the last seq, in one round trip
+                me = this_process()
+                row = await conn.fetchrow(TAKE, session_id, me.pid, me.host, me.started, key)
+                if not row[0]:
+                    raise await _refusal(conn, session_id, recovering=False)
+                epoch, last = row[1], row[2]
             else:
-                row = await conn.fetchrow(
-                    "SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1)"
-                    " FROM session_writers w WHERE w.session_id = $1",
-                    session_id,
-                )
-                if row is None or row[0] != epoch:
-                    await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
-                    raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
-                last = row[1]
+                if not await self._try_lock(conn, session_id, key, epoch):
+                    raise await _refusal(conn, session_id, recovering=True)
+                last = await _last_seq_at(conn, session_id, key, epoch)
         except BaseException as exc:
             await _discard(pool, conn)
             if isinstance(exc, caught(asyncpg)):
@@ -230,6 +244,31 @@ async def _append(lease: WriterLease, session_id: str, payloads: Sequence[str]) 
             raise SessionStoreError(f"Session {session_id!r} not found")
         raise SessionFencedError(session_id)
     return row
+
+
+async def _refusal(conn: Any, session_id: str, *, recovering: bool) -> SessionStoreError | SessionBusyError:
+    """The error for a lock someone else holds, naming them once they have named themselves."""
+    owner = await _holder(conn, session_id)
+    for _ in range(_NAMING_TRIES):  # the holder took the lock but has not yet named itself
+        if owner is not None:
+            break
+        await asyncio.sleep(0.025)
+        owner = await _holder(conn, session_id)
+    if recovering:
+        return SessionFencedError(session_id, f"{owner.describe() if owner else 'another process'} holds it")
+    return SessionBusyError(session_id, owner)
+
+
+async def _last_seq_at(conn: Any, session_id: str, key: str, epoch: int) -> int | None:
+    """The session's last seq, when the writer epoch is still `epoch` (a recovery on a fresh connection)."""
+    row = await conn.fetchrow(
+        "SELECT w.epoch, (SELECT next_seq - 1 FROM sessions WHERE id = $1) FROM session_writers w WHERE w.session_id = $1",
+        session_id,
+    )
+    if row is None or row[0] != epoch:
+        await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+        raise SessionFencedError(session_id, "another process wrote to it while the lock was lost")
+    return row[1] if row[1] is None else int(row[1])
 
 
 async def _holder(conn: Any, session_id: str) -> WriterIdentity | None:

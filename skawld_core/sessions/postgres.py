@@ -175,7 +175,12 @@ class PostgresSessionStore(PostgresTaskClaims, PostgresRunGuard, PostgresTaskLis
                 raise SessionStoreError(f"Session {id!r} not found")
             return record_of(row)
 
-        return await self._run("update session meta", work, write=False)  # one atomic statement
+        # one atomic statement; a running session's goes on its writer lock's connection
+        done, record = await self._shielded(self._on_writer_connection(id, "update session meta", work))
+        if done:
+            assert record is not None
+            return record
+        return await self._run("update session meta", work, write=False)
 
     async def delete(self, id: str) -> None:
         """Delete the session; messages, tasks and edges cascade."""

@@ -121,6 +121,9 @@ class Worker:
         self._stopping = asyncio.Event()
         self._aborting = False
         self._running: dict[str, Session] = {}
+        # One claim in flight per worker: slots claiming at once only made the database skip
+        # and recheck each other's just-claimed rows (their claims cost more as slots grew).
+        self._claiming = asyncio.Lock()
 
     def stop(self) -> None:
         """Claim nothing more; running tasks finish."""
@@ -189,8 +192,11 @@ class Worker:
             ready = await self._ready_event(graph)
             if ready is not None:
                 ready.clear()  # before claiming: a task freed from now on wakes this slot
-            sent = local_clock()
-            claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
+            async with self._claiming:
+                if self._stopping.is_set():
+                    return
+                sent = local_clock()  # after the wait for our turn: the local deadline counts from here
+                claim = await self._store("claim", lambda: self.store.claim_task(graph, worker, lease_seconds=lease_s))
             if claim is None:
                 progress = await self._store("progress", lambda: self.store.graph_progress(graph))
                 if progress.drained:
@@ -200,13 +206,17 @@ class Worker:
             lease = TaskLease(claim, lease_s, sent)
             if claim.attempt > self.options.max_attempts:
                 await self._give_up(lease)
-                continue
-            try:
-                await self._run_task(lease)
-            except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
-                self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
-                await self._release(lease, f"{type(exc).__name__}: {exc}")
-                await self._pause()
+            else:
+                try:
+                    await self._run_task(lease)
+                except Exception as exc:  # e.g. the store failed mid-task: give the task back, carry on
+                    self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
+                    await self._release(lease, f"{type(exc).__name__}: {exc}")
+                    await self._pause()
+            if ready is not None:
+                # Our task ended: this worker's idle slots look again now. The server notifies a
+                # finish only when it can unblock a task or drain the list (migration 5).
+                ready.set()
 
     async def _give_up(self, lease: TaskLease) -> None:
         task, max_attempts = lease.claim.task, self.options.max_attempts

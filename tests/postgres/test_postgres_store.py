@@ -20,6 +20,7 @@ from skawld_core import Agent
 from skawld_core.errors import ConfigError, SessionStoreError
 from skawld_core.messages import Message
 from skawld_core.sessions import CreateTaskInput, TaskPatch
+from skawld_core.sessions._pg_schema import MIGRATIONS, MIGRATIONS_TABLE
 from skawld_core.sessions.claims import ClaimableTaskGraph, RunGuardStore
 from skawld_core.sessions.dsn import redact_dsn, scrub
 from skawld_core.sessions.postgres import PostgresSessionStore
@@ -40,7 +41,8 @@ async def test_migrations_are_versioned_and_applied_once(pg_dsn: str) -> None:
     conn = await asyncpg.connect(pg_dsn)
     try:
         rows = await conn.fetch(f"SELECT version FROM {schema}.skawld_schema_migrations")
-        assert [r[0] for r in rows] == [1, 2, 3]  # 2: session_writers (writer lock), 3: task-ready NOTIFY
+        # 2: session_writers (writer lock), 3: task-ready NOTIFY, 4: the claim-order index, 5: fewer NOTIFYs
+        assert [r[0] for r in rows] == [1, 2, 3, 4, 5]
         assert await conn.fetchval(f"SELECT count(*) FROM {schema}.sessions") == 4
         await conn.execute(f"INSERT INTO {schema}.skawld_schema_migrations (version) VALUES (999)")
     finally:
@@ -91,8 +93,45 @@ async def test_run_guard_excludes_other_processes(pg_dsn: str) -> None:
         pass
 
 
+async def test_a_running_session_writes_its_meta_on_the_lock_connection(pg_dsn: str) -> None:
+    # two connections in the pool: one holds the writer lock, the other is busy elsewhere; the
+    # session's meta update must not wait for a third
+    store = PostgresSessionStore(pg_dsn, schema=_schema(), max_connections=2)
+    sid = (await store.create()).id
+    async with store.run_guard(sid):
+        pool = await store._get_pool()
+        busy = await pool.acquire()
+        record = await asyncio.wait_for(store.update_meta(sid, {"title": "running"}), 60)
+        await pool.release(busy)
+        assert record.meta["title"] == "running"
+        appended = await store.append_messages(
+            sid, [Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})]
+        )
+        assert [m.seq for m in appended] == [1]
+    assert (await store.load(sid)).meta["title"] == "running"  # type: ignore[union-attr]
+    await store.close()
+
+
+async def test_a_meta_update_after_the_lock_connection_died_goes_through_the_pool(pg_dsn: str) -> None:
+    store = PostgresSessionStore(pg_dsn, schema=_schema())
+    sid = (await store.create()).id
+    hi = Message.model_validate({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    async with store.run_guard(sid):
+        lock_pid = store._held[sid].conn.get_server_pid()
+        conn = await asyncpg.connect(pg_dsn)
+        try:
+            assert await conn.fetchval("SELECT pg_terminate_backend($1)", lock_pid)
+        finally:
+            await conn.close()
+        assert (await store.update_meta(sid, {"title": "after"})).meta["title"] == "after"
+        assert [m.seq for m in await store.append_messages(sid, [hi])] == [1]  # the lock is taken again
+        assert store._held[sid].conn.get_server_pid() != lock_pid
+    await store.close()
+
+
 _HOLDER = """
 import asyncio, sys
+from skawld_core.sessions._pg_schema import MIGRATIONS, MIGRATIONS_TABLE
 from skawld_core.sessions.postgres import PostgresSessionStore
 from skawld_core.sessions.sqlite import SqliteSessionStore
 async def main():
@@ -251,6 +290,37 @@ async def test_release_puts_a_task_back(make: Callable[[], Any]) -> None:
     assert task is not None and (task.status, task.owner) == ("pending", None)
     assert (await store.claim_task(sid, "v", lease_seconds=60)) is not None
     await store.close()
+
+
+async def test_a_schema_from_before_the_claim_index_upgrades_and_claims_in_order(pg_dsn: str) -> None:
+    schema = _schema()
+    conn = await asyncpg.connect(pg_dsn)
+    try:  # a database made by the previous release: migrations 1-3 only, with a task list in it
+        await conn.execute(f"CREATE SCHEMA {schema}; SET search_path TO {schema}; {MIGRATIONS_TABLE}")
+        for version, sql in MIGRATIONS[:3]:
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO skawld_schema_migrations (version) VALUES ($1)", version)
+        await conn.execute(
+            "INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', now(), now());"
+            "INSERT INTO tasks (session_id, id, subject, description, status, created_at, updated_at)"
+            " SELECT 'old', k, 'task ' || k, '', CASE WHEN k = '1' THEN 'completed' ELSE 'pending' END, now(), now()"
+            " FROM unnest(ARRAY['10', '2', '1', 'b', '3']) k"
+        )
+    finally:
+        await conn.close()
+    store = PostgresSessionStore(pg_dsn, schema=schema)
+    claimed = []
+    while (claim := await store.claim_task("old", "w", lease_seconds=60)) is not None:
+        claimed.append(claim.task.id)
+    assert claimed == ["2", "3", "10", "b"]  # numeric ids in number order, then the rest; "1" was done
+    await store.close()
+    conn = await asyncpg.connect(pg_dsn)
+    try:
+        versions = await conn.fetch(f"SELECT version FROM {schema}.skawld_schema_migrations ORDER BY version")
+        assert [r[0] for r in versions] == [1, 2, 3, 4, 5]
+        assert await conn.fetchval(f"SELECT to_regclass('{schema}.tasks_claim_order_idx')") is not None
+    finally:
+        await conn.close()
 
 
 async def test_a_user_without_create_privilege_uses_a_migrated_schema(pg_dsn: str) -> None:
