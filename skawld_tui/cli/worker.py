@@ -121,6 +121,7 @@ class Worker:
         self._stopping = asyncio.Event()
         self._aborting = False
         self._running: dict[str, Session] = {}
+        self._wakes: dict[str, asyncio.Event] = {}  # per slot: a task of the list may be ready
         # One claim in flight per worker: slots claiming at once only made the database skip
         # and recheck each other's just-claimed rows (their claims cost more as slots grew).
         self._claiming = asyncio.Lock()
@@ -145,7 +146,16 @@ class Worker:
             f"worker {self.options.name}: list {self.options.task_list!r}, concurrency {slots}, "
             f"lease {self.options.lease_seconds:g}s"
         )
-        await asyncio.gather(*(self._slot(f"{self.options.name}:{k}") for k in range(slots)))
+        names = [f"{self.options.name}:{k}" for k in range(slots)]
+        self._wakes = {name: asyncio.Event() for name in names}
+        ready = await self._ready_event(self.options.task_list)  # listening before the first claim
+        relay = asyncio.create_task(self._relay(ready)) if ready is not None else None
+        try:
+            await asyncio.gather(*(self._slot(name) for name in names))
+        finally:
+            if relay is not None:
+                relay.cancel()
+                await asyncio.gather(relay, return_exceptions=True)
         s = self.summary
         self.log(f"finished: {s.done} done, {s.failed} failed, {s.lost} lost, {s.released} released")
         return s
@@ -154,8 +164,8 @@ class Worker:
         return await retrying(call, what=what, budget_s=self.options.store_retry_seconds, log=self.log)
 
     async def _pause(self, ready: asyncio.Event | None = None) -> None:
-        """Wait `poll_seconds`, or less: until `stop()`, or until `ready` (the store's notification
-        that a task of the list was added, finished or released) is set."""
+        """Wait `poll_seconds`, or less: until `stop()`, or until `ready` (a notification that a
+        task of the list was added, finished or released) is set."""
         waits = [asyncio.ensure_future(self._stopping.wait())]
         if ready is not None:
             waits.append(asyncio.ensure_future(ready.wait()))
@@ -176,6 +186,23 @@ class Worker:
             return None  # poll instead
         return event
 
+    async def _relay(self, ready: asyncio.Event) -> None:
+        """Hand the store's "a task may be ready" notification to every slot, each of which
+        clears its own wake before claiming: one shared event cleared by each slot let a slot
+        swallow the wake of another that was about to wait (it then slept for `poll_seconds`).
+        Every `poll_seconds` the store is asked again, which renews a lost listener."""
+        graph = self.options.task_list
+        while not self._stopping.is_set():
+            await self._pause(ready)
+            if ready.is_set():
+                ready.clear()
+                self._wake_slots()
+            ready = await self._ready_event(graph) or ready
+
+    def _wake_slots(self) -> None:
+        for wake in self._wakes.values():
+            wake.set()
+
     async def _slot(self, worker: str) -> None:
         try:
             await self._claim_and_run(worker)
@@ -188,10 +215,9 @@ class Worker:
 
     async def _claim_and_run(self, worker: str) -> None:
         graph, lease_s = self.options.task_list, self.options.lease_seconds
+        wake = self._wakes[worker]
         while not self._stopping.is_set():
-            ready = await self._ready_event(graph)
-            if ready is not None:
-                ready.clear()  # before claiming: a task freed from now on wakes this slot
+            wake.clear()  # before claiming: a task freed from now on wakes this slot
             async with self._claiming:
                 if self._stopping.is_set():
                     return
@@ -201,7 +227,7 @@ class Worker:
                 progress = await self._store("progress", lambda: self.store.graph_progress(graph))
                 if progress.drained:
                     return
-                await self._pause(ready)
+                await self._pause(wake)
                 continue
             lease = TaskLease(claim, lease_s, sent)
             if claim.attempt > self.options.max_attempts:
@@ -213,10 +239,9 @@ class Worker:
                     self.log(f"#{claim.task.id} could not run: {type(exc).__name__}: {exc}")
                     await self._release(lease, f"{type(exc).__name__}: {exc}")
                     await self._pause()
-            if ready is not None:
-                # Our task ended: this worker's idle slots look again now. The server notifies a
-                # finish only when it can unblock a task or drain the list (migration 5).
-                ready.set()
+            # Our task ended: this worker's idle slots look again now. The server notifies a
+            # finish only when it can unblock a task or drain the list (migration 5).
+            self._wake_slots()
 
     async def _give_up(self, lease: TaskLease) -> None:
         task, max_attempts = lease.claim.task, self.options.max_attempts
