@@ -93,6 +93,12 @@ TESTS: dict[str, list[str]] = {
     **{f"sandbox/{p.name}": _SANDBOX_TESTS for p in (PACKAGE / "sandbox").glob("*.py")},
     "sandbox/spec.py": ["tests/sandbox/test_spec.py", *_SANDBOX_TESTS],
     **{f"sandbox/{name}": _GIT_TESTS for name in _GIT_MODULES},
+    # what a project acceptance covers of the scripts its command lines run
+    "trust_scripts.py": [
+        "tests/core/test_trust_scripts.py",
+        "tests/cli/test_attack_trust_scripts.py",
+        "tests/cli/test_attack_trust.py",
+    ],
     "sandbox/domains.py": [
         "tests/sandbox/test_domain_policy.py",
         "tests/tools/test_web_fetch_permissions.py",

@@ -5,8 +5,11 @@ run each in its own session, record the outcome, repeat until drained.
 (`ClaimableTaskGraph.claim_task`, leased for `lease_seconds`), runs it while
 `_keep_lease` heartbeats every third of the lease, then calls `finish_task`
 with outcome ``done`` (the run ended ``success``; result = its final text) or
-``failed`` (result = the subtype / error). A slot with nothing to claim polls
-until the graph is drained: nothing ready and nothing leased by anyone.
+``failed`` (result = the subtype / error). Slots take turns to claim (one claim
+in flight per worker). A slot with nothing to claim waits until it is woken (the
+store's "a task may be ready" notification, relayed to each slot, or the end of
+one of this worker's tasks) or for `poll_seconds`, until the graph is drained:
+nothing ready and nothing leased by anyone.
 
 Under faults:
 
