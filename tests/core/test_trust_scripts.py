@@ -56,6 +56,8 @@ def test_the_files_a_line_names(work: Path, line: str, named: list[str]) -> None
         ("Bash(python3 gen.py *)", "python3 gen.py"),
         ("Read", None),
         ("Bash", None),
+        ("Bash(unclosed", None),
+        ("Read(./scripts/status.sh)", None),
     ],
 )
 def test_the_command_of_a_bash_grant(tool: str, command: str | None) -> None:
@@ -90,3 +92,15 @@ def test_a_link_in_the_project_is_followed_wherever_it_points(tmp_path: Path) ->
     first = scripts_digest(["./run"], work)
     outside.write_text("two\n")
     assert scripts_digest(["./run"], work) not in ("", first)
+
+
+def test_an_absolute_path_into_the_project_is_named(work: Path) -> None:
+    assert named_files(f"{work}/scripts/status.sh --now", work) == [work / "scripts" / "status.sh"]
+
+
+def test_a_glob_stands_for_its_first_200_files(tmp_path: Path) -> None:
+    (tmp_path / "many").mkdir()
+    for k in range(205):
+        (tmp_path / "many" / f"s{k:03}.sh").write_text("x")
+    named = named_files("for f in many/*.sh; do sh $f; done", tmp_path)
+    assert len(named) == 200 and named[0].name == "s000.sh" and named[-1].name == "s199.sh"
