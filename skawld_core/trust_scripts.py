@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from .trust import inside
+
 __all__ = ["bash_rule_command", "named_files", "scripts_digest"]
 
 _TOKEN = re.compile(r"[^\s'\"`;&|<>(){}$=:,\\]+")
@@ -54,10 +56,6 @@ def _candidates(token: str) -> Iterator[str]:
             yield token[at + 1 :]
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def named_files(line: str, work: Path) -> list[Path]:
     """The project files `line` names (see the module docstring), in the order first named,
     as paths under `work` (a link in the project counts, wherever it points)."""
@@ -66,14 +64,19 @@ def named_files(line: str, work: Path) -> list[Path]:
     folders = [root]
     for token in tokens:
         folder = os.path.normpath(os.path.join(root, token))
-        if not _GLOB.search(token) and _inside(folder, root) and folder not in folders and os.path.isdir(folder):
+        if (
+            not _GLOB.search(token)
+            and inside(Path(folder), Path(root))
+            and folder not in folders
+            and os.path.isdir(folder)
+        ):
             folders.append(folder)
     found: dict[str, None] = {}
     for token in tokens:
         for name in _candidates(token):
             for folder in folders:
                 for path in _expand(folder, name):
-                    if _inside(path, root):
+                    if inside(Path(path), Path(root)):
                         found.setdefault(_as_file(path), None)
     return [Path(p) for p in found if p]
 
